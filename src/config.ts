@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Environment booleans: "true"/"1"/"yes" and "false"/"0"/"no", case-insensitive. */
+const booleanFlag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no']))
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** An empty variable counts as unset, so `FOO=` in a .env file means "use the default". */
+const optionalText = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const positiveInt = z.coerce.number().int().positive();
+const fraction = z.coerce.number().min(0).max(1);
+
+/**
+ * The whole environment, parsed once at start. Nothing else reads process.env.
+ * Each default below is the documented one (README, .env.example).
+ */
+const environmentSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  DATA_DIR: z.string().trim().min(1).default('./.data'),
+  DATABASE_URL: optionalText,
+  SUPABASE_URL: optionalText,
+  SUPABASE_SERVICE_ROLE_KEY: optionalText,
+
+  AGENT_API_KEY: optionalText,
+
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
+  OPENAI_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  OPENAI_EMBEDDING_MODEL: z.string().trim().min(1).default('text-embedding-3-small'),
+  OPENAI_TIMEOUT_MS: positiveInt.default(30000),
+  OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+
+  CONVERSATION_HISTORY_ENABLED: booleanFlag.default(true),
+  CONVERSATION_HISTORY_MAX_MESSAGES: positiveInt.default(20),
+  CONVERSATION_HISTORY_MAX_TOKENS: positiveInt.default(4000),
+
+  RETRIEVAL_TOP_K: positiveInt.max(50).default(4),
+  RETRIEVAL_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.2),
+  ESCALATION_CONFIDENCE_THRESHOLD: fraction.default(0.3),
+
+  MESSAGE_MAX_CHARS: positiveInt.max(100_000).default(4000),
+  HISTORY_LIMIT_MAX: positiveInt.max(10_000).default(500),
+
+  KNOWLEDGE_SEED_DIR: z.string().trim().default('./knowledge/help-center'),
+});
+
+export type Environment = z.infer<typeof environmentSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  logLevel: Environment['LOG_LEVEL'];
+  storage: { kind: 'pglite'; dataDir: string };
+  /** null: the embedded default generates one and keeps it under DATA_DIR. */
+  agentApiKey: string | null;
+  openai: {
+    /** null: the offline embedder and extractive responder answer instead. */
+    apiKey: string | null;
+    baseURL?: string;
+    chatModel: string;
+    embeddingModel: string;
+    timeoutMs: number;
+    maxRetries: number;
+  };
+  history: { enabled: boolean; maxMessages: number; maxTokens: number };
+  retrieval: { topK: number; minSimilarity: number; escalationThreshold: number };
+  limits: { messageMaxChars: number; historyLimitMax: number };
+  /** Folder ingested on first start when the knowledge base is empty; null: none. */
+  knowledgeSeedDir: string | null;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parse and check the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid environment:\n  ${problems.join('\n  ')}`);
+  }
+  const e = parsed.data;
+
+  if (e.DATABASE_URL || e.SUPABASE_URL || e.SUPABASE_SERVICE_ROLE_KEY) {
+    // Refuse rather than silently fall back to the embedded database: a production
+    // deployment writing to a local file would lose conversations.
+    throw new ConfigError(
+      'DATABASE_URL / SUPABASE_URL are set, but this version only has the embedded PGlite backend. ' +
+        'Unset them to use PGlite under DATA_DIR.',
+    );
+  }
+
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    storage: { kind: 'pglite', dataDir: path.resolve(e.DATA_DIR) },
+    agentApiKey: e.AGENT_API_KEY ?? null,
+    openai: {
+      apiKey: e.OPENAI_API_KEY ?? null,
+      baseURL: e.OPENAI_BASE_URL,
+      chatModel: e.OPENAI_MODEL,
+      embeddingModel: e.OPENAI_EMBEDDING_MODEL,
+      timeoutMs: e.OPENAI_TIMEOUT_MS,
+      maxRetries: e.OPENAI_MAX_RETRIES,
+    },
+    history: {
+      enabled: e.CONVERSATION_HISTORY_ENABLED,
+      maxMessages: e.CONVERSATION_HISTORY_MAX_MESSAGES,
+      maxTokens: e.CONVERSATION_HISTORY_MAX_TOKENS,
+    },
+    retrieval: {
+      topK: e.RETRIEVAL_TOP_K,
+      minSimilarity: e.RETRIEVAL_MIN_SIMILARITY,
+      escalationThreshold: e.ESCALATION_CONFIDENCE_THRESHOLD,
+    },
+    limits: { messageMaxChars: e.MESSAGE_MAX_CHARS, historyLimitMax: e.HISTORY_LIMIT_MAX },
+    knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === '' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Errors that reach a client. Each carries a stable `code` and an HTTP status;
+ * the central error handler turns them into `{"error": {"code", "message"}}`.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    // In the constructor, not as a field: new.target is undefined in field initializers.
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string) {
+    super(400, 'invalid_request', message);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'A valid agent API key is required: Authorization: Bearer <AGENT_API_KEY>.') {
+    super(401, 'unauthorized', message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message: string) {
+    super(404, 'not_found', message);
+  }
+}
+
+/** The language model failed or answered with an error. */
+export class ModelUnavailableError extends AppError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(502, 'model_unavailable', message, options);
+  }
+}
+
+/** The language model did not answer within OPENAI_TIMEOUT_MS. */
+export class ModelTimeoutError extends AppError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(504, 'model_timeout', message, options);
+  }
+}
+
+/** The embedding model failed, so the knowledge base could not be searched. */
+export class EmbeddingUnavailableError extends AppError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(502, 'embedding_unavailable', message, options);
+  }
+}
+
+/** The stored knowledge was embedded by another model than the one configured now. */
+export class EmbeddingModelMismatchError extends AppError {
+  constructor(message: string) {
+    super(500, 'embedding_model_mismatch', message);
+  }
+}

@@ -1,0 +1,67 @@
+import { getEncoding, getEncodingNameForModel, type Tiktoken, type TiktokenEncoding, type TiktokenModel } from 'js-tiktoken';
+
+/**
+ * Tokens a chat message costs beyond its text: OpenAI's chat format wraps each
+ * message in role and separator tokens (3 for the gpt-4o family).
+ */
+export const MESSAGE_OVERHEAD_TOKENS = 3;
+
+/** What a message needs for counting: its text and, for assistant tool calls, their calls. */
+export interface CountableMessage {
+  content: string;
+  tool_calls?: unknown;
+  name?: string | null;
+}
+
+/**
+ * Counts tokens with the chat model's real encoding from js-tiktoken's bundled
+ * ranks (no download). Loading an encoding takes about a second, so encoders are
+ * cached per encoding for the life of the process.
+ */
+export class TokenCounter {
+  private static readonly encoders = new Map<TiktokenEncoding, Tiktoken>();
+  readonly encodingName: TiktokenEncoding;
+  private readonly encoder: Tiktoken;
+
+  constructor(model: string) {
+    this.encodingName = encodingForChatModel(model);
+    let encoder = TokenCounter.encoders.get(this.encodingName);
+    if (!encoder) {
+      encoder = getEncoding(this.encodingName);
+      TokenCounter.encoders.set(this.encodingName, encoder);
+    }
+    this.encoder = encoder;
+  }
+
+  /** Tokens in a plain text. */
+  countText(text: string): number {
+    // allowedSpecial 'all' would let "<|endoftext|>" in a customer's message be read
+    // as a control token; counting it as ordinary text is what the API bills.
+    return this.encoder.encode(text, [], []).length;
+  }
+
+  /** Tokens a stored message costs in a chat request: text, tool calls, name, framing. */
+  countMessage(message: CountableMessage): number {
+    let tokens = MESSAGE_OVERHEAD_TOKENS + this.countText(message.content);
+    if (message.tool_calls) tokens += this.countText(JSON.stringify(message.tool_calls));
+    if (message.name) tokens += this.countText(message.name);
+    return tokens;
+  }
+}
+
+/** The seed design's estimate, kept only as a measured comparison (see BENCHMARKS.md). */
+export function estimateTokensByChars(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/**
+ * The encoding js-tiktoken knows for the model; o200k_base (the gpt-4o family's)
+ * for names it does not know, such as models served behind OPENAI_BASE_URL.
+ */
+export function encodingForChatModel(model: string): TiktokenEncoding {
+  try {
+    return getEncodingNameForModel(model as TiktokenModel);
+  } catch {
+    return 'o200k_base';
+  }
+}

@@ -1,0 +1,151 @@
+/** The roles a durable message can have, as in OpenAI's chat format. */
+export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
+
+/** A tool call an assistant message asked for (OpenAI shape, arguments parsed). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** One row of chat_messages. */
+export interface StoredMessage {
+  id: string;
+  sessionId: string;
+  /** Position in the session: 1, 2, 3, … without gaps. The only ordering that counts. */
+  seq: number;
+  role: MessageRole;
+  content: string;
+  toolCalls: ToolCall[] | null;
+  toolCallId: string | null;
+  name: string | null;
+  /** Tokens this message costs the chat model, counted once when it was written. */
+  tokenCount: number;
+  confidence: number | null;
+  escalated: boolean | null;
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** A message about to be stored; the store assigns id, seq and created_at. */
+export interface NewMessage {
+  role: MessageRole;
+  content: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  name?: string;
+  tokenCount: number;
+  confidence?: number;
+  escalated?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+/** One row of chat_sessions. */
+export interface SessionRecord {
+  sessionId: string;
+  userId: string | null;
+  agentType: string;
+  title: string | null;
+  lastMessage: string | null;
+  messageCount: number;
+  active: boolean;
+  escalated: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface HistoryWindowLimits {
+  maxMessages: number;
+  maxTokens: number;
+}
+
+/** One turn: the customer's message and everything the agent added answering it. */
+export interface TurnToAppend {
+  sessionId: string;
+  userId: string | null;
+  agentType: string;
+  messages: NewMessage[];
+}
+
+/**
+ * Conversation storage. Implementations keep ordering and counters in the
+ * database, never in process memory, so several service instances can share one.
+ */
+export interface ChatStore {
+  /**
+   * The newest messages of a session that fit both limits, oldest first, never
+   * starting on an assistant or tool message whose user turn was cut. System
+   * messages are not part of the window. Cost does not grow with the session.
+   */
+  loadHistoryWindow(sessionId: string, limits: HistoryWindowLimits): Promise<StoredMessage[]>;
+
+  /**
+   * Stores a whole turn atomically, creating the session on its first turn and
+   * updating its title, last message, message count and updated time. Returns the
+   * stored rows in order. Either every message is stored or none is.
+   */
+  appendTurn(turn: TurnToAppend): Promise<StoredMessage[]>;
+
+  /** The session, or null when no turn has been stored under that id. */
+  getSession(sessionId: string): Promise<SessionRecord | null>;
+
+  /** The newest `limit` messages of a session, oldest first (every role). */
+  listRecentMessages(sessionId: string, limit: number): Promise<StoredMessage[]>;
+}
+
+/** A knowledge chunk ready to store, with its embedding. */
+export interface DocumentChunk {
+  source: string;
+  title: string;
+  chunkIndex: number;
+  content: string;
+  contentHash: string;
+  metadata: Record<string, unknown>;
+  embedding: number[];
+  embeddingModel: string;
+}
+
+/** What is stored for a chunk, without its vector: enough to decide what to re-embed. */
+export interface StoredChunkInfo {
+  chunkIndex: number;
+  contentHash: string;
+  embeddingModel: string;
+}
+
+/** A chunk found for a query, with its cosine similarity (1 = same direction). */
+export interface RetrievedDocument {
+  id: string;
+  source: string;
+  title: string;
+  chunkIndex: number;
+  content: string;
+  metadata: Record<string, unknown>;
+  similarity: number;
+}
+
+export interface DocumentQuery {
+  embedding: number[];
+  embeddingModel: string;
+  count: number;
+  minSimilarity: number;
+}
+
+/** Knowledge-base storage: chunks with embeddings, searched by vector similarity. */
+export interface KnowledgeStore {
+  /**
+   * The `count` nearest chunks at or above `minSimilarity`, most similar first.
+   * Throws EmbeddingModelMismatchError when stored chunks were embedded by another model.
+   */
+  matchDocuments(query: DocumentQuery): Promise<RetrievedDocument[]>;
+
+  /** The chunks stored for a source, by chunk index. */
+  listSourceChunks(source: string): Promise<StoredChunkInfo[]>;
+
+  /** Stored embeddings by content hash for one model, so unchanged text is not embedded twice. */
+  findEmbeddingsByHash(contentHashes: string[], embeddingModel: string): Promise<Map<string, number[]>>;
+
+  /** Replaces every chunk of a source with these, atomically. */
+  replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void>;
+
+  countDocuments(): Promise<number>;
+}

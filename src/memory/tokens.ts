@@ -1,4 +1,10 @@
-import { getEncoding, getEncodingNameForModel, type Tiktoken, type TiktokenEncoding, type TiktokenModel } from 'js-tiktoken';
+import type * as JsTiktoken from 'js-tiktoken' with { 'resolution-mode': 'import' };
+import type { Tiktoken, TiktokenEncoding, TiktokenModel } from 'js-tiktoken' with { 'resolution-mode': 'import' };
+
+// js-tiktoken ships CommonJS, but its type declarations are ESM-only, so TypeScript
+// refuses a plain import from this CommonJS module: require it, typed from the ESM side.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { getEncoding, getEncodingNameForModel }: typeof JsTiktoken = require('js-tiktoken');
 
 /**
  * Tokens a chat message costs beyond its text: OpenAI's chat format wraps each

@@ -1,0 +1,63 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { AIMessage } from '@langchain/core/messages';
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import { ModelTimeoutError, ModelUnavailableError } from '../../errors';
+import { buildPromptMessages } from '../prompts';
+import type { SupportStateType, SupportStateUpdate } from '../state';
+
+/** Appended when confidence is below the threshold: the customer is offered a person. */
+export const HUMAN_HANDOFF_OFFER =
+  'I am not confident I have the right answer, so I have flagged this conversation for our support team: a human agent can take over if you would like.';
+
+export interface GenerateResponseOptions {
+  chatModel: BaseChatModel;
+  modelName: string;
+  escalationThreshold: number;
+  instructions?: string;
+}
+
+/**
+ * generate_response: sends the model the instructions with the retrieved
+ * knowledge, the history as role messages and the question last; records the
+ * answer, its token usage and whether it had to be escalated.
+ */
+export function makeGenerateResponseNode(options: GenerateResponseOptions) {
+  return async function generateResponse(
+    state: SupportStateType,
+    config: LangGraphRunnableConfig,
+  ): Promise<SupportStateUpdate> {
+    const messages = buildPromptMessages({
+      instructions: options.instructions,
+      documents: state.retrieved_documents,
+      history: state.conversation_history,
+      question: state.query,
+    });
+
+    let reply: AIMessage;
+    try {
+      reply = await options.chatModel.invoke(messages, config);
+    } catch (error) {
+      if (config.signal?.aborted) throw error;
+      if ((error as Error).name === 'TimeoutError') {
+        throw new ModelTimeoutError(`The language model did not answer in time (${options.modelName}).`, { cause: error });
+      }
+      throw new ModelUnavailableError(`The language model failed (${options.modelName}): ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+
+    const escalated = state.confidence < options.escalationThreshold;
+    const answer = reply.text.trim();
+    const usage = reply.usage_metadata;
+    return {
+      response: escalated ? `${answer}\n\n${HUMAN_HANDOFF_OFFER}` : answer,
+      escalated,
+      usage: {
+        prompt_tokens: usage?.input_tokens ?? 0,
+        completion_tokens: usage?.output_tokens ?? 0,
+        total_tokens: usage?.total_tokens ?? 0,
+      },
+      model: (reply.response_metadata?.model_name as string | undefined) ?? options.modelName,
+    };
+  };
+}

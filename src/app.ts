@@ -1,0 +1,26 @@
+import express, { type Express } from 'express';
+import { errorHandler, notFoundHandler } from './http/error-handler';
+import { chatRoutes, type ChatRoutesParts } from './http/routes/chat';
+import { healthRoutes, type HealthParts } from './http/routes/health';
+import type { Logger } from './observability/logger';
+
+export interface AppParts {
+  chat: ChatRoutesParts;
+  health: HealthParts;
+  logger: Logger;
+}
+
+/** JSON bodies above this are refused with 413; a chat message is far smaller. */
+export const JSON_BODY_LIMIT = '100kb';
+
+/** The Express app, without listening: index.ts listens, tests use port 0. */
+export function createApp(parts: AppParts): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.json({ limit: JSON_BODY_LIMIT }));
+  app.use(healthRoutes(parts.health));
+  app.use('/api/v1', chatRoutes(parts.chat));
+  app.use(notFoundHandler);
+  app.use(errorHandler(parts.logger));
+  return app;
+}

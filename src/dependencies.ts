@@ -1,0 +1,119 @@
+import fs from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { compileSupportGraph } from './agent/graph';
+import type { AppParts } from './app';
+import { ChatService } from './chat/chat-service';
+import type { Config } from './config';
+import { createEmbedder } from './knowledge/embeddings';
+import { findSourceFiles, ingestFiles } from './knowledge/ingest';
+import { createRetriever } from './knowledge/retriever';
+import { TokenCounter } from './memory/tokens';
+import { createChatModel } from './models/chat-model';
+import type { Logger } from './observability/logger';
+import type { SqlDatabase } from './store/database';
+import { applyMigrations } from './store/migrations';
+import { openPgliteDatabase } from './store/pglite';
+import { SqlStore } from './store/sql-store';
+
+/** Everything the service is made of, built once at start. */
+export interface Dependencies {
+  appParts: AppParts;
+  store: SqlStore;
+  /** Closes the database; call after the server stopped taking requests. */
+  close(): Promise<void>;
+}
+
+/** Opens the database for the configured backend: PGlite files under DATA_DIR. */
+export async function openDatabase(config: Config): Promise<SqlDatabase> {
+  await fs.mkdir(config.storage.dataDir, { recursive: true });
+  return openPgliteDatabase(path.join(config.storage.dataDir, 'pglite'));
+}
+
+/**
+ * config → database (migrated) → models → graph → chat service → app parts.
+ * On an empty knowledge base, ingests KNOWLEDGE_SEED_DIR so the embedded default
+ * answers out of the box.
+ */
+export async function createDependencies(config: Config, logger: Logger, database?: SqlDatabase): Promise<Dependencies> {
+  const db = database ?? (await openDatabase(config));
+  try {
+    const applied = await applyMigrations(db);
+    if (applied.length > 0) logger.info({ migrations: applied }, `Applied ${applied.length} database migration(s)`);
+    const store = new SqlStore(db);
+
+    const embedder = createEmbedder(config);
+    const tokenCounter = new TokenCounter(config.openai.chatModel);
+    const chatModel = createChatModel(config, tokenCounter);
+    if (!config.openai.apiKey) {
+      logger.warn('OPENAI_API_KEY is not set: answering offline (extractive answers, local embeddings)');
+    }
+    await seedKnowledge(config, store, embedder, logger);
+
+    const graph = compileSupportGraph({
+      retriever: createRetriever(store, embedder, config.retrieval),
+      chatModel: chatModel.model,
+      modelName: chatModel.name,
+      escalationThreshold: config.retrieval.escalationThreshold,
+    });
+    const chatService = new ChatService({ store, graph, tokenCounter, history: config.history, logger });
+
+    return {
+      store,
+      appParts: {
+        logger,
+        chat: {
+          chatService,
+          store,
+          agentApiKey: await resolveAgentApiKey(config, logger),
+          messageMaxChars: config.limits.messageMaxChars,
+          historyLimitMax: config.limits.historyLimitMax,
+        },
+        health: {
+          pingDatabase: async () => {
+            await db.query('select 1');
+          },
+          info: { storage: config.storage.kind, model: chatModel.name, embedding_model: embedder.model },
+        },
+      },
+      close: () => db.close(),
+    };
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+}
+
+async function seedKnowledge(
+  config: Config,
+  store: SqlStore,
+  embedder: ReturnType<typeof createEmbedder>,
+  logger: Logger,
+): Promise<void> {
+  if (!config.knowledgeSeedDir || (await store.countDocuments()) > 0) return;
+  const files = await findSourceFiles([config.knowledgeSeedDir]);
+  const summary = await ingestFiles(files, store, embedder);
+  logger.info(
+    { dir: config.knowledgeSeedDir, files: summary.files, chunks: summary.chunks },
+    `Knowledge base was empty: ingested ${summary.files} files (${summary.chunks} chunks) from ${config.knowledgeSeedDir}`,
+  );
+}
+
+/**
+ * AGENT_API_KEY when set. Otherwise the embedded default makes a random key once
+ * and keeps it in DATA_DIR/agent-api-key (owner-only), so the review endpoints are
+ * never open, yet a developer can read the key from that file.
+ */
+export async function resolveAgentApiKey(config: Config, logger: Logger): Promise<string> {
+  if (config.agentApiKey) return config.agentApiKey;
+  const file = path.join(config.storage.dataDir, 'agent-api-key');
+  const existing = await fs.readFile(file, 'utf8').catch(() => null);
+  if (existing?.trim()) {
+    logger.info({ file }, `AGENT_API_KEY is not set: using the generated key in ${file}`);
+    return existing.trim();
+  }
+  const key = randomBytes(24).toString('base64url');
+  await fs.writeFile(file, `${key}\n`, { mode: 0o600 });
+  logger.warn({ file }, `AGENT_API_KEY is not set: generated one and saved it in ${file}`);
+  return key;
+}

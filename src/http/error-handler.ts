@@ -1,0 +1,38 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from '../errors';
+import type { Logger } from '../observability/logger';
+
+/** Errors raised by express.json() (body-parser), by their documented `type`. */
+const BODY_PARSER_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  'entity.parse.failed': { status: 400, code: 'invalid_json', message: 'The request body is not valid JSON.' },
+  'entity.too.large': { status: 413, code: 'payload_too_large', message: 'The request body is too large.' },
+  'encoding.unsupported': { status: 415, code: 'unsupported_encoding', message: 'The request body encoding is not supported.' },
+  'charset.unsupported': { status: 415, code: 'unsupported_charset', message: 'The request body charset is not supported.' },
+  'request.aborted': { status: 400, code: 'request_aborted', message: 'The request was aborted by the client.' },
+};
+
+/** Unknown routes answer 404 in the same JSON shape as every other error. */
+export const notFoundHandler: RequestHandler = (req, res) => {
+  res.status(404).json({ error: { code: 'not_found', message: `No route for ${req.method} ${req.path}` } });
+};
+
+/**
+ * The one place errors become responses: `{"error": {"code", "message"}}` for the
+ * client, the cause in the log. Unexpected errors say nothing about internals.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const { status, code, message } = describe(error);
+    if (status >= 500) logger.error({ err: error, method: req.method, path: req.path, status, code }, 'Request failed');
+    else logger.info({ method: req.method, path: req.path, status, code }, 'Request rejected');
+    if (res.headersSent || res.destroyed) return;
+    res.status(status).json({ error: { code, message } });
+  };
+}
+
+function describe(error: unknown): { status: number; code: string; message: string } {
+  if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
+  const type = (error as { type?: unknown } | null)?.type;
+  if (typeof type === 'string' && BODY_PARSER_ERRORS[type]) return BODY_PARSER_ERRORS[type];
+  return { status: 500, code: 'internal_error', message: 'Something went wrong on our side. Please try again.' };
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/** Client-chosen session ids such as `session-123` are fine; nothing that needs escaping. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+const requiredString = (field: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) });
+
+export const sessionIdSchema = requiredString('session_id').regex(
+  SESSION_ID_PATTERN,
+  'session_id must be 1–128 characters of letters, digits, "-", "_", "." or ":"',
+);
+
+/** User ids come from the shop's own systems (often emails): any printable text up to 128 characters. */
+export const userIdSchema = requiredString('user_id').regex(
+  /^[^\p{Cc}]{1,128}$/u,
+  'user_id must be 1–128 characters without control characters',
+);
+
+/** POST /api/v1/chat. Unknown fields are refused rather than silently ignored. */
+export function chatRequestSchema(messageMaxChars: number) {
+  return z.strictObject({
+    message: requiredString('message')
+      .trim()
+      .min(1, 'message must not be empty')
+      .max(messageMaxChars, `message must be at most ${messageMaxChars} characters`),
+    session_id: sessionIdSchema.optional(),
+    user_id: userIdSchema.optional(),
+  });
+}
+
+export type ChatRequestBody = z.infer<ReturnType<typeof chatRequestSchema>>;
+
+/** GET /api/v1/chat/history/:session_id?limit= */
+export function historyQuerySchema(limitMax: number) {
+  return z.object({
+    limit: z.coerce
+      .number({ error: 'limit must be a number' })
+      .int('limit must be a whole number')
+      .min(1, 'limit must be at least 1')
+      .max(limitMax, `limit must be at most ${limitMax}`)
+      .default(50),
+  });
+}

@@ -1,0 +1,65 @@
+import type { Server } from 'node:http';
+import { createApp } from './app';
+import { ConfigError, loadConfig } from './config';
+import { createDependencies } from './dependencies';
+import { createLogger, type Logger } from './observability/logger';
+
+/** How long shutdown waits for in-flight requests before exiting anyway. */
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const deps = await createDependencies(config, logger);
+  const app = createApp(deps.appParts);
+  const server = app.listen(config.port, config.host, () => {
+    logger.info({ host: config.host, port: config.port }, `Support agent listening on http://${displayHost(config.host)}:${config.port}`);
+  });
+  server.on('error', (error) => {
+    logger.fatal({ err: error }, 'Server failed');
+    process.exit(1);
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    void stop(signal, server, deps.close, logger);
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** Stop taking requests, let in-flight ones finish (bounded), then close the database. */
+async function stop(signal: string, server: Server, closeDatabase: () => Promise<void>, logger: Logger): Promise<void> {
+  logger.info({ signal }, 'Shutting down: no new requests');
+  const forced = setTimeout(() => {
+    logger.error(`Shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms: exiting anyway`);
+    process.exit(1);
+  }, SHUTDOWN_TIMEOUT_MS);
+  forced.unref();
+
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  logger.info('HTTP server closed');
+  await closeDatabase();
+  logger.info('Database closed');
+  process.exit(0);
+}
+
+function displayHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+}
+
+main().catch((error) => {
+  console.error('Failed to start:', error);
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
+
+/** Chunk size in characters: about 250 tokens, one help-center section. */
+export const CHUNK_SIZE = 1000;
+export const CHUNK_OVERLAP = 150;
+
+export interface TextChunk {
+  chunkIndex: number;
+  content: string;
+  contentHash: string;
+}
+
+const markdownSplitter = RecursiveCharacterTextSplitter.fromLanguage('markdown', {
+  chunkSize: CHUNK_SIZE,
+  chunkOverlap: CHUNK_OVERLAP,
+});
+const textSplitter = new RecursiveCharacterTextSplitter({ chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP });
+
+/** Splits a document on its structure (markdown headings first), with overlap. */
+export async function chunkDocument(text: string, format: 'markdown' | 'text'): Promise<TextChunk[]> {
+  const splitter = format === 'markdown' ? markdownSplitter : textSplitter;
+  const pieces = (await splitter.splitText(text)).map((p) => p.trim()).filter((p) => p.length > 0);
+  return pieces.map((content, chunkIndex) => ({ chunkIndex, content, contentHash: sha256(content) }));
+}
+
+/** The first markdown `# ` heading, if the document has one. */
+export function markdownTitle(text: string): string | undefined {
+  return /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

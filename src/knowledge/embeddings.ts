@@ -1,0 +1,104 @@
+import { Embeddings } from '@langchain/core/embeddings';
+import { OpenAIEmbeddings } from '@langchain/openai';
+import type { Config } from '../config';
+
+/** The width of documents.embedding; every embedder must produce vectors this long. */
+export const EMBEDDING_DIMENSIONS = 1536;
+
+/** The name stored with vectors made by the offline embedder. */
+export const OFFLINE_EMBEDDING_MODEL = 'offline-hashing-v1';
+
+/** An embedder and the model name its vectors are stored under. */
+export interface Embedder {
+  embeddings: Embeddings;
+  model: string;
+}
+
+/** OpenAI's embeddings when a key is set; the offline hashing embedder otherwise. */
+export function createEmbedder(config: Config): Embedder {
+  const { apiKey, baseURL, embeddingModel, timeoutMs, maxRetries } = config.openai;
+  if (!apiKey) return { embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL };
+  return {
+    embeddings: new OpenAIEmbeddings({
+      model: embeddingModel,
+      apiKey,
+      dimensions: embeddingModel.startsWith('text-embedding-3') ? EMBEDDING_DIMENSIONS : undefined,
+      configuration: baseURL ? { baseURL } : undefined,
+      timeout: timeoutMs,
+      maxRetries,
+    }),
+    model: embeddingModel,
+  };
+}
+
+// Words too common to say anything about a question's topic.
+const STOPWORDS = new Set(
+  ('a an and are as at be by can could do does for from had has have how i if in is it its me my of on or our ' +
+    'so that the their them there this to was we what when where which who why will with would you your').split(' '),
+);
+
+/**
+ * A deterministic, offline embedder: the feature-hashing trick over words
+ * (signed FNV-1a buckets, log-scaled counts, L2-normalised). Texts that share
+ * words point the same way, which is enough to search a help center by topic
+ * without a model. It knows nothing of synonyms. Word pairs were tried too: in
+ * 1,536 buckets they doubled the collisions and blurred on- and off-topic scores.
+ */
+export class HashingEmbeddings extends Embeddings {
+  constructor() {
+    super({});
+  }
+
+  async embedDocuments(texts: string[]): Promise<number[][]> {
+    return texts.map((t) => hashingVector(t));
+  }
+
+  async embedQuery(text: string): Promise<number[]> {
+    return hashingVector(text);
+  }
+}
+
+export function hashingVector(text: string): number[] {
+  const words = tokenizeWords(text);
+  const counts = new Map<string, number>();
+  for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
+
+  const vector = new Array<number>(EMBEDDING_DIMENSIONS).fill(0);
+  for (const [feature, count] of counts) {
+    const hash = fnv1a(feature);
+    const sign = hash & 1 ? 1 : -1;
+    vector[(hash >>> 1) % EMBEDDING_DIMENSIONS]! += sign * (1 + Math.log(count));
+  }
+  const norm = Math.hypot(...vector);
+  return norm === 0 ? vector : vector.map((v) => v / norm);
+}
+
+/** Lower-cased words without stopwords, with a light plural/verb-ending stem. */
+export function tokenizeWords(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+    .filter((w) => !STOPWORDS.has(w))
+    .map(stem);
+}
+
+function stem(word: string): string {
+  if (word.length > 5 && word.endsWith('ing')) return undoubled(word.slice(0, -3));
+  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (word.length > 4 && word.endsWith('ed')) return undoubled(word.slice(0, -2));
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
+  return word;
+}
+
+/** shipp(ing) → ship, stopp(ed) → stop. */
+function undoubled(stemmed: string): string {
+  const n = stemmed.length;
+  return n > 2 && stemmed[n - 1] === stemmed[n - 2] && !'aeiousl'.includes(stemmed[n - 1]!) ? stemmed.slice(0, -1) : stemmed;
+}
+
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

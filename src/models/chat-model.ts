@@ -1,0 +1,32 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { ChatOpenAI } from '@langchain/openai';
+import type { Config } from '../config';
+import type { TokenCounter } from '../memory/tokens';
+import { ExtractiveChatModel, OFFLINE_CHAT_MODEL } from './extractive-chat-model';
+
+/** A chat model and the name answers are recorded under. */
+export interface ChatModelChoice {
+  model: BaseChatModel;
+  name: string;
+}
+
+/**
+ * ChatOpenAI when an API key is set, with a bounded timeout and few retries (the
+ * client's own defaults, ten minutes and six retries, would hold a customer for
+ * minutes behind a dead model); the offline extractive responder otherwise.
+ */
+export function createChatModel(config: Config, tokenCounter: TokenCounter): ChatModelChoice {
+  const { apiKey, baseURL, chatModel, timeoutMs, maxRetries } = config.openai;
+  if (!apiKey) return { model: new ExtractiveChatModel(tokenCounter), name: OFFLINE_CHAT_MODEL };
+  return {
+    model: new ChatOpenAI({
+      model: chatModel,
+      apiKey,
+      temperature: 0.2,
+      timeout: timeoutMs,
+      maxRetries,
+      configuration: baseURL ? { baseURL } : undefined,
+    }),
+    name: chatModel,
+  };
+}

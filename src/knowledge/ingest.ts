@@ -39,31 +39,34 @@ export interface IngestSummary {
 
 /**
  * Finds the markdown and text files under the given paths. A file's source name is
- * stable wherever the command runs: a folder argument contributes its own name and
- * the path below it (`help-center/refunds.md`), a file argument its file name.
+ * its path relative to the working directory (`knowledge/help-center/refunds.md`),
+ * so a file reached through its folder or named directly is the same source.
  */
-export async function findSourceFiles(paths: string[]): Promise<SourceFile[]> {
-  const found: SourceFile[] = [];
+export async function findSourceFiles(paths: string[], cwd = process.cwd()): Promise<SourceFile[]> {
+  const found = new Map<string, SourceFile>();
+  const add = (file: string) => {
+    const source = path.relative(cwd, file).split(path.sep).join('/');
+    found.set(source, { file, source });
+  };
   for (const given of paths) {
-    const absolute = path.resolve(given);
+    const absolute = path.resolve(cwd, given);
     const stat = await fs.stat(absolute).catch(() => null);
     if (!stat) throw new Error(`No such file or folder: ${given}`);
     if (stat.isFile()) {
-      if (!INGESTIBLE.has(path.extname(absolute).toLowerCase())) {
-        throw new Error(`Not a markdown or text file: ${given}`);
-      }
-      found.push({ file: absolute, source: path.basename(absolute) });
+      if (!isIngestible(absolute)) throw new Error(`Not a markdown or text file: ${given}`);
+      add(absolute);
       continue;
     }
     const entries = await fs.readdir(absolute, { recursive: true, withFileTypes: true });
     for (const entry of entries) {
-      if (!entry.isFile() || !INGESTIBLE.has(path.extname(entry.name).toLowerCase())) continue;
-      const file = path.join(entry.parentPath, entry.name);
-      const source = path.join(path.basename(absolute), path.relative(absolute, file)).split(path.sep).join('/');
-      found.push({ file, source });
+      if (entry.isFile() && isIngestible(entry.name)) add(path.join(entry.parentPath, entry.name));
     }
   }
-  return found.sort((a, b) => a.source.localeCompare(b.source));
+  return [...found.values()].sort((a, b) => a.source.localeCompare(b.source));
+}
+
+function isIngestible(file: string): boolean {
+  return INGESTIBLE.has(path.extname(file).toLowerCase());
 }
 
 /**
@@ -82,7 +85,7 @@ export async function ingestFiles(
 
   for (const [i, { file, source }] of files.entries()) {
     const text = await fs.readFile(file, 'utf8');
-    const format = INGESTIBLE.get(path.extname(file).toLowerCase()) ?? 'text';
+    const format = INGESTIBLE.get(path.extname(file).toLowerCase())!;
     const title = (format === 'markdown' && markdownTitle(text)) || path.basename(file, path.extname(file));
     const chunks = await chunkDocument(text, format);
 

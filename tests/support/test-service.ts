@@ -1,0 +1,96 @@
+import fs from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createApp } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { createDependencies, type Dependencies } from '../../src/dependencies';
+import { createLogger } from '../../src/observability/logger';
+import type { SqlDatabase } from '../../src/store/database';
+import { openPgliteDatabase } from '../../src/store/pglite';
+
+export const REPO_ROOT = path.resolve(__dirname, '../..');
+export const HELP_CENTER_DIR = path.join(REPO_ROOT, 'knowledge/help-center');
+export const TEST_AGENT_KEY = 'test-agent-key';
+
+/** The real service (real wiring, real PGlite) listening on a loopback port. */
+export interface TestService {
+  baseURL: string;
+  config: Config;
+  deps: Dependencies;
+  db: SqlDatabase;
+  dataDir: string;
+  /** Stops the server and closes the database (keeps dataDir, so a restart can reopen it). */
+  close(): Promise<void>;
+  postChat(body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  getHistory(sessionId: string, query?: string, key?: string | null): Promise<{ status: number; body: any }>;
+  /** Rows in a table, to check that a rejected request stored nothing. */
+  countRows(table: 'chat_messages' | 'chat_sessions' | 'documents'): Promise<number>;
+}
+
+export interface TestServiceOptions {
+  env?: Record<string, string>;
+  /** Keep the database in files here (to test restarts); in memory when omitted. */
+  dataDir?: string;
+}
+
+export async function makeTempDir(prefix = 'support-agent-test-'): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? (await makeTempDir());
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    AGENT_API_KEY: TEST_AGENT_KEY,
+    KNOWLEDGE_SEED_DIR: HELP_CENTER_DIR,
+    ...options.env,
+  });
+  const db = await openPgliteDatabase(options.dataDir ? path.join(dataDir, 'pglite') : undefined);
+  const deps = await createDependencies(config, createLogger('silent'), db);
+  const server: Server = await new Promise((resolve) => {
+    const s = createApp(deps.appParts).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const call = async (url: string, init?: RequestInit) => {
+    const response = await fetch(url, init);
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: the test sees the raw text
+    }
+    return { status: response.status, body: body as any };
+  };
+
+  return {
+    baseURL,
+    config,
+    deps,
+    db,
+    dataDir,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await deps.close();
+    },
+    postChat: (body, headers = {}) =>
+      call(`${baseURL}/api/v1/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+    getHistory: (sessionId, query = '', key = TEST_AGENT_KEY) =>
+      call(`${baseURL}/api/v1/chat/history/${encodeURIComponent(sessionId)}${query}`, {
+        headers: key === null ? {} : { authorization: `Bearer ${key}` },
+      }),
+    countRows: async (table) => {
+      const [row] = await db.query<{ n: number }>(`select count(*)::int as n from ${table}`);
+      return row!.n;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('configuration from the environment', () => {
+  it('has the documented defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.storage).toEqual({ kind: 'pglite', dataDir: path.resolve('./.data') });
+    expect(config.openai).toMatchObject({
+      apiKey: null,
+      chatModel: 'gpt-4o-mini',
+      embeddingModel: 'text-embedding-3-small',
+      timeoutMs: 30000,
+      maxRetries: 2,
+    });
+    expect(config.history).toEqual({ enabled: true, maxMessages: 20, maxTokens: 4000 });
+    expect(config.limits.messageMaxChars).toBe(4000);
+    expect(config.retrieval.escalationThreshold).toBe(0.2);
+  });
+
+  it('coerces numbers and booleans and treats empty values as unset', () => {
+    const config = loadConfig({
+      CONVERSATION_HISTORY_ENABLED: 'false',
+      CONVERSATION_HISTORY_MAX_TOKENS: '1500',
+      OPENAI_API_KEY: 'sk-test',
+      AGENT_API_KEY: '',
+    });
+    expect(config.history.enabled).toBe(false);
+    expect(config.history.maxTokens).toBe(1500);
+    expect(config.agentApiKey).toBeNull();
+    // OpenAI embeddings score on a wider scale than the offline embedder.
+    expect(config.retrieval.escalationThreshold).toBe(0.3);
+  });
+
+  it('fails at start naming every bad variable', () => {
+    expect(() => loadConfig({ CONVERSATION_HISTORY_MAX_TOKENS: 'lots', PORT: '-1', CONVERSATION_HISTORY_ENABLED: 'maybe' })).toThrow(
+      /CONVERSATION_HISTORY_MAX_TOKENS[\s\S]*PORT|PORT[\s\S]*CONVERSATION_HISTORY_MAX_TOKENS/,
+    );
+    expect(() => loadConfig({ CONVERSATION_HISTORY_ENABLED: 'maybe' })).toThrow(/CONVERSATION_HISTORY_ENABLED/);
+    expect(() => loadConfig({ OPENAI_BASE_URL: 'not a url' })).toThrow(/OPENAI_BASE_URL/);
+  });
+
+  it('refuses a production database setting it cannot honour rather than writing to a local file', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/support' })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,49 @@
+import { HumanMessage } from '@langchain/core/messages';
+import { buildPromptMessages } from '../../src/agent/prompts';
+import { ExtractiveChatModel, OFFLINE_NOTICE, composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
+import { TokenCounter } from '../../src/memory/tokens';
+import type { RetrievedDocument } from '../../src/store/types';
+
+const refunds: RetrievedDocument = {
+  id: '1',
+  source: 'knowledge/help-center/refunds.md',
+  title: 'Refund Policy',
+  chunkIndex: 0,
+  content:
+    '## Timing\nWe accept returns within 30 days of delivery. Refunds reach your original payment method within 5–7 business days after we receive the return. Gift cards cannot be refunded.',
+  metadata: {},
+  similarity: 0.4,
+};
+
+describe('the offline extractive responder', () => {
+  it('answers with the sentences that match the question, names the source, and says it is offline', () => {
+    const answer = composeExtractiveAnswer('How many business days until my refund arrives?', [
+      { title: refunds.title, source: refunds.source, content: refunds.content },
+    ]);
+    expect(answer.startsWith(OFFLINE_NOTICE)).toBe(true);
+    expect(answer).toContain('From "Refund Policy" (knowledge/help-center/refunds.md)');
+    expect(answer).toContain('within 5–7 business days');
+    expect(answer).not.toContain('## Timing');
+  });
+
+  it('says it found nothing when no passage was retrieved', () => {
+    expect(composeExtractiveAnswer('Anything?', [])).toContain('found nothing');
+  });
+
+  it('is a LangChain chat model that reads the knowledge from the prompt and reports token usage', async () => {
+    const counter = new TokenCounter('gpt-4o-mini');
+    const model = new ExtractiveChatModel(counter);
+    const messages = buildPromptMessages({ documents: [refunds], history: [], question: 'When do I get my refund?' });
+    const reply = await model.invoke(messages);
+
+    expect(reply.text).toContain('5–7 business days');
+    expect(reply.usage_metadata?.input_tokens).toBeGreaterThan(counter.countText(messages[0]!.text));
+    expect(reply.usage_metadata?.output_tokens).toBe(counter.countText(reply.text));
+    expect(reply.usage_metadata?.total_tokens).toBe(reply.usage_metadata!.input_tokens + reply.usage_metadata!.output_tokens);
+  });
+
+  it('quotes nothing when the prompt carries no knowledge block', async () => {
+    const reply = await new ExtractiveChatModel(new TokenCounter('gpt-4o-mini')).invoke([new HumanMessage('Hi')]);
+    expect(reply.text).toContain('found nothing');
+  });
+});

@@ -55,6 +55,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       chatModel: chatModel.model,
       modelName: chatModel.name,
       escalationThreshold: config.retrieval.escalationThreshold,
+      timeoutMs: config.openai.timeoutMs,
     });
     const chatService = new ChatService({ store, graph, tokenCounter, history: config.history, logger });
 

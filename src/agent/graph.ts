@@ -10,6 +10,7 @@ export interface SupportGraphParts {
   chatModel: BaseChatModel;
   modelName: string;
   escalationThreshold: number;
+  timeoutMs: number;
   instructions?: string;
 }
 

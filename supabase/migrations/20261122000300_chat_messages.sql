@@ -16,11 +16,11 @@ create table chat_messages (
   escalated boolean,
   metadata jsonb not null default '{}'::jsonb,
   created_at timestamptz not null default now(),
+  -- This unique index also serves the history window: Postgres walks a btree in
+  -- either direction, so "newest first" reads only the rows it returns however
+  -- long the session is. A separate (session_id, seq desc) index would duplicate
+  -- it and cost every insert (measured: the planner preferred this one anyway).
   unique (session_id, seq)
 );
-
--- The history window walks a session newest-first: this index makes that walk
--- read only the rows it returns, however long the session is.
-create index chat_messages_session_seq_desc_idx on chat_messages (session_id, seq desc);
 
 alter table chat_messages enable row level security;

@@ -1,6 +1,6 @@
 -- history_window(session, max_messages, max_tokens): the messages the model sees.
 --
--- Walk the session newest-first (index chat_messages_session_seq_desc_idx), at
+-- Walk the session newest-first (the unique (session_id, seq) index, backwards), at
 -- most max_messages rows, keeping a running sum of the stored token_count. Keep
 -- every message whose running sum fits max_tokens; the sum never shrinks, so this
 -- stops at the first message that would overflow. Then drop leading messages up

@@ -13,6 +13,8 @@ export interface GenerateResponseOptions {
   chatModel: BaseChatModel;
   modelName: string;
   escalationThreshold: number;
+  /** Deadline for the whole model call, retries included (OPENAI_TIMEOUT_MS). */
+  timeoutMs: number;
   instructions?: string;
 }
 
@@ -33,13 +35,21 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
       question: state.query,
     });
 
+    // Our own deadline, checked by its signal: the client's timeout errors are not
+    // reliably recognisable (under some runtimes they surface as connection errors).
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const signal = config.signal ? AbortSignal.any([config.signal, deadline]) : deadline;
+
     let reply: AIMessage;
     try {
-      reply = await options.chatModel.invoke(messages, config);
+      reply = await options.chatModel.invoke(messages, { ...config, signal });
     } catch (error) {
       if (config.signal?.aborted) throw error;
-      if ((error as Error).name === 'TimeoutError') {
-        throw new ModelTimeoutError(`The language model did not answer in time (${options.modelName}).`, { cause: error });
+      if (deadline.aborted) {
+        throw new ModelTimeoutError(
+          `The language model did not answer within ${options.timeoutMs} ms (${options.modelName}).`,
+          { cause: error },
+        );
       }
       throw new ModelUnavailableError(`The language model failed (${options.modelName}): ${(error as Error).message}`, {
         cause: error,

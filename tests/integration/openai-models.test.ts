@@ -1,0 +1,151 @@
+import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import { startTestService, type TestService } from '../support/test-service';
+
+/**
+ * The real ChatOpenAI and OpenAIEmbeddings clients, configured as in production
+ * through OPENAI_BASE_URL, against an OpenAI-compatible server on loopback.
+ */
+const HISTORY_BUDGET = 80;
+
+let stub: OpenAIStub;
+let service: TestService;
+
+beforeAll(async () => {
+  stub = await startOpenAIStub();
+  service = await startTestService({
+    env: {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: stub.baseURL,
+      OPENAI_TIMEOUT_MS: '1500',
+      OPENAI_MAX_RETRIES: '0',
+      CONVERSATION_HISTORY_MAX_TOKENS: String(HISTORY_BUDGET),
+      // The stub's vectors are pseudo-random: keep every nearest passage, escalate nothing.
+      RETRIEVAL_MIN_SIMILARITY: '-1',
+      ESCALATION_CONFIDENCE_THRESHOLD: '0',
+    },
+  });
+});
+afterAll(async () => {
+  await service.close();
+  await stub.close();
+});
+beforeEach(() => {
+  stub.reset();
+});
+
+type SentMessage = { role: string; content: string };
+const lastChatRequest = () => stub.chatRequests().at(-1)!.body as { model: string; messages: SentMessage[] };
+
+describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
+  it('embedded the sample help center through the embeddings endpoint at start', async () => {
+    const [row] = await service.db.query<{ n: number; models: string[] }>(
+      'select count(*)::int as n, array_agg(distinct embedding_model) as models from documents',
+    );
+    expect(row!.n).toBeGreaterThan(10);
+    expect(row!.models).toEqual(['text-embedding-3-small']);
+  });
+
+  it('sends the model the instructions and passages with sources, then the question last, and reports its token usage', async () => {
+    stub.enqueueChat({ content: 'Refunds take 5–7 business days.', usage: { prompt_tokens: 321, completion_tokens: 12 } });
+    const { status, body } = await service.postChat({ message: 'How long does a refund take?', session_id: 'openai-1' });
+    expect(status).toBe(200);
+    expect(body.response).toBe('Refunds take 5–7 business days.');
+    expect(body.usage).toEqual({ prompt_tokens: 321, completion_tokens: 12, total_tokens: 333 });
+
+    const sent = lastChatRequest();
+    expect(sent.model).toBe('gpt-4o-mini');
+    expect(sent.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(sent.messages[0]!.content).toContain('customer-support assistant');
+    const passages = sent.messages[0]!.content.match(/<passage index="\d+" title="[^"]+" source="knowledge\/help-center\/[a-z-]+\.md">/g);
+    expect(passages).toHaveLength(service.config.retrieval.topK);
+    expect(sent.messages[1]!.content).toBe('How long does a refund take?');
+    // The question was embedded with the configured model.
+    expect(stub.embeddingRequests().at(-1)!.body).toMatchObject({ model: 'text-embedding-3-small', input: 'How long does a refund take?' });
+  });
+
+  it('sends exactly the newest turns that fit the token budget, as role messages', async () => {
+    const sessionId = 'openai-window';
+    const questions = ['Do you ship to Norway?', 'What does express cost?', 'Which carrier do you use for Sweden?', 'Is there a cut-off time?', 'What if my parcel is held at the depot?'];
+    for (const [i, question] of questions.entries()) {
+      stub.enqueueChat({ content: `Answer number ${i + 1}, with a little detail so that it costs some tokens.` });
+      expect((await service.postChat({ message: question, session_id: sessionId })).status).toBe(200);
+    }
+
+    // What the window should hold, computed independently from the stored rows.
+    const stored = await service.db.query<{ seq: number; role: string; content: string; token_count: number }>(
+      'select seq, role, content, token_count from chat_messages where session_id = $1 order by seq',
+      [sessionId],
+    );
+    const previous = stored.slice(0, -2); // the last turn's request saw only the turns before it
+    const expected: typeof previous = [];
+    let used = 0;
+    for (const m of [...previous].reverse()) {
+      if (used + m.token_count > HISTORY_BUDGET) break;
+      used += m.token_count;
+      expected.unshift(m);
+    }
+    while (expected.length > 0 && expected[0]!.role !== 'user') expected.shift();
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(previous.length); // the budget really cut something
+
+    const sent = lastChatRequest().messages;
+    expect(sent[0]!.role).toBe('system');
+    expect(sent.slice(1, -1)).toEqual(expected.map((m) => ({ role: m.role, content: m.content })));
+    expect(sent.at(-1)).toEqual({ role: 'user', content: questions.at(-1) });
+  });
+
+  it('answers 502 when the model fails, and stores nothing of the turn', async () => {
+    const before = await service.countRows('chat_messages');
+    stub.enqueueChat({ status: 500, error: 'upstream exploded' });
+    const { status, body } = await service.postChat({ message: 'Hello?', session_id: 'openai-fail' });
+    expect(status).toBe(502);
+    expect(body.error.code).toBe('model_unavailable');
+    expect(await service.countRows('chat_messages')).toBe(before);
+    expect(await service.deps.store.getSession('openai-fail')).toBeNull();
+  });
+
+  it('answers 504 when the model does not answer within OPENAI_TIMEOUT_MS, and stores nothing', async () => {
+    const before = await service.countRows('chat_messages');
+    stub.enqueueChat({ delayMs: 5000, content: 'too late' });
+    const { status, body } = await service.postChat({ message: 'Hello?', session_id: 'openai-slow' });
+    expect(status).toBe(504);
+    expect(body.error.code).toBe('model_timeout');
+    expect(await service.countRows('chat_messages')).toBe(before);
+  });
+
+  it('answers 502 when the embeddings fail, and stores nothing', async () => {
+    const before = await service.countRows('chat_messages');
+    stub.setEmbeddingsFailure(503);
+    const { status, body } = await service.postChat({ message: 'Hello?', session_id: 'openai-embed-fail' });
+    expect(status).toBe(502);
+    expect(body.error.code).toBe('embedding_unavailable');
+    expect(stub.chatRequests()).toHaveLength(0);
+    expect(await service.countRows('chat_messages')).toBe(before);
+  });
+
+  it('cancels the model request when the client hangs up, and stores nothing', async () => {
+    const before = await service.countRows('chat_messages');
+    stub.enqueueChat({ delayMs: 1000, content: 'nobody is listening' });
+    const client = new AbortController();
+    const request = fetch(`${service.baseURL}/api/v1/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'Hello?', session_id: 'openai-hangup' }),
+      signal: client.signal,
+    });
+    await waitFor(() => stub.chatRequests().length === 1);
+    client.abort();
+    await expect(request).rejects.toThrow();
+    await waitFor(() => stub.chatRequests()[0]!.aborted);
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // past the reply's delay
+    expect(await service.countRows('chat_messages')).toBe(before);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -5,7 +5,7 @@
  * upserts them into the configured database. Unchanged files are skipped, changed
  * files have their chunks replaced. Progress goes to stderr, the summary to stdout.
  */
-import { loadConfig } from '../src/config';
+import { loadConfig, loadDotEnvFile } from '../src/config';
 import { openDatabase } from '../src/dependencies';
 import { createEmbedder } from '../src/knowledge/embeddings';
 import { findSourceFiles, ingestFiles, type IngestProgress } from '../src/knowledge/ingest';
@@ -19,6 +19,7 @@ async function main(): Promise<number> {
     return paths.includes('--help') ? 0 : 2;
   }
 
+  loadDotEnvFile();
   const config = loadConfig();
   const files = await findSourceFiles(paths);
   if (files.length === 0) {

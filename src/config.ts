@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -9,12 +10,7 @@ const booleanFlag = z
   .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no']))
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-/** An empty variable counts as unset, so `FOO=` in a .env file means "use the default". */
-const optionalText = z
-  .string()
-  .trim()
-  .transform((v) => (v === '' ? undefined : v))
-  .optional();
+const optionalText = z.string().trim().optional();
 
 const positiveInt = z.coerce.number().int().positive();
 const fraction = z.coerce.number().min(0).max(1);
@@ -53,6 +49,7 @@ const environmentSchema = z.object({
   MESSAGE_MAX_CHARS: positiveInt.max(100_000).default(4000),
   HISTORY_LIMIT_MAX: positiveInt.max(10_000).default(500),
 
+  /** `none` turns seeding off. */
   KNOWLEDGE_SEED_DIR: z.string().trim().default('./knowledge/help-center'),
 });
 
@@ -85,9 +82,18 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Parse and check the environment; throws ConfigError naming every bad variable. */
+/** Loads `.env` from the working directory when there is one; set variables win over it. */
+export function loadDotEnvFile(file = '.env'): void {
+  if (fs.existsSync(file)) process.loadEnvFile(file);
+}
+
+/**
+ * Parse and check the environment; throws ConfigError naming every bad variable.
+ * An empty variable counts as unset, so `FOO=` in a .env file means "use the default".
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = environmentSchema.safeParse(env);
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
+  const parsed = environmentSchema.safeParse(given);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid environment:\n  ${problems.join('\n  ')}`);
@@ -131,6 +137,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       escalationThreshold: e.ESCALATION_CONFIDENCE_THRESHOLD ?? (e.OPENAI_API_KEY ? 0.3 : 0.2),
     },
     limits: { messageMaxChars: e.MESSAGE_MAX_CHARS, historyLimitMax: e.HISTORY_LIMIT_MAX },
-    knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === '' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),
+    knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === 'none' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),
   };
 }

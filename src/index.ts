@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp } from './app';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, loadDotEnvFile } from './config';
 import { createDependencies } from './dependencies';
 import { createLogger, type Logger } from './observability/logger';
 
@@ -10,6 +10,7 @@ const SHUTDOWN_TIMEOUT_MS = 10_000;
 async function main(): Promise<void> {
   let config;
   try {
+    loadDotEnvFile();
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -24,10 +24,13 @@ describe('configuration from the environment', () => {
       CONVERSATION_HISTORY_MAX_TOKENS: '1500',
       OPENAI_API_KEY: 'sk-test',
       AGENT_API_KEY: '',
+      ESCALATION_CONFIDENCE_THRESHOLD: ' ',
     });
     expect(config.history.enabled).toBe(false);
     expect(config.history.maxTokens).toBe(1500);
     expect(config.agentApiKey).toBeNull();
+    expect(config.knowledgeSeedDir).toBe(path.resolve('./knowledge/help-center'));
+    expect(loadConfig({ KNOWLEDGE_SEED_DIR: 'none' }).knowledgeSeedDir).toBeNull();
     // OpenAI embeddings score on a wider scale than the offline embedder.
     expect(config.retrieval.escalationThreshold).toBe(0.3);
   });

@@ -57,7 +57,12 @@ export class ChatService {
     const window = await this.loadWindow(sessionId);
     const historyTokens = window.reduce((sum, m) => sum + m.tokenCount, 0);
     logger.info(
-      { session_id: sessionId, history_messages: window.length, history_tokens: historyTokens },
+      {
+        session_id: sessionId,
+        history_messages: window.length,
+        history_tokens: historyTokens,
+        history_seqs: window.length > 0 ? [window[0]!.seq, window.at(-1)!.seq] : [],
+      },
       `Retrieved ${window.length} conversation messages for agent (~${historyTokens} tokens) from session ${sessionId}`,
     );
 

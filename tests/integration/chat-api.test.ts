@@ -66,7 +66,14 @@ describe('GET /api/v1/chat/history/:session_id', () => {
     expect(body.total).toBe(6);
     expect(body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     expect(body.messages.map((m: { seq: number }) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(body.messages[0]).toEqual({ id: expect.any(String), seq: 1, role: 'user', content: 'What does express shipping cost?', timestamp: expect.any(String) });
+    expect(body.messages[0]).toEqual({
+      id: expect.any(String),
+      seq: 1,
+      role: 'user',
+      content: 'What does express shipping cost?',
+      token_count: expect.any(Number),
+      timestamp: expect.any(String),
+    });
     expect(body.messages[1]).toMatchObject({ confidence: expect.any(Number), escalated: expect.any(Boolean), sources: expect.any(Array) });
     expect(Number.isNaN(Date.parse(body.messages[0].timestamp))).toBe(false);
   });

@@ -65,6 +65,7 @@ function toHistoryItem(m: StoredMessage) {
     seq: m.seq,
     role: m.role,
     content: m.content,
+    token_count: m.tokenCount,
     timestamp: m.createdAt.toISOString(),
     ...(m.confidence !== null && { confidence: m.confidence }),
     ...(m.escalated !== null && { escalated: m.escalated }),

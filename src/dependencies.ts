@@ -5,7 +5,7 @@ import { compileSupportGraph } from './agent/graph';
 import type { AppParts } from './app';
 import { ChatService } from './chat/chat-service';
 import type { Config } from './config';
-import { createEmbedder } from './knowledge/embeddings';
+import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { findSourceFiles, ingestFiles } from './knowledge/ingest';
 import { createRetriever } from './knowledge/retriever';
 import { TokenCounter } from './memory/tokens';
@@ -48,7 +48,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     if (!config.openai.apiKey) {
       logger.warn('OPENAI_API_KEY is not set: answering offline (extractive answers, local embeddings)');
     }
-    await seedKnowledge(config, store, embedder, logger);
+    await prepareKnowledge(config, store, embedder, logger);
 
     const graph = compileSupportGraph({
       retriever: createRetriever(store, embedder, config.retrieval),
@@ -85,19 +85,39 @@ export async function createDependencies(config: Config, logger: Logger, databas
   }
 }
 
-async function seedKnowledge(
-  config: Config,
-  store: SqlStore,
-  embedder: ReturnType<typeof createEmbedder>,
-  logger: Logger,
-): Promise<void> {
-  if (!config.knowledgeSeedDir || (await store.countDocuments()) > 0) return;
-  const files = await findSourceFiles([config.knowledgeSeedDir]);
-  const summary = await ingestFiles(files, store, embedder);
-  logger.info(
-    { dir: config.knowledgeSeedDir, files: summary.files, chunks: summary.chunks },
-    `Knowledge base was empty: ingested ${summary.files} files (${summary.chunks} chunks) from ${config.knowledgeSeedDir}`,
-  );
+/**
+ * Gets the knowledge base ready: on an empty one, ingests KNOWLEDGE_SEED_DIR; on a
+ * filled one, warns when it was embedded by another model than the configured
+ * one (every question would fail until it is re-ingested). A failure here is
+ * logged, not fatal: the service still answers, without that knowledge.
+ */
+async function prepareKnowledge(config: Config, store: SqlStore, embedder: Embedder, logger: Logger): Promise<void> {
+  const models = await store.listEmbeddingModels();
+  if (models.length > 0) {
+    const others = models.filter((m) => m !== embedder.model);
+    if (others.length > 0) {
+      logger.warn(
+        { stored: models, configured: embedder.model },
+        `The knowledge base was embedded with ${others.join(', ')}, not ${embedder.model}: questions will fail with ` +
+          'embedding_model_mismatch until it is re-ingested (npm run ingest -- <folders>)',
+      );
+    }
+    return;
+  }
+  if (!config.knowledgeSeedDir) return;
+  try {
+    const files = await findSourceFiles([config.knowledgeSeedDir]);
+    const summary = await ingestFiles(files, store, embedder);
+    logger.info(
+      { dir: config.knowledgeSeedDir, files: summary.files, chunks: summary.chunks },
+      `Knowledge base was empty: ingested ${summary.files} files (${summary.chunks} chunks) from ${config.knowledgeSeedDir}`,
+    );
+  } catch (error) {
+    logger.error(
+      { err: error, dir: config.knowledgeSeedDir },
+      'Could not ingest the seed knowledge base; starting without it (run npm run ingest once the embedder is reachable)',
+    );
+  }
 }
 
 /**

@@ -36,6 +36,7 @@ const SQL = {
     insert into documents (source, title, chunk_index, content, content_hash, metadata, embedding, embedding_model)
     values ($1, $2, $3, $4, $5, $6::jsonb, $7::vector, $8)`,
   countDocuments: 'select count(*)::int as count from documents',
+  embeddingModels: 'select distinct embedding_model from documents order by embedding_model',
 } as const;
 
 interface MessageRow {
@@ -177,6 +178,11 @@ export class SqlStore implements ChatStore, KnowledgeStore {
   async countDocuments(): Promise<number> {
     const [row] = await this.db.query<{ count: number }>(SQL.countDocuments);
     return Number(row?.count ?? 0);
+  }
+
+  async listEmbeddingModels(): Promise<string[]> {
+    const rows = await this.db.query<{ embedding_model: string }>(SQL.embeddingModels);
+    return rows.map((r) => r.embedding_model);
   }
 }
 

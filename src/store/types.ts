@@ -148,4 +148,7 @@ export interface KnowledgeStore {
   replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void>;
 
   countDocuments(): Promise<number>;
+
+  /** The embedding models the stored chunks were made with. */
+  listEmbeddingModels(): Promise<string[]>;
 }

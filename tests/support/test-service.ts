@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createDependencies, type Dependencies } from '../../src/dependencies';
-import { createLogger } from '../../src/observability/logger';
+import { createLogger, type Logger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';
 import { openPgliteDatabase } from '../../src/store/pglite';
 
@@ -33,6 +33,8 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   /** Keep the database in files here (to test restarts); in memory when omitted. */
   dataDir?: string;
+  /** Where the service logs; silent when omitted. */
+  logger?: Logger;
 }
 
 export async function makeTempDir(prefix = 'support-agent-test-'): Promise<string> {
@@ -49,7 +51,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...options.env,
   });
   const db = await openPgliteDatabase(options.dataDir ? path.join(dataDir, 'pglite') : undefined);
-  const deps = await createDependencies(config, createLogger('silent'), db);
+  const deps = await createDependencies(config, options.logger ?? createLogger('silent'), db);
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps.appParts).listen(0, '127.0.0.1', () => resolve(s));
   });

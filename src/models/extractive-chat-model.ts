@@ -8,9 +8,9 @@ import type { TokenCounter } from '../memory/tokens';
 
 export const OFFLINE_CHAT_MODEL = 'offline-extractive';
 
-/** How many passages and sentences per passage an offline answer quotes. */
+/** How many passages an offline answer quotes, and at most how many sentences of each. */
 const PASSAGES_QUOTED = 2;
-const SENTENCES_PER_PASSAGE = 2;
+const SENTENCES_QUOTED = 3;
 
 export const OFFLINE_NOTICE = 'I am running in offline mode (no language model is configured), so I can only quote our help center.';
 
@@ -52,36 +52,47 @@ export class ExtractiveChatModel extends BaseChatModel {
   }
 }
 
-/** The offline answer: the notice, then the best sentences of the best passages with their sources. */
+/** The offline answer: the notice, then the best excerpt of the best passages with their sources. */
 export function composeExtractiveAnswer(question: string, passages: PromptPassage[]): string {
   if (passages.length === 0) {
     return `${OFFLINE_NOTICE} I found nothing in the help center about that.`;
   }
   const questionWords = new Set(tokenizeWords(question));
-  const quotes = passages.slice(0, PASSAGES_QUOTED).map((p) => {
-    const sentences = bestSentences(p.content, questionWords, SENTENCES_PER_PASSAGE);
-    return `From "${p.title}" (${p.source}):\n> ${sentences.join(' ')}`;
-  });
+  const quotes = passages
+    .slice(0, PASSAGES_QUOTED)
+    .map((p) => `From "${p.title}" (${p.source}):\n> ${bestExcerpt(p.content, questionWords)}`);
   return `${OFFLINE_NOTICE} Here is what it says:\n\n${quotes.join('\n\n')}`;
 }
 
-/** The sentences sharing most words with the question, kept in their original order. */
-function bestSentences(content: string, questionWords: Set<string>, count: number): string[] {
-  const sentences = content
-    .split('\n')
-    .filter((line) => !/^\s*#/.test(line)) // headings are titles, not answers
-    .join(' ')
-    .split(/(?<=[.!?])\s+/)
-    .map((s) => s.replace(/^[-*]\s+|\*\*/g, '').trim())
-    .filter((s) => s.length > 0);
-  const scored = sentences.map((text, index) => ({
-    text,
-    index,
-    score: tokenizeWords(text).filter((w) => questionWords.has(w)).length,
-  }));
-  return scored
-    .sort((a, b) => b.score - a.score || a.index - b.index)
-    .slice(0, count)
-    .sort((a, b) => a.index - b.index)
-    .map((s) => s.text);
+/**
+ * The run of up to SENTENCES_QUOTED consecutive sentences, within one paragraph,
+ * that covers the most distinct question words (the earliest on a tie). Help
+ * centers answer in paragraphs, so a paragraph keeps the answer with its context.
+ */
+function bestExcerpt(content: string, questionWords: Set<string>): string {
+  let best = { text: '', covered: -1 };
+  for (const paragraph of paragraphsOf(content)) {
+    const sentences = paragraph.split(/(?<=[.!?])\s+/).filter((s) => s.length > 0);
+    for (let start = 0; start < Math.max(1, sentences.length - SENTENCES_QUOTED + 1); start++) {
+      const text = sentences.slice(start, start + SENTENCES_QUOTED).join(' ');
+      const covered = new Set(tokenizeWords(text).filter((w) => questionWords.has(w))).size;
+      if (covered > best.covered) best = { text, covered };
+    }
+  }
+  return best.text;
+}
+
+/** Paragraphs of prose: headings dropped (they are titles, not answers), list markers and bold removed. */
+function paragraphsOf(content: string): string[] {
+  return content
+    .split(/\n\s*\n/)
+    .map((block) =>
+      block
+        .split('\n')
+        .filter((line) => !/^\s*#/.test(line))
+        .map((line) => line.replace(/^\s*(?:[-*]|\d+\.)\s+/, '').replaceAll('**', '').trim())
+        .join(' ')
+        .trim(),
+    )
+    .filter((p) => p.length > 0);
 }

@@ -3,7 +3,8 @@ import { TokenCounter } from '../../src/memory/tokens';
 import type { SqlDatabase } from '../../src/store/database';
 import type { SqlStore } from '../../src/store/sql-store';
 import type { NewMessage } from '../../src/store/types';
-import { openTestStore, seededRandom } from '../support/database';
+import { openTestStore } from '../support/database';
+import { seededRandom } from '../support/seeded-random';
 
 /** [role, tokens] pairs; tool chains are written as assistant-with-call then tool. */
 type Spec = Array<['user' | 'assistant' | 'call' | 'tool' | 'system', number]>;

@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
+import { seededRandom } from './seeded-random';
 
 export interface RecordedRequest {
   path: string;
@@ -86,21 +87,9 @@ function sendError(res: ServerResponse, status: number, message: string): void {
   sendJson(res, status, { error: { message, type: errorType(status), code: status === 429 ? 'rate_limit_exceeded' : null, param: null } });
 }
 
-/** 32-bit PRNG (mulberry32): deterministic per seed, good enough for fake embeddings. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Deterministic, L2-normalised vector for a text: same text, same vector, across runs. */
 function fakeEmbedding(text: string, dims: number): number[] {
-  const rand = mulberry32(createHash('sha256').update(text).digest().readUInt32LE(0));
+  const rand = seededRandom(createHash('sha256').update(text).digest().readUInt32LE(0));
   const v = Array.from({ length: dims }, () => rand() * 2 - 1);
   const norm = Math.hypot(...v) || 1;
   return v.map((x) => x / norm);

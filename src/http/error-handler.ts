@@ -23,7 +23,10 @@ export const notFoundHandler: RequestHandler = (req, res) => {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const { status, code, message } = describe(error);
-    if (status >= 500) logger.error({ err: error, method: req.method, path: req.path, status, code }, 'Request failed');
+    if (status >= 500) {
+      const cause = (error as { cause?: unknown }).cause;
+      logger.error({ err: error, cause, method: req.method, path: req.path, status, code }, 'Request failed');
+    }
     else logger.info({ method: req.method, path: req.path, status, code }, 'Request rejected');
     if (res.headersSent || res.destroyed) return;
     res.status(status).json({ error: { code, message } });

@@ -33,9 +33,10 @@ export async function embedQuery(embedder: Embedder, text: string, signal?: Abor
     embedding = await embedder.embeddings.embedQuery(text);
   } catch (error) {
     if (signal?.aborted) throw error;
-    throw new EmbeddingUnavailableError(`The embedding model "${embedder.model}" failed: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new EmbeddingUnavailableError(
+      `The embedding model (${embedder.model}) is unavailable, so the knowledge base cannot be searched. Please try again.`,
+      { cause: error },
+    );
   }
   assertDimensions(embedder.model, embedding);
   return embedding;

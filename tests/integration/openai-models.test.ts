@@ -96,12 +96,23 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
 
   it('answers 502 when the model fails, and stores nothing of the turn', async () => {
     const before = await service.countRows('chat_messages');
-    stub.enqueueChat({ status: 500, error: 'upstream exploded' });
+    stub.enqueueChat({ status: 401, error: 'Incorrect API key provided: sk-abc***xyz' });
     const { status, body } = await service.postChat({ message: 'Hello?', session_id: 'openai-fail' });
     expect(status).toBe(502);
     expect(body.error.code).toBe('model_unavailable');
+    // The upstream text stays in the log: it can carry internals, here part of a key.
+    expect(body.error.message).not.toMatch(/sk-|Incorrect/);
     expect(await service.countRows('chat_messages')).toBe(before);
     expect(await service.deps.store.getSession('openai-fail')).toBeNull();
+  });
+
+  it('answers 502 when the model returns an empty answer, and stores nothing', async () => {
+    const before = await service.countRows('chat_messages');
+    stub.enqueueChat({ content: '   ' });
+    const { status, body } = await service.postChat({ message: 'Hello?', session_id: 'openai-empty' });
+    expect(status).toBe(502);
+    expect(body.error.message).toMatch(/empty answer/);
+    expect(await service.countRows('chat_messages')).toBe(before);
   });
 
   it('answers 504 when the model does not answer within OPENAI_TIMEOUT_MS, and stores nothing', async () => {

@@ -51,13 +51,18 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
           { cause: error },
         );
       }
-      throw new ModelUnavailableError(`The language model failed (${options.modelName}): ${(error as Error).message}`, {
+      // The upstream text goes to the log (as the cause), not to the customer: it
+      // can name internals, and OpenAI's auth errors echo part of the API key.
+      throw new ModelUnavailableError(`The language model (${options.modelName}) is unavailable. Please try again.`, {
         cause: error,
       });
     }
 
-    const escalated = state.confidence < options.escalationThreshold;
     const answer = reply.text.trim();
+    if (answer === '') {
+      throw new ModelUnavailableError(`The language model (${options.modelName}) returned an empty answer. Please try again.`);
+    }
+    const escalated = state.confidence < options.escalationThreshold;
     const usage = reply.usage_metadata;
     return {
       response: escalated ? `${answer}\n\n${HUMAN_HANDOFF_OFFER}` : answer,

@@ -3,6 +3,7 @@ import { createApp } from './app';
 import { ConfigError, loadConfig, loadDotEnvFile } from './config';
 import { createDependencies } from './dependencies';
 import { createLogger, type Logger } from './observability/logger';
+import { DataDirInUseError } from './store/pglite';
 
 /** How long shutdown waits for in-flight requests before exiting anyway. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -61,6 +62,7 @@ function displayHost(host: string): string {
 }
 
 main().catch((error) => {
-  console.error('Failed to start:', error);
+  // Known start-up problems have a message that says what to do; anything else needs its stack.
+  console.error('Failed to start:', error instanceof DataDirInUseError ? error.message : error);
   process.exit(1);
 });

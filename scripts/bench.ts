@@ -2,7 +2,7 @@
  * Benchmarks (not tests): prints markdown tables and records them in BENCHMARKS.md,
  * replacing only the section between BENCH_START and BENCH_END.
  *
- *   npm run bench        (= tsx scripts/bench.ts)
+ *   npm run bench [-- conversations.jsonl]   (default: ../shared/eval/conversations.jsonl)
  *
  * 1. history_window load time as a session grows (in-memory PGlite).
  * 2. Token counting: js-tiktoken (o200k_base) vs the chars/4 estimate, accuracy and speed.
@@ -36,7 +36,9 @@ const INDEX_NAME = 'chat_messages_session_id_seq_key';
 // A single EXPLAIN ANALYZE timing is noisy at this scale; report the fastest of a few.
 const EXPLAIN_RUNS = 5;
 
-const CONVERSATIONS_FILE = '/work/shared/eval/conversations.jsonl';
+// The team's evaluation set lives beside the repository (../shared/eval); another
+// file of the same format can be given as the first argument.
+const CONVERSATIONS_FILE = path.resolve(process.argv[2] ?? path.join(__dirname, '../../shared/eval/conversations.jsonl'));
 const CHAT_MODEL = 'gpt-4o-mini';
 // Repeat the corpus until a timing has run at least this long, so the rate is stable.
 const MIN_THROUGHPUT_MS = 1000;
@@ -454,7 +456,7 @@ function renderTokenCounting(
   return [
     '### 2. Token counting: js-tiktoken vs chars/4',
     '',
-    `Corpus: \`${CONVERSATIONS_FILE}\`, ${fmtInt(info.corpusMessages)} messages, ` +
+    `Corpus: \`${path.relative(process.cwd(), CONVERSATIONS_FILE)}\`, ${fmtInt(info.corpusMessages)} messages, ` +
       `${(info.corpusBytes / 1e6).toFixed(2)} MB of content. Per message, reference = ` +
       `\`counter.countText(content)\` with \`new TokenCounter('${info.model}')\` (${info.encoding}); ` +
       'estimate = `estimateTokensByChars(content)` = ceil(length / 4). Content only: tool-call arguments, ' +

@@ -8,7 +8,6 @@ export const CHUNK_OVERLAP = 150;
 export interface TextChunk {
   chunkIndex: number;
   content: string;
-  contentHash: string;
 }
 
 const markdownSplitter = RecursiveCharacterTextSplitter.fromLanguage('markdown', {
@@ -21,7 +20,7 @@ const textSplitter = new RecursiveCharacterTextSplitter({ chunkSize: CHUNK_SIZE,
 export async function chunkDocument(text: string, format: 'markdown' | 'text'): Promise<TextChunk[]> {
   const splitter = format === 'markdown' ? markdownSplitter : textSplitter;
   const pieces = (await splitter.splitText(text)).map((p) => p.trim()).filter((p) => p.length > 0);
-  return pieces.map((content, chunkIndex) => ({ chunkIndex, content, contentHash: sha256(content) }));
+  return pieces.map((content, chunkIndex) => ({ chunkIndex, content }));
 }
 
 /** The first markdown `# ` heading, if the document has one. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DocumentChunk, KnowledgeStore } from '../store/types';
-import { chunkDocument, markdownTitle } from './chunking';
+import { chunkDocument, markdownTitle, sha256 } from './chunking';
 import { assertDimensions } from './retriever';
 import type { Embedder } from './embeddings';
 
@@ -87,7 +87,12 @@ export async function ingestFiles(
     const text = await fs.readFile(file, 'utf8');
     const format = INGESTIBLE.get(path.extname(file).toLowerCase())!;
     const title = (format === 'markdown' && markdownTitle(text)) || path.basename(file, path.extname(file));
-    const chunks = await chunkDocument(text, format);
+    // The title goes into the embedded text so a chunk deep in a document still carries
+    // its topic; the hash covers exactly what is embedded, so a new title re-embeds too.
+    const chunks = (await chunkDocument(text, format)).map((c) => {
+      const embeddingInput = `${title}\n\n${c.content}`;
+      return { ...c, embeddingInput, contentHash: sha256(embeddingInput) };
+    });
 
     const stored = await store.listSourceChunks(source);
     const unchanged =
@@ -102,8 +107,7 @@ export async function ingestFiles(
         embedder.model,
       );
       const missing = chunks.filter((c) => !known.has(c.contentHash));
-      // The title goes into the embedded text so a chunk deep in a document still carries its topic.
-      const vectors = await embedder.embeddings.embedDocuments(missing.map((c) => `${title}\n\n${c.content}`));
+      const vectors = await embedder.embeddings.embedDocuments(missing.map((c) => c.embeddingInput));
       missing.forEach((c, k) => {
         assertDimensions(embedder.model, vectors[k]!);
         known.set(c.contentHash, vectors[k]!);

@@ -7,6 +7,7 @@ create table documents (
   title text not null,
   chunk_index integer not null check (chunk_index >= 0),
   content text not null,
+  -- sha256 of the text that was embedded (title and chunk): ingest skips unchanged chunks by it.
   content_hash text not null,
   metadata jsonb not null default '{}'::jsonb,
   embedding vector(1536) not null,

@@ -81,6 +81,23 @@ describe('ingesting the knowledge base', () => {
     expect(stored.map((r) => r.content).join('\n')).toContain('cannot be exchanged for cash');
     expect(stored.map((r) => r.content).join('\n')).not.toContain('## Section 2\nGift cards are valid');
   });
+
+  it('re-embeds every chunk when the document title changes, since the title is part of what is embedded', async () => {
+    const dir = await makeTempDir();
+    const file = path.join(dir, 'kettles.md');
+    const body = `${'The Lumen kettle boils a litre in three minutes. '.repeat(25)}\n\n${'Descale it monthly. '.repeat(40)}`;
+    await fs.writeFile(file, `# Kettles\n\n${body}`);
+    const files = await findSourceFiles([file], dir);
+    const embedder = countingEmbedder();
+    const first = await ingestFiles(files, store, embedder);
+
+    await fs.writeFile(file, `# Lumen kettle care\n\n${body}`);
+    const second = await ingestFiles(files, store, embedder);
+    expect(second).toMatchObject({ updated: 1, embedded: first.chunks });
+    expect(embedder.embedded.slice(-1)[0]!.startsWith('Lumen kettle care\n\n')).toBe(true);
+    const titles = await db.query<{ title: string }>(`select distinct title from documents where source = 'kettles.md'`);
+    expect(titles).toEqual([{ title: 'Lumen kettle care' }]);
+  });
 });
 
 describe('retrieval', () => {

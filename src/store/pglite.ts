@@ -25,19 +25,8 @@ export async function openPgliteDatabase(dataDir?: string): Promise<SqlDatabase>
     throw error;
   }
   return {
-    query: (sql, params) => queryRows(db, sql, params),
-    exec: async (sql) => {
-      await db.exec(sql);
-    },
-    transaction: (work) =>
-      db.transaction((tx) =>
-        work({
-          query: (sql, params) => queryRows(tx, sql, params),
-          exec: async (sql) => {
-            await tx.exec(sql);
-          },
-        } satisfies SqlQueryable),
-      ),
+    ...queryable(db),
+    transaction: (work) => db.transaction((tx) => work(queryable(tx))),
     close: async () => {
       try {
         await db.close();
@@ -48,9 +37,14 @@ export async function openPgliteDatabase(dataDir?: string): Promise<SqlDatabase>
   };
 }
 
-async function queryRows<Row>(target: PGlite | Transaction, sql: string, params?: unknown[]): Promise<Row[]> {
-  const result = await target.query<Row>(sql, params);
-  return result.rows;
+/** The database itself and a transaction on it answer queries the same way. */
+function queryable(target: PGlite | Transaction): SqlQueryable {
+  return {
+    query: async <Row>(sql: string, params?: unknown[]) => (await target.query<Row>(sql, params)).rows,
+    exec: async (sql) => {
+      await target.exec(sql);
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import { OpenAIEmbeddings } from '@langchain/openai';
 import type { Config } from '../config';
+import { EmbeddingModelMismatchError } from '../errors';
 
 /** The width of documents.embedding; every embedder must produce vectors this long. */
 export const EMBEDDING_DIMENSIONS = 1536;
@@ -12,6 +13,15 @@ export const OFFLINE_EMBEDDING_MODEL = 'offline-hashing-v1';
 export interface Embedder {
   embeddings: Embeddings;
   model: string;
+}
+
+/** Refuses a vector of another width than documents.embedding: it could be neither stored nor compared. */
+export function assertDimensions(model: string, embedding: number[]): void {
+  if (embedding.length !== EMBEDDING_DIMENSIONS) {
+    throw new EmbeddingModelMismatchError(
+      `The embedding model "${model}" returned ${embedding.length} dimensions; the knowledge base stores ${EMBEDDING_DIMENSIONS}.`,
+    );
+  }
 }
 
 /** OpenAI's embeddings when a key is set; the offline hashing embedder otherwise. */

@@ -2,8 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DocumentChunk, KnowledgeStore } from '../store/types';
 import { chunkDocument, markdownTitle, sha256 } from './chunking';
-import { assertDimensions } from './retriever';
-import type { Embedder } from './embeddings';
+import { assertDimensions, type Embedder } from './embeddings';
 
 const INGESTIBLE = new Map<string, 'markdown' | 'text'>([
   ['.md', 'markdown'],

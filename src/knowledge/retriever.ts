@@ -1,6 +1,6 @@
-import { EmbeddingModelMismatchError, EmbeddingUnavailableError } from '../errors';
+import { EmbeddingUnavailableError } from '../errors';
 import type { KnowledgeStore, RetrievedDocument } from '../store/types';
-import { EMBEDDING_DIMENSIONS, type Embedder } from './embeddings';
+import { assertDimensions, type Embedder } from './embeddings';
 
 export interface RetrieverOptions {
   topK: number;
@@ -27,7 +27,7 @@ export function createRetriever(store: KnowledgeStore, embedder: Embedder, optio
 }
 
 /** Embeds a text, turning client failures and wrong widths into clear errors. */
-export async function embedQuery(embedder: Embedder, text: string, signal?: AbortSignal): Promise<number[]> {
+async function embedQuery(embedder: Embedder, text: string, signal?: AbortSignal): Promise<number[]> {
   let embedding: number[];
   try {
     embedding = await embedder.embeddings.embedQuery(text);
@@ -40,12 +40,4 @@ export async function embedQuery(embedder: Embedder, text: string, signal?: Abor
   }
   assertDimensions(embedder.model, embedding);
   return embedding;
-}
-
-export function assertDimensions(model: string, embedding: number[]): void {
-  if (embedding.length !== EMBEDDING_DIMENSIONS) {
-    throw new EmbeddingModelMismatchError(
-      `The embedding model "${model}" returned ${embedding.length} dimensions; the knowledge base stores ${EMBEDDING_DIMENSIONS}.`,
-    );
-  }
 }

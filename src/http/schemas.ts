@@ -29,8 +29,6 @@ export function chatRequestSchema(messageMaxChars: number) {
   });
 }
 
-export type ChatRequestBody = z.infer<ReturnType<typeof chatRequestSchema>>;
-
 /** GET /api/v1/chat/history/:session_id?limit= */
 export function historyQuerySchema(limitMax: number) {
   return z.object({

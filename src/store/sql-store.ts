@@ -35,7 +35,6 @@ const SQL = {
   insertChunk: `
     insert into documents (source, title, chunk_index, content, content_hash, metadata, embedding, embedding_model)
     values ($1, $2, $3, $4, $5, $6::jsonb, $7::vector, $8)`,
-  countDocuments: 'select count(*)::int as count from documents',
   embeddingModels: 'select distinct embedding_model from documents order by embedding_model',
 } as const;
 
@@ -173,11 +172,6 @@ export class SqlStore implements ChatStore, KnowledgeStore {
         ]);
       }
     });
-  }
-
-  async countDocuments(): Promise<number> {
-    const [row] = await this.db.query<{ count: number }>(SQL.countDocuments);
-    return Number(row?.count ?? 0);
   }
 
   async listEmbeddingModels(): Promise<string[]> {

@@ -147,8 +147,6 @@ export interface KnowledgeStore {
   /** Replaces every chunk of a source with these, atomically. */
   replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void>;
 
-  countDocuments(): Promise<number>;
-
   /** The embedding models the stored chunks were made with. */
   listEmbeddingModels(): Promise<string[]>;
 }

@@ -1,0 +1,32 @@
+import type { StructuredTool } from '@langchain/core/tools';
+import type { Retriever } from '../../knowledge/retriever';
+import type { CommerceStore } from '../../store/commerce-store';
+import { createGetUserProfileTool, GET_USER_PROFILE } from './get-user-profile';
+import { createLookupOrderTool, LOOKUP_ORDER } from './lookup-order';
+import { createSearchKnowledgeBaseTool, SEARCH_KNOWLEDGE_BASE } from './search-knowledge-base';
+
+export { normalizeOrderId } from './lookup-order';
+
+/** The support agent's tools, by the names the model calls them. */
+export const TOOL_NAMES = [LOOKUP_ORDER, GET_USER_PROFILE, SEARCH_KNOWLEDGE_BASE] as const;
+export type SupportToolName = (typeof TOOL_NAMES)[number];
+
+export interface SupportToolParts {
+  commerce: CommerceStore;
+  retriever: Retriever;
+}
+
+/**
+ * The support agent's tools, in TOOL_NAMES order. They read the conversation's
+ * customer from the run config, so invoke the graph (or a tool) with
+ * `{ configurable: { user_id } }` (null or absent for an anonymous session).
+ * Every tool returns a string: JSON for data, a plain sentence for "not found"
+ * and refusals.
+ */
+export function createSupportTools(parts: SupportToolParts): StructuredTool[] {
+  return [
+    createLookupOrderTool(parts.commerce),
+    createGetUserProfileTool(parts.commerce),
+    createSearchKnowledgeBaseTool(parts.retriever),
+  ];
+}

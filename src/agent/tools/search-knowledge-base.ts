@@ -1,0 +1,34 @@
+import { tool } from '@langchain/core/tools';
+import { z } from 'zod';
+import type { Retriever } from '../../knowledge/retriever';
+import { formatKnowledge } from '../prompts';
+
+export const SEARCH_KNOWLEDGE_BASE = 'search_knowledge_base';
+
+/**
+ * search_knowledge_base(query): the help-center passages nearest to the query,
+ * fenced by formatKnowledge as reference data (so instructions inside a passage
+ * are not taken as the model's instructions); a plain sentence when none match.
+ * Retrieval failures (embedding model unavailable) propagate as errors.
+ */
+export function createSearchKnowledgeBaseTool(retriever: Retriever) {
+  return tool(
+    async ({ query }, config) => {
+      const text = query.trim();
+      if (!text) return 'The search query was empty. Search the help center with a few words about the question.';
+      const documents = await retriever.retrieve(text, config.signal);
+      if (documents.length === 0) return `No help-center article matched ${JSON.stringify(text)}.`;
+      return formatKnowledge(documents);
+    },
+    {
+      name: SEARCH_KNOWLEDGE_BASE,
+      description:
+        "Search Northwind Home's help center (shipping, tracking, returns, refunds, payments, warranty, account, " +
+        'invoices, cancellations, contact) for passages that answer a question. Use it for policies, prices, ' +
+        'deadlines and procedures; answer from the passages and cite their titles.',
+      schema: z.object({
+        query: z.string().describe('What to look up, in a few words, e.g. "refund after a return".'),
+      }),
+    },
+  );
+}

@@ -1,0 +1,165 @@
+import type { SqlQueryable } from './database';
+
+/** Mirrors the check constraint on orders.status (migration 20261122000800_sample_commerce). */
+export type OrderStatus = 'processing' | 'shipped' | 'in_transit' | 'held_at_depot' | 'delivered' | 'cancelled';
+
+export interface OrderItem {
+  sku: string;
+  name: string;
+  qty: number;
+  /** EUR. */
+  unitPrice: number;
+}
+
+/** One carrier scan. `ts` is an ISO-8601 UTC timestamp. */
+export interface TrackingEvent {
+  ts: string;
+  location: string;
+  status: string;
+  detail: string;
+}
+
+export interface OrderRecord {
+  orderId: string;
+  /** The customer who placed it; null for a guest checkout. */
+  userId: string | null;
+  status: OrderStatus;
+  /** Null until the order leaves the warehouse. */
+  carrier: string | null;
+  /** 'YYYY-MM-DD'; null until the order leaves the warehouse. */
+  shipDate: string | null;
+  destinationCity: string;
+  items: OrderItem[];
+  /** Oldest first, as the carrier reports them. */
+  trackingEvents: TrackingEvent[];
+  /** When the order was placed. */
+  createdAt: Date;
+}
+
+export interface PurchaseRecord {
+  orderId: string;
+  /** 'YYYY-MM-DD'. */
+  date: string;
+  product: string;
+  /** EUR. */
+  total: number;
+  returned: boolean;
+}
+
+export type LoyaltyTier = 'Bronze' | 'Silver' | 'Gold';
+
+export interface CustomerProfile {
+  /** The shop's customer id (an e-mail address in the sample data). */
+  userId: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  city: string | null;
+  loyaltyTier: LoyaltyTier;
+  /** 'YYYY-MM-DD'. */
+  memberSince: string;
+  /** Newest first. */
+  purchaseHistory: PurchaseRecord[];
+  createdAt: Date;
+}
+
+/** Read access to the shop's orders and customers, for the agent's tools. */
+export interface CommerceStore {
+  /** The order with exactly this id (e.g. 'ZX-14440'), or null. */
+  findOrder(orderId: string): Promise<OrderRecord | null>;
+  /** The customer with exactly this id, or null. */
+  findCustomer(userId: string): Promise<CustomerProfile | null>;
+}
+
+// Dates as text: drivers turn a date column into a JS Date at local midnight,
+// which shifts the day in some time zones.
+const SQL = {
+  order: `
+    select order_id, user_id, status, carrier, ship_date::text as ship_date, destination_city,
+           items, tracking_events, created_at
+    from orders where order_id = $1`,
+  customer: `
+    select user_id, name, email, phone, city, loyalty_tier, member_since::text as member_since,
+           purchase_history, created_at
+    from customer_profiles where user_id = $1`,
+} as const;
+
+/** Drivers differ: PGlite parses jsonb, some setups hand back text. */
+type Json<T> = T | string;
+
+interface OrderRow {
+  order_id: string;
+  user_id: string | null;
+  status: OrderStatus;
+  carrier: string | null;
+  ship_date: string | null;
+  destination_city: string;
+  items: Json<Array<{ sku: string; name: string; qty: number; unit_price: number }>>;
+  tracking_events: Json<TrackingEvent[]>;
+  created_at: Date | string;
+}
+
+interface CustomerRow {
+  user_id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  city: string | null;
+  loyalty_tier: LoyaltyTier;
+  member_since: string;
+  purchase_history: Json<Array<{ order_id: string; date: string; product: string; total: number; returned: boolean }>>;
+  created_at: Date | string;
+}
+
+/** The shop's tables (customer_profiles, orders) in any Postgres with the project's migrations. */
+export class SqlCommerceStore implements CommerceStore {
+  constructor(private readonly db: SqlQueryable) {}
+
+  async findOrder(orderId: string): Promise<OrderRecord | null> {
+    const [row] = await this.db.query<OrderRow>(SQL.order, [orderId]);
+    return row ? toOrderRecord(row) : null;
+  }
+
+  async findCustomer(userId: string): Promise<CustomerProfile | null> {
+    const [row] = await this.db.query<CustomerRow>(SQL.customer, [userId]);
+    return row ? toCustomerProfile(row) : null;
+  }
+}
+
+function parseJson<T>(value: Json<T>): T {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
+}
+
+function toOrderRecord(r: OrderRow): OrderRecord {
+  return {
+    orderId: r.order_id,
+    userId: r.user_id,
+    status: r.status,
+    carrier: r.carrier,
+    shipDate: r.ship_date,
+    destinationCity: r.destination_city,
+    items: parseJson(r.items).map((i) => ({ sku: i.sku, name: i.name, qty: Number(i.qty), unitPrice: Number(i.unit_price) })),
+    trackingEvents: parseJson(r.tracking_events).map((e) => ({ ts: e.ts, location: e.location, status: e.status, detail: e.detail })),
+    createdAt: new Date(r.created_at),
+  };
+}
+
+function toCustomerProfile(r: CustomerRow): CustomerProfile {
+  return {
+    userId: r.user_id,
+    name: r.name,
+    email: r.email,
+    phone: r.phone,
+    city: r.city,
+    loyaltyTier: r.loyalty_tier,
+    memberSince: r.member_since,
+    purchaseHistory: parseJson(r.purchase_history).map((p) => ({
+      orderId: p.order_id,
+      date: p.date,
+      product: p.product,
+      total: Number(p.total),
+      returned: p.returned,
+    })),
+    createdAt: new Date(r.created_at),
+  };
+}

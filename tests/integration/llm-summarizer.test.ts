@@ -1,0 +1,121 @@
+import { ChatOpenAI } from '@langchain/openai';
+import type { ContextMessage } from '../../src/memory/context';
+import { LlmSummarizer, SummarizerError } from '../../src/memory/summarizer';
+import { TokenCounter } from '../../src/memory/tokens';
+import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+
+/** The real ChatOpenAI client against an OpenAI-compatible server on loopback. */
+const TIMEOUT_MS = 400;
+
+const counter = new TokenCounter('gpt-4o-mini');
+let stub: OpenAIStub;
+let summarizer: LlmSummarizer;
+
+beforeAll(async () => {
+  stub = await startOpenAIStub();
+  const chatModel = new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: 'test', maxRetries: 0, configuration: { baseURL: stub.baseURL } });
+  summarizer = new LlmSummarizer({ chatModel, modelName: 'gpt-4o-mini', tokenCounter: counter, timeoutMs: TIMEOUT_MS });
+});
+afterAll(async () => {
+  await stub.close();
+});
+beforeEach(() => {
+  stub.reset();
+});
+
+function message(role: ContextMessage['role'], content: string, extra: Partial<ContextMessage> = {}): ContextMessage {
+  return { role, content, tokens: counter.countMessage({ content, ...extra }), ...extra };
+}
+
+const TOOL_OUTPUT = JSON.stringify({ order_id: 'ZX-1', carrier: 'PostNord', tracking_events: [{ location: 'Hub Q-7734', status: 'held' }] });
+const messages: ContextMessage[] = [
+  message('user', 'My order number is ZX-1. Please contact me by SMS only.'),
+  message('assistant', '', { tool_calls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'ZX-1' } }] }),
+  message('tool', TOOL_OUTPUT, { tool_call_id: 'call_1', name: 'lookup_order' }),
+  message('assistant', 'Order ZX-1 shipped with PostNord.'),
+];
+const previousSummary = '- Customer: My name is Ana Silva.';
+
+type SentMessage = { role: string; content: string };
+const sentMessages = () => stub.chatRequests().at(-1)!.body.messages as SentMessage[];
+
+describe('the LLM summarizer, with the real OpenAI client', () => {
+  it('sends the keep/drop rules and the budget, then the previous summary and a transcript without tool outputs', async () => {
+    stub.enqueueChat({ content: '  - Ana Silva, order ZX-1, SMS only; shipped with PostNord.\n' });
+    const summary = await summarizer.summarize({ previousSummary, messages, tokenBudget: 400 });
+    expect(summary).toBe('- Ana Silva, order ZX-1, SMS only; shipped with PostNord.');
+    expect(summarizer.model).toBe('gpt-4o-mini');
+
+    expect(stub.chatRequests()).toHaveLength(1);
+    const [system, user, ...rest] = sentMessages();
+    expect(rest).toEqual([]);
+    expect(system!.role).toBe('system');
+    expect(system!.content).toMatch(/decisions and the reasons/);
+    expect(system!.content).toMatch(/names, order numbers, addresses, cities, dates, amounts, contact preferences/);
+    expect(system!.content).toMatch(/open questions and pending tasks/);
+    expect(system!.content).toMatch(/tool outputs/);
+    expect(system!.content).toMatch(/greetings, thanks, acknowledgements/);
+    expect(system!.content).toContain('within 300 words (400 tokens)');
+
+    expect(user!.role).toBe('user');
+    expect(user!.content).toContain(`Previous summary:\n${previousSummary}`);
+    expect(user!.content).toContain('Customer: My order number is ZX-1. Please contact me by SMS only.');
+    expect(user!.content).toContain('Agent: [called lookup_order with {"order_id":"ZX-1"}]');
+    expect(user!.content).toContain('[tool lookup_order returned data: omitted]');
+    expect(user!.content).toContain('Agent: Order ZX-1 shipped with PostNord.');
+    expect(user!.content).not.toContain('Hub Q-7734');
+    expect(user!.content).not.toContain('tracking_events');
+  });
+
+  it('says there is no previous summary on the first one', async () => {
+    stub.enqueueChat({ content: '- Order ZX-1, SMS only.' });
+    await summarizer.summarize({ previousSummary: null, messages, tokenBudget: 400 });
+    expect(sentMessages()[1]!.content).toContain('Previous summary:\n(none)');
+  });
+
+  it('caps a reply longer than the budget at a line boundary', async () => {
+    const replyLines = Array.from({ length: 60 }, (_, i) => `- Fact number ${i + 1}: the customer said something worth keeping.`);
+    stub.enqueueChat({ content: replyLines.join('\n') });
+    const summary = await summarizer.summarize({ previousSummary, messages, tokenBudget: 100 });
+
+    expect(counter.countText(summary)).toBeLessThanOrEqual(100);
+    const kept = summary.split('\n');
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept).toEqual(replyLines.slice(0, kept.length));
+  });
+
+  it('rejects when the model answers with an error, after one attempt', async () => {
+    stub.enqueueChat({ status: 500, error: 'upstream exploded' });
+    await expect(summarizer.summarize({ previousSummary, messages, tokenBudget: 400 })).rejects.toMatchObject({ reason: 'model_error' });
+    expect(stub.chatRequests()).toHaveLength(1); // maxRetries 0: no second attempt
+  });
+
+  it('rejects when the model answers with nothing', async () => {
+    stub.enqueueChat({ content: '   ' });
+    await expect(summarizer.summarize({ previousSummary, messages, tokenBudget: 400 })).rejects.toBeInstanceOf(SummarizerError);
+  });
+
+  it('rejects when the model does not answer within its own deadline, and hangs up', async () => {
+    stub.enqueueChat({ delayMs: TIMEOUT_MS * 10, content: 'too late' });
+    await expect(summarizer.summarize({ previousSummary, messages, tokenBudget: 400 })).rejects.toMatchObject({ reason: 'timeout' });
+    await waitFor(() => stub.chatRequests()[0]?.aborted === true);
+  });
+
+  it('rejects when the caller gives up first', async () => {
+    stub.enqueueChat({ delayMs: TIMEOUT_MS * 10, content: 'nobody is listening' });
+    const caller = new AbortController();
+    const summary = summarizer.summarize({ previousSummary, messages, tokenBudget: 400, signal: caller.signal });
+    await waitFor(() => stub.chatRequests().length === 1);
+    caller.abort();
+    await expect(summary).rejects.toThrow();
+    await waitFor(() => stub.chatRequests()[0]!.aborted);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

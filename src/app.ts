@@ -1,12 +1,15 @@
 import express, { type Express } from 'express';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { chatRoutes, type ChatRoutesParts } from './http/routes/chat';
+import { conversationRoutes } from './http/routes/conversations';
 import { healthRoutes, type HealthParts } from './http/routes/health';
 import type { Logger } from './observability/logger';
+import type { Metrics } from './observability/metrics';
 
 export interface AppParts {
   chat: ChatRoutesParts;
   health: HealthParts;
+  metrics: Metrics;
   logger: Logger;
 }
 
@@ -19,7 +22,11 @@ export function createApp(parts: AppParts): Express {
   app.disable('x-powered-by');
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
   app.use(healthRoutes(parts.health));
+  app.get('/metrics', async (_req, res) => {
+    res.type(parts.metrics.registry.contentType).send(await parts.metrics.registry.metrics());
+  });
   app.use('/api/v1', chatRoutes(parts.chat));
+  app.use('/api/v1', conversationRoutes(parts.chat));
   app.use(notFoundHandler);
   app.use(errorHandler(parts.logger));
   return app;

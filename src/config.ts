@@ -37,10 +37,14 @@ const environmentSchema = z.object({
   OPENAI_EMBEDDING_MODEL: z.string().trim().min(1).default('text-embedding-3-small'),
   OPENAI_TIMEOUT_MS: positiveInt.default(30000),
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** The model that writes rolling summaries; OPENAI_MODEL when unset. */
+  SUMMARY_MODEL: optionalText,
 
   CONVERSATION_HISTORY_ENABLED: booleanFlag.default(true),
   CONVERSATION_HISTORY_MAX_MESSAGES: positiveInt.default(20),
   CONVERSATION_HISTORY_MAX_TOKENS: positiveInt.default(4000),
+
+  TOOL_OUTPUT_MAX_CHARS: positiveInt.min(200).max(1_000_000).default(4000),
 
   RETRIEVAL_TOP_K: positiveInt.max(50).default(4),
   RETRIEVAL_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.1),
@@ -67,11 +71,14 @@ export interface Config {
     apiKey: string | null;
     baseURL?: string;
     chatModel: string;
+    summaryModel: string;
     embeddingModel: string;
     timeoutMs: number;
     maxRetries: number;
   };
   history: { enabled: boolean; maxMessages: number; maxTokens: number };
+  /** Tool results longer than this are cut in the model's context (the stored copy stays whole). */
+  toolOutputMaxChars: number;
   retrieval: { topK: number; minSimilarity: number; escalationThreshold: number };
   limits: { messageMaxChars: number; historyLimitMax: number };
   /** Folder ingested on first start when the knowledge base is empty; null: none. */
@@ -119,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiKey: e.OPENAI_API_KEY ?? null,
       baseURL: e.OPENAI_BASE_URL,
       chatModel: e.OPENAI_MODEL,
+      summaryModel: e.SUMMARY_MODEL ?? e.OPENAI_MODEL,
       embeddingModel: e.OPENAI_EMBEDDING_MODEL,
       timeoutMs: e.OPENAI_TIMEOUT_MS,
       maxRetries: e.OPENAI_MAX_RETRIES,
@@ -128,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxMessages: e.CONVERSATION_HISTORY_MAX_MESSAGES,
       maxTokens: e.CONVERSATION_HISTORY_MAX_TOKENS,
     },
+    toolOutputMaxChars: e.TOOL_OUTPUT_MAX_CHARS,
     retrieval: {
       topK: e.RETRIEVAL_TOP_K,
       minSimilarity: e.RETRIEVAL_MIN_SIMILARITY,

@@ -2,15 +2,20 @@ import fs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { compileSupportGraph } from './agent/graph';
+import { createSupportTools } from './agent/tools';
+import { AGENT_SPECS } from './agents';
 import type { AppParts } from './app';
-import { ChatService } from './chat/chat-service';
+import { ChatService, type AgentRuntime } from './chat/chat-service';
 import type { Config } from './config';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { findSourceFiles, ingestFiles } from './knowledge/ingest';
 import { createRetriever } from './knowledge/retriever';
-import { TokenCounter } from './memory/tokens';
+import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
+import { TokenCounter, type CountableMessage } from './memory/tokens';
 import { createChatModel } from './models/chat-model';
 import type { Logger } from './observability/logger';
+import { Metrics } from './observability/metrics';
+import { SqlCommerceStore } from './store/commerce-store';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openPgliteDatabase } from './store/pglite';
@@ -50,14 +55,31 @@ export async function createDependencies(config: Config, logger: Logger, databas
     }
     await prepareKnowledge(config, store, embedder, logger);
 
-    const graph = compileSupportGraph({
-      retriever: createRetriever(store, embedder, config.retrieval),
-      chatModel: chatModel.model,
-      modelName: chatModel.name,
-      escalationThreshold: config.retrieval.escalationThreshold,
-      timeoutMs: config.openai.timeoutMs,
-    });
-    const chatService = new ChatService({ store, graph, tokenCounter, history: config.history, logger });
+    const retriever = createRetriever(store, embedder, config.retrieval);
+    const tools = createSupportTools({ commerce: new SqlCommerceStore(db), retriever });
+    const summarizer = createSummarizer(config, tokenCounter);
+    const countTokens = (m: CountableMessage) => tokenCounter.countMessage(m);
+    const agents = new Map<string, AgentRuntime>();
+    for (const spec of AGENT_SPECS.values()) {
+      const graph = compileSupportGraph({
+        retriever,
+        chatModel: chatModel.model,
+        modelName: chatModel.name,
+        tools: tools.filter((t) => spec.tools.includes(t.name)),
+        instructions: spec.instructions,
+        escalationThreshold: config.retrieval.escalationThreshold,
+        timeoutMs: config.openai.timeoutMs,
+        toolOutputMaxChars: config.toolOutputMaxChars,
+        countTokens,
+        summarizer,
+        store,
+        windowLimits: { maxMessages: config.history.maxMessages, maxTokens: config.history.maxTokens },
+        logger,
+      });
+      agents.set(spec.key, { spec, graph });
+    }
+    const metrics = new Metrics();
+    const chatService = new ChatService({ store, agents, tokenCounter, history: config.history, metrics, logger });
 
     return {
       store,
@@ -69,7 +91,9 @@ export async function createDependencies(config: Config, logger: Logger, databas
           agentApiKey: await resolveAgentApiKey(config, logger),
           messageMaxChars: config.limits.messageMaxChars,
           historyLimitMax: config.limits.historyLimitMax,
+          agentTypes: [...AGENT_SPECS.keys()],
         },
+        metrics,
         health: {
           pingDatabase: async () => {
             await db.query('select 1');
@@ -83,6 +107,13 @@ export async function createDependencies(config: Config, logger: Logger, databas
     await db.close().catch(() => {});
     throw error;
   }
+}
+
+/** The rolling-summary writer: SUMMARY_MODEL with an API key, the extractive summarizer offline. */
+function createSummarizer(config: Config, tokenCounter: TokenCounter): Summarizer {
+  if (!config.openai.apiKey) return new ExtractiveSummarizer(tokenCounter);
+  const { model, name } = createChatModel(config, tokenCounter, config.openai.summaryModel);
+  return new LlmSummarizer({ chatModel: model, modelName: name, tokenCounter, timeoutMs: config.openai.timeoutMs });
 }
 
 /**

@@ -1,35 +1,58 @@
-import { Annotation } from '@langchain/langgraph';
-import type { MessageRole, RetrievedDocument, ToolCall } from '../store/types';
+import type { BaseMessage } from '@langchain/core/messages';
+import { Annotation, messagesStateReducer } from '@langchain/langgraph';
+import type { ContextMessage } from '../memory/context';
+import type { MemorySettings } from '../memory/settings';
+import type { MemoryReport, MemoryState } from '../memory/strategies';
+import type { RetrievedDocument } from '../store/types';
 
-/** A message of the conversation so far, as the graph receives it from the history window. */
-export interface HistoryMessage {
-  role: MessageRole;
-  content: string;
-  tool_calls?: ToolCall[] | null;
-  tool_call_id?: string | null;
-  name?: string | null;
-}
-
-/** Tokens the model call used, as the model (or the offline responder) reported them. */
+/** Tokens the model calls used, as the model (or the offline responder) reported them. */
 export interface TokenUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
 }
 
-/** The support graph's state. Every field is replaced by the node that writes it. */
+export const NO_USAGE: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+/** The support graph's state. Fields are replaced by the node that writes them unless a reducer says otherwise. */
 export const SupportState = Annotation.Root({
   query: Annotation<string>,
   session_id: Annotation<string>,
   user_id: Annotation<string | null>,
-  conversation_history: Annotation<HistoryMessage[]>,
+  /** The durable messages loaded for the memory strategy, oldest first. */
+  conversation_history: Annotation<ContextMessage[]>,
+  /** Tokens of the whole durable history (for the memory report). */
+  history_tokens_total: Annotation<number>,
+  memory_settings: Annotation<MemorySettings>,
+  memory_state: Annotation<MemoryState>,
+  /** Whether a new summary also becomes the customer's cross-session memory. */
+  memory_injection: Annotation<boolean>,
+  /** The customer's summary from an earlier session, for the system prompt (memory_injection). */
+  cross_session_memory: Annotation<string | null>,
   retrieved_documents: Annotation<RetrievedDocument[]>,
+  /** Instructions, cross-session memory and knowledge, as the model is sent them. */
+  system_prompt: Annotation<string>,
+  /** What the model is sent of the history, after the memory strategy. */
+  model_history: Annotation<ContextMessage[]>,
+  memory_report: Annotation<MemoryReport>,
+  /** Tool results the strategy replaced by placeholders, by tool (for the metrics). */
+  compacted_by_tool: Annotation<Record<string, number>>,
+  /** This turn's tool calls and results, in order (appended as the graph loops). */
+  messages: Annotation<BaseMessage[]>({ reducer: messagesStateReducer, default: () => [] }),
   response: Annotation<string>,
   /** Similarity of the best retrieved passage, 0–1. */
   confidence: Annotation<number>,
   /** True when confidence fell below the threshold and a human was offered. */
   escalated: Annotation<boolean>,
-  usage: Annotation<TokenUsage>,
+  /** Summed over every model call of the turn. */
+  usage: Annotation<TokenUsage>({
+    reducer: (total, call) => ({
+      prompt_tokens: total.prompt_tokens + call.prompt_tokens,
+      completion_tokens: total.completion_tokens + call.completion_tokens,
+      total_tokens: total.total_tokens + call.total_tokens,
+    }),
+    default: () => NO_USAGE,
+  }),
   /** The model that wrote the response. */
   model: Annotation<string>,
 });

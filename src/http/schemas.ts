@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { memoryStrategySchema } from '../memory/settings';
 
 /** Client-chosen session ids such as `session-123` are fine; nothing that needs escaping. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -17,8 +18,10 @@ export const userIdSchema = requiredString('user_id').regex(
   'user_id must be 1–128 characters without control characters',
 );
 
+const memoryInjectionSchema = z.boolean({ error: 'memory_injection must be true or false' });
+
 /** POST /api/v1/chat. Unknown fields are refused rather than silently ignored. */
-export function chatRequestSchema(messageMaxChars: number) {
+export function chatRequestSchema(messageMaxChars: number, agentTypes: string[]) {
   return z.strictObject({
     message: requiredString('message')
       .trim()
@@ -26,8 +29,19 @@ export function chatRequestSchema(messageMaxChars: number) {
       .max(messageMaxChars, `message must be at most ${messageMaxChars} characters`),
     session_id: sessionIdSchema.optional(),
     user_id: userIdSchema.optional(),
+    agent_type: z.enum(agentTypes, { error: `agent_type must be one of: ${agentTypes.join(', ')}` }).optional(),
+    memory_strategy: memoryStrategySchema.optional(),
+    memory_injection: memoryInjectionSchema.optional(),
   });
 }
+
+/**
+ * PATCH /api/v1/conversations/:session_id/memory: the strategy fields (mode
+ * required) and optionally memory_injection, stored for every later message.
+ */
+export const conversationMemorySchema = memoryStrategySchema.safeExtend({
+  memory_injection: memoryInjectionSchema.optional(),
+});
 
 /** GET /api/v1/chat/history/:session_id?limit= */
 export function historyQuerySchema(limitMax: number) {

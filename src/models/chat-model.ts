@@ -15,18 +15,18 @@ export interface ChatModelChoice {
  * client's own defaults, ten minutes and six retries, would hold a customer for
  * minutes behind a dead model); the offline extractive responder otherwise.
  */
-export function createChatModel(config: Config, tokenCounter: TokenCounter): ChatModelChoice {
-  const { apiKey, baseURL, chatModel, timeoutMs, maxRetries } = config.openai;
+export function createChatModel(config: Config, tokenCounter: TokenCounter, model = config.openai.chatModel): ChatModelChoice {
+  const { apiKey, baseURL, timeoutMs, maxRetries } = config.openai;
   if (!apiKey) return { model: new ExtractiveChatModel(tokenCounter), name: OFFLINE_CHAT_MODEL };
   return {
     model: new ChatOpenAI({
-      model: chatModel,
+      model,
       apiKey,
       temperature: 0.2,
       timeout: timeoutMs,
       maxRetries,
       configuration: baseURL ? { baseURL } : undefined,
     }),
-    name: chatModel,
+    name: model,
   };
 }

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
-import { BaseChatModel, type BaseChatModelParams } from '@langchain/core/language_models/chat_models';
-import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { BaseChatModel, type BaseChatModelParams, type BindToolsInput } from '@langchain/core/language_models/chat_models';
+import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { parseKnowledge, type PromptPassage } from '../agent/prompts';
 import { tokenizeWords } from '../knowledge/embeddings';
@@ -12,7 +13,11 @@ export const OFFLINE_CHAT_MODEL = 'offline-extractive';
 const PASSAGES_QUOTED = 2;
 const SENTENCES_QUOTED = 3;
 
-export const OFFLINE_NOTICE = 'I am running in offline mode (no language model is configured), so I can only quote our help center.';
+export const OFFLINE_NOTICE =
+  'I am running in offline mode (no language model is configured), so I can only quote our help center and our records.';
+
+/** An order number as customers type it ("ZX-14440", "zx 14440", "#ZX14440"). */
+const ORDER_NUMBER_IN_TEXT = /#?\bZX[-\s]?\d{5}\b/i;
 
 /**
  * The offline responder: a chat model that needs no network. It reads the
@@ -24,8 +29,14 @@ export class ExtractiveChatModel extends BaseChatModel {
   constructor(
     private readonly tokenCounter: TokenCounter,
     params: BaseChatModelParams = {},
+    /** The tools it may call (bindTools); it calls them by simple rules. */
+    private readonly toolNames: readonly string[] = [],
   ) {
     super(params);
+  }
+
+  override bindTools(tools: BindToolsInput[]): ExtractiveChatModel {
+    return new ExtractiveChatModel(this.tokenCounter, {}, tools.map(toolNameOf));
   }
 
   _llmType(): string {
@@ -34,13 +45,27 @@ export class ExtractiveChatModel extends BaseChatModel {
 
   async _generate(messages: BaseMessage[], _options: this['ParsedCallOptions'], _run?: CallbackManagerForLLMRun): Promise<ChatResult> {
     const systemPrompt = messages.find((m) => m.getType() === 'system')?.text ?? '';
-    const question = [...messages].reverse().find((m) => m.getType() === 'human')?.text ?? '';
-    const answer = composeExtractiveAnswer(question, parseKnowledge(systemPrompt));
+    const questionAt = messages.findLastIndex((m) => m.getType() === 'human');
+    const question = messages[questionAt]?.text ?? '';
+    const toolResults = messages.slice(questionAt + 1).filter((m) => ToolMessage.isInstance(m));
+
+    // This turn's tool results answer it; otherwise an order number calls lookup_order.
+    const orderNumber = ORDER_NUMBER_IN_TEXT.exec(question)?.[0];
+    const toolCall =
+      toolResults.length === 0 && orderNumber && this.toolNames.includes('lookup_order')
+        ? { id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, name: 'lookup_order', args: { order_id: orderNumber }, type: 'tool_call' as const }
+        : null;
+    const answer = toolCall
+      ? ''
+      : toolResults.length > 0
+        ? composeToolAnswer(question, toolResults)
+        : composeExtractiveAnswer(question, parseKnowledge(systemPrompt));
 
     const promptTokens = messages.reduce((sum, m) => sum + this.tokenCounter.countMessage({ content: m.text }), 0);
-    const completionTokens = this.tokenCounter.countText(answer);
+    const completionTokens = this.tokenCounter.countText(answer) + (toolCall ? this.tokenCounter.countText(JSON.stringify(toolCall.args)) : 0);
     const message = new AIMessage({
       content: answer,
+      tool_calls: toolCall ? [toolCall] : [],
       usage_metadata: {
         input_tokens: promptTokens,
         output_tokens: completionTokens,
@@ -62,6 +87,67 @@ export function composeExtractiveAnswer(question: string, passages: PromptPassag
     .slice(0, PASSAGES_QUOTED)
     .map((p) => `From "${p.title}" (${p.source}):\n> ${bestExcerpt(p.content, questionWords)}`);
   return `${OFFLINE_NOTICE} Here is what it says:\n\n${quotes.join('\n\n')}`;
+}
+
+/** The offline answer from this turn's tool results: orders and profiles described, passages quoted, refusals passed on. */
+export function composeToolAnswer(question: string, results: ToolMessage[]): string {
+  const parts = results.map((result) => {
+    if (result.name === 'lookup_order') return describeOrder(result.text) ?? result.text;
+    const data = parseJsonObject(result.text);
+    if (result.name === 'get_user_profile' && data) return describeProfile(data);
+    if (result.name === 'search_knowledge_base') {
+      const passages = parseKnowledge(result.text);
+      if (passages.length > 0) return composeExtractiveAnswer(question, passages).slice(OFFLINE_NOTICE.length).trim();
+    }
+    return result.text;
+  });
+  return `${OFFLINE_NOTICE} ${parts.join('\n\n')}`;
+}
+
+/**
+ * Reads the order from lookup_order's JSON. The model's copy may be cut at
+ * TOOL_OUTPUT_MAX_CHARS, so the fields are read leniently rather than parsed.
+ */
+function describeOrder(text: string): string | null {
+  const [head = '', events = ''] = text.split('"tracking_events"');
+  const order = readStringFields(head);
+  const latest = readStringFields(events);
+  if (!order['order_id']) return null;
+  const shipped = order['carrier'] ? ` It went with ${order['carrier']}${order['ship_date'] ? ` on ${order['ship_date']}` : ''}` : '';
+  const destination = order['destination_city'] ? ` to ${order['destination_city']}.` : shipped ? '.' : '';
+  const tracking = latest['ts']
+    ? ` Latest tracking (${latest['ts']}): ${latest['status']} at ${latest['location']}. ${latest['detail'] ?? ''}`.trimEnd()
+    : '';
+  return `Order ${order['order_id']} is ${order['status']?.replaceAll('_', ' ')}.${shipped}${destination}${tracking}`;
+}
+
+/** The first value of each "key": "value" pair in a JSON text, even a truncated one. */
+function readStringFields(json: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [, key, value] of json.matchAll(/"(\w+)":\s*"((?:[^"\\]|\\.)*)"/g)) {
+    if (!(key! in fields)) fields[key!] = value!.replaceAll('\\"', '"');
+  }
+  return fields;
+}
+
+function describeProfile(profile: Record<string, unknown>): string {
+  const history = Array.isArray(profile['purchase_history']) ? profile['purchase_history'].length : 0;
+  return `Your account (${profile['name']}) is at ${profile['loyalty_tier']} tier, a member since ${profile['member_since']}, with ${history} earlier purchase(s) on record.`;
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function toolNameOf(tool: BindToolsInput): string {
+  if ('name' in tool && typeof tool.name === 'string') return tool.name;
+  if ('function' in tool && tool.function && typeof tool.function === 'object' && 'name' in tool.function) return String(tool.function.name);
+  return '';
 }
 
 /**

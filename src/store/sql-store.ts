@@ -1,4 +1,5 @@
 import { EmbeddingModelMismatchError } from '../errors';
+import type { ConversationMemorySetting } from '../memory/settings';
 import { sqlStateOf, type SqlDatabase } from './database';
 import type {
   ChatStore,
@@ -8,6 +9,7 @@ import type {
   KnowledgeStore,
   RetrievedDocument,
   SessionRecord,
+  SessionSummary,
   StoredChunkInfo,
   StoredMessage,
   TurnToAppend,
@@ -24,6 +26,10 @@ const SQL = {
     select * from (
       select * from chat_messages where session_id = $1 order by seq desc limit $2
     ) newest order by seq asc`,
+  messagesAfter: 'select * from session_messages_after($1, $2)',
+  saveSummary: 'select save_session_summary($1, $2, $3, $4) as stored',
+  setMemorySetting: 'select set_session_memory($1, $2::jsonb) as found',
+  latestUserSummary: 'select * from latest_user_summary($1, $2)',
   matchDocuments: 'select * from match_documents($1::vector, $2, $3, $4)',
   sourceChunks: `
     select chunk_index, content_hash, embedding_model from documents
@@ -61,8 +67,12 @@ interface SessionRow {
   title: string | null;
   last_message: string | null;
   message_count: number;
+  token_count: number | string;
   active: boolean;
   escalated: boolean;
+  memory_strategy: ConversationMemorySetting | string | null;
+  summary: string | null;
+  summarized_through_seq: number | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -109,6 +119,34 @@ export class SqlStore implements ChatStore, KnowledgeStore {
   async listRecentMessages(sessionId: string, limit: number): Promise<StoredMessage[]> {
     const rows = await this.db.query<MessageRow>(SQL.recentMessages, [sessionId, limit]);
     return rows.map(toStoredMessage);
+  }
+
+  async listMessagesAfter(sessionId: string, afterSeq: number): Promise<StoredMessage[]> {
+    const rows = await this.db.query<MessageRow>(SQL.messagesAfter, [sessionId, afterSeq]);
+    return rows.map(toStoredMessage);
+  }
+
+  async saveSummary(sessionId: string, summary: SessionSummary): Promise<boolean> {
+    const [row] = await this.db.query<{ stored: boolean }>(SQL.saveSummary, [
+      sessionId,
+      summary.summary,
+      summary.throughSeq,
+      summary.shareWithUser,
+    ]);
+    return row?.stored === true;
+  }
+
+  async setMemorySetting(sessionId: string, setting: ConversationMemorySetting | null): Promise<boolean> {
+    const [row] = await this.db.query<{ found: boolean }>(SQL.setMemorySetting, [
+      sessionId,
+      setting === null ? null : JSON.stringify(setting),
+    ]);
+    return row?.found === true;
+  }
+
+  async latestUserSummary(userId: string, excludeSessionId: string): Promise<{ sessionId: string; summary: string } | null> {
+    const [row] = await this.db.query<{ session_id: string; summary: string }>(SQL.latestUserSummary, [userId, excludeSessionId]);
+    return row ? { sessionId: row.session_id, summary: row.summary } : null;
   }
 
   async matchDocuments(query: DocumentQuery): Promise<RetrievedDocument[]> {
@@ -216,8 +254,12 @@ function toSessionRecord(r: SessionRow): SessionRecord {
     title: r.title,
     lastMessage: r.last_message,
     messageCount: Number(r.message_count),
+    tokenCount: Number(r.token_count),
     active: r.active,
     escalated: r.escalated,
+    memorySetting: parseJson(r.memory_strategy),
+    summary: r.summary,
+    summarizedThroughSeq: r.summarized_through_seq === null ? null : Number(r.summarized_through_seq),
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   };

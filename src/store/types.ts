@@ -1,3 +1,5 @@
+import type { ConversationMemorySetting } from '../memory/settings';
+
 /** The roles a durable message can have, as in OpenAI's chat format. */
 export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
 
@@ -48,10 +50,25 @@ export interface SessionRecord {
   title: string | null;
   lastMessage: string | null;
   messageCount: number;
+  /** Tokens of the whole durable history. */
+  tokenCount: number;
   active: boolean;
   escalated: boolean;
+  /** The conversation-level memory setting (PATCH …/memory), or null. */
+  memorySetting: ConversationMemorySetting | null;
+  /** The rolling summary of the summarize strategy, and the last seq it covers. */
+  summary: string | null;
+  summarizedThroughSeq: number | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A rolling summary to store for a session. */
+export interface SessionSummary {
+  summary: string;
+  throughSeq: number;
+  /** Also keep it as the customer's cross-session memory (memory_injection). */
+  shareWithUser: boolean;
 }
 
 export interface HistoryWindowLimits {
@@ -91,6 +108,18 @@ export interface ChatStore {
 
   /** The newest `limit` messages of a session, oldest first (every role). */
   listRecentMessages(sessionId: string, limit: number): Promise<StoredMessage[]>;
+
+  /** Every non-system message after `afterSeq` (0: all), oldest first. */
+  listMessagesAfter(sessionId: string, afterSeq: number): Promise<StoredMessage[]>;
+
+  /** Stores the summary unless a stored one already reaches as far; true when stored. */
+  saveSummary(sessionId: string, summary: SessionSummary): Promise<boolean>;
+
+  /** Sets (or with null clears) the conversation's memory setting; false when there is no such session. */
+  setMemorySetting(sessionId: string, setting: ConversationMemorySetting | null): Promise<boolean>;
+
+  /** The customer's latest summary from another session, for cross-session memory. */
+  latestUserSummary(userId: string, excludeSessionId: string): Promise<{ sessionId: string; summary: string } | null>;
 }
 
 /** A knowledge chunk ready to store, with its embedding. */

@@ -161,3 +161,35 @@ describe('GET /health', () => {
     });
   });
 });
+
+describe('tools and compaction on the embedded default (offline model)', () => {
+  it('looks an order number up with lookup_order, and the orders agent compacts old lookups', async () => {
+    const sessionId = 'offline-orders';
+    const orders = ['ZX-31586', 'ZX-17496', 'ZX-59197', 'ZX-19608', 'ZX-20918'];
+    let body: any;
+    for (const orderId of orders) {
+      const response = await service.postChat({ message: `Where is my order ${orderId}?`, session_id: sessionId, agent_type: 'orders' });
+      expect(response.status).toBe(200);
+      body = response.body;
+      expect(body.response.startsWith(OFFLINE_NOTICE)).toBe(true);
+      expect(body.response).toContain(`Order ${orderId} is`);
+    }
+    // The orders agent compacts once more than 3 user turns came before, keeping the last 2:
+    // the 5th question sees 4 earlier turns, so the 2 oldest lookups are placeholders.
+    expect(body.memory).toMatchObject({ strategy: 'compact', source: 'agent', compacted_items: 2, triggered_by: 'compact_trigger_turns' });
+    expect(body.memory.tokens_after).toBeLessThan(body.memory.tokens_before);
+
+    const history = await service.getHistory(sessionId, '?limit=100');
+    expect(history.body.messages.map((m: { role: string }) => m.role)).toEqual(
+      orders.flatMap(() => ['user', 'assistant', 'tool', 'assistant']),
+    );
+    expect(history.body.messages[2]).toMatchObject({ role: 'tool', name: 'lookup_order' });
+    expect(JSON.parse(history.body.messages[2].content).order_id).toBe('ZX-31586');
+  });
+
+  it('does not call a tool when the question has no order number', async () => {
+    const { body } = await service.postChat({ message: 'How long does standard shipping take?', session_id: 'offline-no-tool' });
+    const history = await service.getHistory(body.session_id);
+    expect(history.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
+  });
+});

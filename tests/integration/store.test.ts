@@ -25,7 +25,15 @@ describe('migrations', () => {
     const tables = await db.query<{ relname: string; relrowsecurity: boolean }>(
       `select relname, relrowsecurity from pg_class where relkind = 'r' and relnamespace = 'public'::regnamespace order by relname`,
     );
-    expect(tables.map((t) => t.relname)).toEqual(['chat_messages', 'chat_sessions', 'documents', 'schema_migrations']);
+    expect(tables.map((t) => t.relname)).toEqual([
+      'chat_messages',
+      'chat_sessions',
+      'conversation_summaries',
+      'customer_profiles',
+      'documents',
+      'orders',
+      'schema_migrations',
+    ]);
     expect(tables.every((t) => t.relrowsecurity)).toBe(true);
   });
 

@@ -22,7 +22,14 @@ export interface RecordedRequest {
 export type ChatReply =
   | { content: string; usage?: { prompt_tokens: number; completion_tokens: number } } // normal answer
   | { status: number; error?: string } // HTTP error (e.g. 500, 429)
-  | { delayMs: number; content?: string }; // answer after a delay (for timeouts/aborts)
+  | { delayMs: number; content?: string } // answer after a delay (for timeouts/aborts)
+  | { toolCalls: StubToolCall[]; usage?: { prompt_tokens: number; completion_tokens: number } }; // the model calls tools
+
+export interface StubToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
 
 export interface OpenAIStub {
   baseURL: string;
@@ -139,8 +146,19 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
     return defaultChat ?? defaultChatReply(body);
   }
 
-  function writeChat(res: ServerResponse, body: any, content: string, usageIn?: { prompt_tokens: number; completion_tokens: number }): void {
-    const usageBase = usageIn ?? { prompt_tokens: promptTokens(body), completion_tokens: estimateTokens(content) };
+  function writeChat(
+    res: ServerResponse,
+    body: any,
+    content: string,
+    usageIn?: { prompt_tokens: number; completion_tokens: number },
+    toolCalls: StubToolCall[] = [],
+  ): void {
+    const usageBase = usageIn ?? {
+      prompt_tokens: promptTokens(body),
+      completion_tokens: estimateTokens(content) + estimateTokens(JSON.stringify(toolCalls)),
+    };
+    const wireCalls = toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+    const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
     const usage = { ...usageBase, total_tokens: usageBase.prompt_tokens + usageBase.completion_tokens };
     const id = `chatcmpl-stub-${++seq}`;
     const created = Math.floor(Date.now() / 1000);
@@ -152,7 +170,14 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
         object: 'chat.completion',
         created,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: toolCalls.length > 0 ? null : content, refusal: null, ...(toolCalls.length > 0 && { tool_calls: wireCalls }) },
+            logprobs: null,
+            finish_reason: finishReason,
+          },
+        ],
         usage,
         system_fingerprint: null,
       });
@@ -172,7 +197,8 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
     // Word-sized pieces (whitespace kept) so streaming is observable and the pieces rejoin exactly.
     const pieces = content.match(/\s*\S+\s*/g) ?? (content ? [content] : []);
     for (const piece of pieces) send(delta({ content: piece }), usageNull);
-    send(delta({}, 'stop'), usageNull);
+    wireCalls.forEach((call, index) => send(delta({ tool_calls: [{ index, ...call }] }), usageNull));
+    send(delta({}, finishReason), usageNull);
     if (includeUsage) send([], { usage });
     res.end('data: [DONE]\n\n');
   }
@@ -198,6 +224,10 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
         clearTimeout(timer);
         timers.delete(timer);
       });
+      return;
+    }
+    if ('toolCalls' in reply) {
+      writeChat(res, body, '', reply.usage, reply.toolCalls);
       return;
     }
     writeChat(res, body, reply.content, reply.usage);

@@ -25,8 +25,10 @@ export interface TestService {
   close(): Promise<void>;
   postChat(body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   getHistory(sessionId: string, query?: string, key?: string | null): Promise<{ status: number; body: any }>;
+  /** Any other endpoint: a JSON body when given, the agent key unless key is null. */
+  request(method: string, path: string, body?: unknown, key?: string | null): Promise<{ status: number; body: any }>;
   /** Rows in a table, to check that a rejected request stored nothing. */
-  countRows(table: 'chat_messages' | 'chat_sessions' | 'documents'): Promise<number>;
+  countRows(table: 'chat_messages' | 'chat_sessions' | 'documents' | 'conversation_summaries'): Promise<number>;
 }
 
 export interface TestServiceOptions {
@@ -89,6 +91,15 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     getHistory: (sessionId, query = '', key = TEST_AGENT_KEY) =>
       call(`${baseURL}/api/v1/chat/history/${encodeURIComponent(sessionId)}${query}`, {
         headers: key === null ? {} : { authorization: `Bearer ${key}` },
+      }),
+    request: (method, path, body, key = TEST_AGENT_KEY) =>
+      call(`${baseURL}${path}`, {
+        method,
+        headers: {
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+          ...(key !== null && { authorization: `Bearer ${key}` }),
+        },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
       }),
     countRows: async (table) => {
       const [row] = await db.query<{ n: number }>(`select count(*)::int as n from ${table}`);

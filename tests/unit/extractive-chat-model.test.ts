@@ -1,5 +1,5 @@
 import { HumanMessage } from '@langchain/core/messages';
-import { buildPromptMessages } from '../../src/agent/prompts';
+import { buildPromptMessages, buildSystemPrompt } from '../../src/agent/prompts';
 import { ExtractiveChatModel, OFFLINE_NOTICE, composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
 import { TokenCounter } from '../../src/memory/tokens';
 import type { RetrievedDocument } from '../../src/store/types';
@@ -33,7 +33,12 @@ describe('the offline extractive responder', () => {
   it('is a LangChain chat model that reads the knowledge from the prompt and reports token usage', async () => {
     const counter = new TokenCounter('gpt-4o-mini');
     const model = new ExtractiveChatModel(counter);
-    const messages = buildPromptMessages({ documents: [refunds], history: [], question: 'When do I get my refund?' });
+    const messages = buildPromptMessages({
+      system: buildSystemPrompt({ documents: [refunds] }),
+      history: [],
+      question: 'When do I get my refund?',
+      toolOutputMaxChars: 4000,
+    });
     const reply = await model.invoke(messages);
 
     expect(reply.text).toContain('5–7 business days');

@@ -1,5 +1,13 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
-import { buildPromptMessages, formatKnowledge, parseKnowledge, SUPPORT_INSTRUCTIONS } from '../../src/agent/prompts';
+import {
+  buildPromptMessages,
+  buildSystemPrompt,
+  formatKnowledge,
+  parseKnowledge,
+  SUPPORT_INSTRUCTIONS,
+} from '../../src/agent/prompts';
+import { capToolOutput, type CountMessageTokens } from '../../src/memory/context';
+import { TokenCounter } from '../../src/memory/tokens';
 import type { RetrievedDocument } from '../../src/store/types';
 
 function doc(title: string, source: string, content: string, similarity = 0.5): RetrievedDocument {
@@ -14,10 +22,11 @@ describe('prompt building', () => {
 
   it('sends one system message with the instructions and every passage with its source, the history as role messages, and the question last', () => {
     const messages = buildPromptMessages({
-      documents,
+      system: buildSystemPrompt({ documents }),
+      toolOutputMaxChars: 4000,
       history: [
-        { role: 'user', content: 'Hi, I want to return a kettle.' },
-        { role: 'assistant', content: 'Sure, what is your order number?' },
+        { role: 'user', content: 'Hi, I want to return a kettle.', tokens: 0 },
+        { role: 'assistant', content: 'Sure, what is your order number?', tokens: 0 },
       ],
       question: 'How long does the refund take?',
     });
@@ -34,19 +43,25 @@ describe('prompt building', () => {
   });
 
   it('says so when no passage matched, instead of sending an empty knowledge block', () => {
-    const [system] = buildPromptMessages({ documents: [], history: [], question: 'Hello?' });
+    const [system] = buildPromptMessages({
+      system: buildSystemPrompt({ documents: [] }),
+      history: [],
+      question: 'Hello?',
+      toolOutputMaxChars: 4000,
+    });
     expect(system).toBeInstanceOf(SystemMessage);
     expect(system!.text).toContain('none matched');
   });
 
   it('keeps tool calls and tool results as real messages, linked by call id', () => {
     const messages = buildPromptMessages({
-      documents: [],
+      system: buildSystemPrompt({ documents: [] }),
+      toolOutputMaxChars: 4000,
       history: [
-        { role: 'user', content: 'Where is NW-482913?' },
-        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'NW-482913' } }] },
-        { role: 'tool', content: '{"status":"shipped"}', tool_call_id: 'call_1', name: 'lookup_order' },
-        { role: 'assistant', content: 'It has shipped.' },
+        { role: 'user', content: 'Where is NW-482913?', tokens: 0 },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'NW-482913' } }], tokens: 0 },
+        { role: 'tool', content: '{"status":"shipped"}', tool_call_id: 'call_1', name: 'lookup_order', tokens: 0 },
+        { role: 'assistant', content: 'It has shipped.', tokens: 0 },
       ],
       question: 'When will it arrive?',
     });
@@ -55,6 +70,46 @@ describe('prompt building', () => {
     expect(call.tool_calls).toEqual([{ id: 'call_1', name: 'lookup_order', args: { order_id: 'NW-482913' }, type: 'tool_call' }]);
     expect(result).toBeInstanceOf(ToolMessage);
     expect(result.tool_call_id).toBe('call_1');
+  });
+
+  it('caps long tool results with a visible marker: the history’s when the memory step loads it, this turn’s in the prompt', () => {
+    const long = 'x'.repeat(5000);
+    const counter = new TokenCounter('gpt-4o-mini');
+    const countTokens: CountMessageTokens = (m) => counter.countMessage(m);
+    const historyResult = capToolOutput(
+      { role: 'tool', content: long, tool_call_id: 'c1', name: 'lookup_order', tokens: countTokens({ content: long }) },
+      1000,
+      countTokens,
+    );
+    expect(historyResult.tokens).toBe(countTokens(historyResult));
+    const messages = buildPromptMessages({
+      system: buildSystemPrompt({ documents: [] }),
+      toolOutputMaxChars: 1000,
+      history: [
+        { role: 'user', content: 'Where is ZX-10001?', tokens: 0 },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'lookup_order', arguments: {} }], tokens: 0 },
+        historyResult,
+        { role: 'assistant', content: 'Shipped.', tokens: 0 },
+      ],
+      question: 'And ZX-10002?',
+      turn: [
+        new AIMessage({ content: '', tool_calls: [{ id: 'c2', name: 'lookup_order', args: {}, type: 'tool_call' }] }),
+        new ToolMessage({ content: long, tool_call_id: 'c2', name: 'lookup_order' }),
+      ],
+    });
+    for (const result of [messages[3]!, messages.at(-1)!]) {
+      expect(result).toBeInstanceOf(ToolMessage);
+      expect(result.text.startsWith('x'.repeat(1000))).toBe(true);
+      expect(result.text).toContain('[truncated: showing the first 1000 of 5000 characters]');
+      expect(result.text.length).toBeLessThan(1100);
+    }
+  });
+
+  it('puts cross-session memory in the system prompt, labelled as possibly out of date', () => {
+    const system = buildSystemPrompt({ documents: [], crossSessionMemory: '- Customer: my name is Ingrid Holm.' });
+    expect(system).toContain('Cross-session memory:');
+    expect(system).toContain('may be out of date');
+    expect(system).toContain('Ingrid Holm');
   });
 
   it('reads back exactly the passages it wrote, even when a passage tries to close its fence', () => {

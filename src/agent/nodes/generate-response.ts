@@ -1,61 +1,57 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import type { AIMessage } from '@langchain/core/messages';
+import type { AIMessage, BaseMessage } from '@langchain/core/messages';
+import type { Runnable } from '@langchain/core/runnables';
+import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ModelTimeoutError, ModelUnavailableError } from '../../errors';
 import { buildPromptMessages } from '../prompts';
-import type { SupportStateType, SupportStateUpdate } from '../state';
+import type { SupportStateType, SupportStateUpdate, TokenUsage } from '../state';
 
 /** Appended when confidence is below the threshold: the customer is offered a person. */
 export const HUMAN_HANDOFF_OFFER =
   'I am not confident I have the right answer, so I have flagged this conversation for our support team: a human agent can take over if you would like.';
 
+/** Rounds of tool calls in one turn before the model must answer with what it has. */
+export const MAX_TOOL_ROUNDS = 4;
+
 export interface GenerateResponseOptions {
   chatModel: BaseChatModel;
   modelName: string;
+  tools: StructuredToolInterface[];
   escalationThreshold: number;
-  /** Deadline for the whole model call, retries included (OPENAI_TIMEOUT_MS). */
+  /** Deadline for each model call, retries included (OPENAI_TIMEOUT_MS). */
   timeoutMs: number;
-  instructions?: string;
+  toolOutputMaxChars: number;
 }
 
 /**
- * generate_response: sends the model the instructions with the retrieved
- * knowledge, the history as role messages and the question last; records the
- * answer, its token usage and whether it had to be escalated.
+ * generate_response: sends the model the system prompt, the history as the
+ * memory strategy left it, the question and this turn's tool results so far. A
+ * reply with tool calls goes to the tools node and comes back here; a reply in
+ * words is the answer, with its token usage and whether it had to be escalated.
  */
 export function makeGenerateResponseNode(options: GenerateResponseOptions) {
+  const withTools: Runnable<BaseMessage[], AIMessage> =
+    options.tools.length > 0 && options.chatModel.bindTools ? options.chatModel.bindTools(options.tools) : options.chatModel;
+
   return async function generateResponse(
     state: SupportStateType,
     config: LangGraphRunnableConfig,
   ): Promise<SupportStateUpdate> {
     const messages = buildPromptMessages({
-      instructions: options.instructions,
-      documents: state.retrieved_documents,
-      history: state.conversation_history,
+      system: state.system_prompt,
+      history: state.model_history,
       question: state.query,
+      turn: state.messages,
+      toolOutputMaxChars: options.toolOutputMaxChars,
     });
+    const toolRounds = state.messages.filter((m) => m.getType() === 'ai').length;
+    const model = toolRounds < MAX_TOOL_ROUNDS ? withTools : options.chatModel;
 
-    // Our own deadline, checked by its signal: the client's timeout errors are not
-    // reliably recognisable (under some runtimes they surface as connection errors).
-    const deadline = AbortSignal.timeout(options.timeoutMs);
-    const signal = config.signal ? AbortSignal.any([config.signal, deadline]) : deadline;
-
-    let reply: AIMessage;
-    try {
-      reply = await options.chatModel.invoke(messages, { ...config, signal });
-    } catch (error) {
-      if (config.signal?.aborted) throw error;
-      if (deadline.aborted) {
-        throw new ModelTimeoutError(
-          `The language model did not answer within ${options.timeoutMs} ms (${options.modelName}).`,
-          { cause: error },
-        );
-      }
-      // The upstream text goes to the log (as the cause), not to the customer: it
-      // can name internals, and OpenAI's auth errors echo part of the API key.
-      throw new ModelUnavailableError(`The language model (${options.modelName}) is unavailable. Please try again.`, {
-        cause: error,
-      });
+    const reply = await invokeWithDeadline(model, messages, config, options);
+    const usage = usageOf(reply);
+    if (reply.tool_calls?.length && toolRounds < MAX_TOOL_ROUNDS) {
+      return { messages: [reply], usage };
     }
 
     const answer = reply.text.trim();
@@ -63,16 +59,53 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
       throw new ModelUnavailableError(`The language model (${options.modelName}) returned an empty answer. Please try again.`);
     }
     const escalated = state.confidence < options.escalationThreshold;
-    const usage = reply.usage_metadata;
     return {
       response: escalated ? `${answer}\n\n${HUMAN_HANDOFF_OFFER}` : answer,
       escalated,
-      usage: {
-        prompt_tokens: usage?.input_tokens ?? 0,
-        completion_tokens: usage?.output_tokens ?? 0,
-        total_tokens: usage?.total_tokens ?? 0,
-      },
+      usage,
       model: (reply.response_metadata?.model_name as string | undefined) ?? options.modelName,
     };
+  };
+}
+
+/** After generate_response: run the tools it asked for, or finish. */
+export function routeAfterResponse(state: SupportStateType): 'tools' | '__end__' {
+  return state.response === undefined ? 'tools' : '__end__';
+}
+
+async function invokeWithDeadline(
+  model: Runnable<BaseMessage[], AIMessage>,
+  messages: BaseMessage[],
+  config: LangGraphRunnableConfig,
+  options: GenerateResponseOptions,
+): Promise<AIMessage> {
+  // Our own deadline, checked by its signal: the client's timeout errors are not
+  // reliably recognisable (under some runtimes they surface as connection errors).
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = config.signal ? AbortSignal.any([config.signal, deadline]) : deadline;
+  try {
+    return await model.invoke(messages, { ...config, signal });
+  } catch (error) {
+    if (config.signal?.aborted) throw error;
+    if (deadline.aborted) {
+      throw new ModelTimeoutError(
+        `The language model did not answer within ${options.timeoutMs} ms (${options.modelName}).`,
+        { cause: error },
+      );
+    }
+    // The upstream text goes to the log (as the cause), not to the customer: it
+    // can name internals, and OpenAI's auth errors echo part of the API key.
+    throw new ModelUnavailableError(`The language model (${options.modelName}) is unavailable. Please try again.`, {
+      cause: error,
+    });
+  }
+}
+
+function usageOf(reply: AIMessage): TokenUsage {
+  const usage = reply.usage_metadata;
+  return {
+    prompt_tokens: usage?.input_tokens ?? 0,
+    completion_tokens: usage?.output_tokens ?? 0,
+    total_tokens: usage?.total_tokens ?? 0,
   };
 }

@@ -12,12 +12,13 @@ export interface ChatRoutesParts {
   agentApiKey: string;
   messageMaxChars: number;
   historyLimitMax: number;
+  agentTypes: string[];
 }
 
 /** POST /chat for the widget; GET /chat/history/:session_id for human agents (agent key). */
 export function chatRoutes(parts: ChatRoutesParts): Router {
   const router = Router();
-  const chatBody = chatRequestSchema(parts.messageMaxChars);
+  const chatBody = chatRequestSchema(parts.messageMaxChars, parts.agentTypes);
   const historyQuery = historyQuerySchema(parts.historyLimitMax);
 
   router.post('/chat', async (req, res) => {
@@ -34,7 +35,14 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     });
 
     const answer = await parts.chatService.answer(
-      { message: body.message, sessionId: body.session_id, userId: body.user_id },
+      {
+        message: body.message,
+        sessionId: body.session_id,
+        userId: body.user_id,
+        agentType: body.agent_type,
+        memoryStrategy: body.memory_strategy,
+        memoryInjection: body.memory_injection,
+      },
       abort.signal,
     );
     res.json(answer);
@@ -70,5 +78,8 @@ function toHistoryItem(m: StoredMessage) {
     ...(m.confidence !== null && { confidence: m.confidence }),
     ...(m.escalated !== null && { escalated: m.escalated }),
     ...(Array.isArray(sources) && { sources }),
+    ...(m.toolCalls?.length && { tool_calls: m.toolCalls }),
+    ...(m.toolCallId !== null && { tool_call_id: m.toolCallId }),
+    ...(m.name !== null && { name: m.name }),
   };
 }

@@ -1,0 +1,16 @@
+import type { MemoryStrategyInput } from '../memory/settings';
+
+/**
+ * What makes one kind of agent: its instructions, the tools it may call and its
+ * default conversation memory. A request picks one with `agent_type`.
+ */
+export interface AgentSpec {
+  key: string;
+  description: string;
+  instructions: string;
+  /** Names of the tools it may call (see src/agent/tools). */
+  tools: string[];
+  /** The agent's default memory strategy; a conversation's or a request's setting wins. */
+  memoryStrategy?: MemoryStrategyInput;
+  memoryInjection?: boolean;
+}

@@ -50,6 +50,8 @@ const environmentSchema = z.object({
   RETRIEVAL_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.1),
   ESCALATION_CONFIDENCE_THRESHOLD: fraction.optional(),
 
+  STREAM_HEARTBEAT_MS: positiveInt.min(100).max(120_000).default(15000),
+
   MESSAGE_MAX_CHARS: positiveInt.max(100_000).default(4000),
   HISTORY_LIMIT_MAX: positiveInt.max(10_000).default(500),
 
@@ -79,6 +81,8 @@ export interface Config {
   history: { enabled: boolean; maxMessages: number; maxTokens: number };
   /** Tool results longer than this are cut in the model's context (the stored copy stays whole). */
   toolOutputMaxChars: number;
+  /** A streamed answer sends a comment line this often while it waits. */
+  streamHeartbeatMs: number;
   retrieval: { topK: number; minSimilarity: number; escalationThreshold: number };
   limits: { messageMaxChars: number; historyLimitMax: number };
   /** Folder ingested on first start when the knowledge base is empty; null: none. */
@@ -137,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: e.CONVERSATION_HISTORY_MAX_TOKENS,
     },
     toolOutputMaxChars: e.TOOL_OUTPUT_MAX_CHARS,
+    streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
     retrieval: {
       topK: e.RETRIEVAL_TOP_K,
       minSimilarity: e.RETRIEVAL_MIN_SIMILARITY,

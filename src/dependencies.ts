@@ -5,6 +5,7 @@ import { compileSupportGraph } from './agent/graph';
 import { createSupportTools } from './agent/tools';
 import { AGENT_SPECS } from './agents';
 import type { AppParts } from './app';
+import { SessionTokens } from './http/session-token';
 import { ChatService, type AgentRuntime } from './chat/chat-service';
 import type { Config } from './config';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
@@ -79,6 +80,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       agents.set(spec.key, { spec, graph });
     }
     const metrics = new Metrics();
+    const agentApiKey = await resolveAgentApiKey(config, logger);
     const chatService = new ChatService({ store, agents, tokenCounter, history: config.history, metrics, logger });
 
     return {
@@ -88,7 +90,10 @@ export async function createDependencies(config: Config, logger: Logger, databas
         chat: {
           chatService,
           store,
-          agentApiKey: await resolveAgentApiKey(config, logger),
+          agentApiKey,
+          sessionTokens: new SessionTokens(agentApiKey),
+          streamHeartbeatMs: config.streamHeartbeatMs,
+          logger,
           messageMaxChars: config.limits.messageMaxChars,
           historyLimitMax: config.limits.historyLimitMax,
           agentTypes: [...AGENT_SPECS.keys()],

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessageChunk, ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { SupportGraph } from '../agent/graph';
+import type { SupportStateType } from '../agent/state';
 import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
 import type { Config } from '../config';
 import type { ContextMessage } from '../memory/context';
@@ -48,6 +49,20 @@ export interface ChatAnswer {
   memory: MemoryOutcome;
 }
 
+/** What a streamed answer reports while it is being made. */
+export interface AnswerListener {
+  /** The cited sources, once retrieval is done (before the first token). */
+  onSources?(sources: SourceReference[]): void;
+  /** A piece of the answer's text, as the model writes it (only the answering model, never the summarizer's). */
+  onToken?(delta: string): void;
+}
+
+export interface ChatOutcome {
+  answer: ChatAnswer;
+  /** True when this request started the session (no stored turn existed). */
+  sessionCreated: boolean;
+}
+
 /** An agent ready to answer: its spec and its compiled graph. */
 export interface AgentRuntime {
   spec: AgentSpec;
@@ -72,7 +87,7 @@ export interface ChatServiceParts {
 export class ChatService {
   constructor(private readonly parts: ChatServiceParts) {}
 
-  async answer(request: ChatRequest, signal?: AbortSignal): Promise<ChatAnswer> {
+  async answer(request: ChatRequest, signal?: AbortSignal, listener?: AnswerListener): Promise<ChatOutcome> {
     const { store, tokenCounter, logger } = this.parts;
     const sessionId = request.sessionId ?? randomUUID();
     const startedAt = performance.now();
@@ -99,20 +114,21 @@ export class ChatService {
     );
     const crossSession = memory.memoryInjection && userId ? await store.latestUserSummary(userId, sessionId) : null;
 
-    const result = await agent.graph.invoke(
-      {
-        query: request.message,
-        session_id: sessionId,
-        user_id: userId,
-        conversation_history: loaded.map(toContextMessage),
-        history_tokens_total: session?.tokenCount ?? 0,
-        memory_settings: memory.settings,
-        memory_state: { summary: session?.summary ?? null, summarizedThroughSeq: session?.summarizedThroughSeq ?? null },
-        memory_injection: memory.memoryInjection,
-        cross_session_memory: crossSession?.summary ?? null,
-      },
-      { signal, configurable: { user_id: userId } },
-    );
+    const input = {
+      query: request.message,
+      session_id: sessionId,
+      user_id: userId,
+      conversation_history: loaded.map(toContextMessage),
+      history_tokens_total: session?.tokenCount ?? 0,
+      memory_settings: memory.settings,
+      memory_state: { summary: session?.summary ?? null, summarizedThroughSeq: session?.summarizedThroughSeq ?? null },
+      memory_injection: memory.memoryInjection,
+      cross_session_memory: crossSession?.summary ?? null,
+    };
+    const runConfig = { signal, configurable: { user_id: userId } };
+    const { result, timeToFirstTokenMs } = listener
+      ? await this.streamGraph(agent.graph, input, runConfig, listener, startedAt)
+      : { result: await agent.graph.invoke(input, runConfig), timeToFirstTokenMs: null };
 
     const sources = citedSources(result.retrieved_documents);
     const confidence = round(result.confidence);
@@ -153,11 +169,12 @@ export class ChatService {
         tool_calls: result.messages.filter((m) => m.getType() === 'tool').length,
         memory: { ...result.memory_report, source: memory.source, memory_injection: memory.memoryInjection },
         latency_ms: latencyMs,
+        ...(timeToFirstTokenMs !== null && { streamed: true, time_to_first_token_ms: timeToFirstTokenMs }),
       },
       'Answered chat message',
     );
 
-    return {
+    const answer: ChatAnswer = {
       session_id: sessionId,
       message_id: stored.at(-1)!.id,
       agent_type: agent.spec.key,
@@ -172,6 +189,48 @@ export class ChatService {
       },
       memory: outcome,
     };
+    return { answer, sessionCreated: session === null };
+  }
+
+  /**
+   * Runs the graph streaming: the sources once retrieval is done, then the text
+   * pieces of the answering node's model calls (the summarizer's, in
+   * apply_memory, never leak). Returns the final state, like invoke.
+   */
+  private async streamGraph(
+    graph: SupportGraph,
+    input: Parameters<SupportGraph['invoke']>[0],
+    runConfig: { signal?: AbortSignal; configurable: { user_id: string | null } },
+    listener: AnswerListener,
+    startedAt: number,
+  ) {
+    let timeToFirstTokenMs: number | null = null;
+    let streamedText = '';
+    let result: SupportStateType | undefined;
+    const stream = await graph.stream(input, { ...runConfig, streamMode: ['messages', 'updates', 'values'] });
+    for await (const [mode, chunk] of stream) {
+      if (mode === 'values') {
+        result = chunk as SupportStateType;
+      } else if (mode === 'updates') {
+        const retrieved = (chunk as Record<string, Partial<SupportStateType>>)['retrieve']?.retrieved_documents;
+        if (retrieved) listener.onSources?.(citedSources(retrieved));
+      } else if (mode === 'messages') {
+        const [message, metadata] = chunk as [BaseMessage, { langgraph_node?: string }];
+        if (metadata.langgraph_node !== 'generate_response' || !AIMessageChunk.isInstance(message)) continue;
+        const delta = message.text;
+        if (delta === '') continue;
+        timeToFirstTokenMs ??= Math.round(performance.now() - startedAt);
+        streamedText += delta;
+        listener.onToken?.(delta);
+      }
+    }
+    if (!result) throw new Error('The graph stream ended without a final state');
+    // What the node added after the model (the offer of a human agent) streams last,
+    // so the pieces always add up to the stored response.
+    if (result.response.startsWith(streamedText) && result.response.length > streamedText.length) {
+      listener.onToken?.(result.response.slice(streamedText.length));
+    }
+    return { result, timeToFirstTokenMs };
   }
 
   /** The requested agent; a session stored under an agent type that no longer exists gets the default. */

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AppError } from '../errors';
 import type { Logger } from '../observability/logger';
 
@@ -22,18 +22,25 @@ export const notFoundHandler: RequestHandler = (req, res) => {
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const { status, code, message } = describe(error);
-    if (status >= 500) {
-      const cause = (error as { cause?: unknown }).cause;
-      logger.error({ err: error, cause, method: req.method, path: req.path, status, code }, 'Request failed');
-    }
-    else logger.info({ method: req.method, path: req.path, status, code }, 'Request rejected');
+    const { status, code, message } = describeError(error);
+    logFailure(logger, error, req, status, code);
     if (res.headersSent || res.destroyed) return;
     res.status(status).json({ error: { code, message } });
   };
 }
 
-function describe(error: unknown): { status: number; code: string; message: string } {
+/** 5xx with its cause at error level; a rejected request (4xx) at info. */
+export function logFailure(logger: Logger, error: unknown, req: Request, status: number, code: string): void {
+  if (status >= 500) {
+    const cause = (error as { cause?: unknown }).cause;
+    logger.error({ err: error, cause, method: req.method, path: req.path, status, code }, 'Request failed');
+  } else {
+    logger.info({ method: req.method, path: req.path, status, code }, 'Request rejected');
+  }
+}
+
+/** The status, stable code and client-safe message for an error. */
+export function describeError(error: unknown): { status: number; code: string; message: string } {
   if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
   const type = (error as { type?: unknown } | null)?.type;
   if (typeof type === 'string' && BODY_PARSER_ERRORS[type]) return BODY_PARSER_ERRORS[type];

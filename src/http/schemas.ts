@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { memoryStrategySchema } from '../memory/settings';
+import type { SessionCursor } from '../store/types';
 
 /** Client-chosen session ids such as `session-123` are fine; nothing that needs escaping. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -52,5 +53,40 @@ export function historyQuerySchema(limitMax: number) {
       .min(1, 'limit must be at least 1')
       .max(limitMax, `limit must be at most ${limitMax}`)
       .default(50),
+  });
+}
+
+/** The review console's paging cursor: where the previous page ended, opaque to clients. */
+export function encodeCursor(cursor: SessionCursor): string {
+  return Buffer.from(JSON.stringify([cursor.updatedAt, cursor.sessionId])).toString('base64url');
+}
+
+const cursorSchema = z.string({ error: 'cursor must be a string' }).transform((text, ctx): SessionCursor => {
+  try {
+    const [updatedAt, sessionId] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+    if (typeof updatedAt === 'string' && !Number.isNaN(Date.parse(updatedAt)) && typeof sessionId === 'string') {
+      return { updatedAt, sessionId };
+    }
+  } catch {
+    // reported below
+  }
+  ctx.addIssue({ code: 'custom', message: 'cursor must be a next_cursor from a previous page' });
+  return z.NEVER;
+});
+
+/** GET /api/v1/chat/sessions?limit=&cursor=&q=&escalated= */
+export function sessionListQuerySchema() {
+  return z.object({
+    limit: z.coerce
+      .number({ error: 'limit must be a number' })
+      .int('limit must be a whole number')
+      .min(1, 'limit must be at least 1')
+      .max(100, 'limit must be at most 100')
+      .default(20),
+    cursor: cursorSchema.optional(),
+    q: z.string({ error: 'q must be a single text' }).trim().max(200, 'q must be at most 200 characters').optional()
+      .transform((q) => (q === '' ? undefined : q)),
+    escalated: z.enum(['true', 'false'], { error: 'escalated must be true or false' }).optional()
+      .transform((v) => (v === undefined ? undefined : v === 'true')),
   });
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import { BaseChatModel, type BaseChatModelParams, type BindToolsInput } from '@langchain/core/language_models/chat_models';
-import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import type { ChatResult } from '@langchain/core/outputs';
+import { AIMessage, AIMessageChunk, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { parseKnowledge, type PromptPassage } from '../agent/prompts';
 import { tokenizeWords } from '../knowledge/embeddings';
 import type { TokenCounter } from '../memory/tokens';
@@ -44,12 +44,42 @@ export class ExtractiveChatModel extends BaseChatModel {
   }
 
   async _generate(messages: BaseMessage[], _options: this['ParsedCallOptions'], _run?: CallbackManagerForLLMRun): Promise<ChatResult> {
+    const message = this.reply(messages);
+    return { generations: [{ text: message.text, message }] };
+  }
+
+  /**
+   * The same reply in word-sized pieces, as a hosted model streams: the answer's
+   * text first, then a last chunk with the tool call (if any) and the token usage.
+   */
+  async *_streamResponseChunks(
+    messages: BaseMessage[],
+    _options: this['ParsedCallOptions'],
+    run?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const reply = this.reply(messages);
+    for (const piece of reply.text.match(/\s*\S+\s*/g) ?? []) {
+      yield new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece }) });
+      await run?.handleLLMNewToken(piece);
+    }
+    yield new ChatGenerationChunk({
+      text: '',
+      message: new AIMessageChunk({
+        content: '',
+        tool_call_chunks: reply.tool_calls?.map((c, index) => ({ id: c.id, name: c.name, args: JSON.stringify(c.args), index, type: 'tool_call_chunk' as const })),
+        usage_metadata: reply.usage_metadata,
+        response_metadata: reply.response_metadata,
+      }),
+    });
+  }
+
+  /** This turn's tool results answer it; otherwise an order number calls lookup_order; otherwise the passages do. */
+  private reply(messages: BaseMessage[]): AIMessage {
     const systemPrompt = messages.find((m) => m.getType() === 'system')?.text ?? '';
     const questionAt = messages.findLastIndex((m) => m.getType() === 'human');
     const question = messages[questionAt]?.text ?? '';
     const toolResults = messages.slice(questionAt + 1).filter((m) => ToolMessage.isInstance(m));
 
-    // This turn's tool results answer it; otherwise an order number calls lookup_order.
     const orderNumber = ORDER_NUMBER_IN_TEXT.exec(question)?.[0];
     const toolCall =
       toolResults.length === 0 && orderNumber && this.toolNames.includes('lookup_order')
@@ -63,7 +93,7 @@ export class ExtractiveChatModel extends BaseChatModel {
 
     const promptTokens = messages.reduce((sum, m) => sum + this.tokenCounter.countMessage({ content: m.text }), 0);
     const completionTokens = this.tokenCounter.countText(answer) + (toolCall ? this.tokenCounter.countText(JSON.stringify(toolCall.args)) : 0);
-    const message = new AIMessage({
+    return new AIMessage({
       content: answer,
       tool_calls: toolCall ? [toolCall] : [],
       usage_metadata: {
@@ -73,7 +103,6 @@ export class ExtractiveChatModel extends BaseChatModel {
       },
       response_metadata: { model_name: OFFLINE_CHAT_MODEL },
     });
-    return { generations: [{ text: answer, message }] };
   }
 }
 

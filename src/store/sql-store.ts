@@ -8,6 +8,8 @@ import type {
   HistoryWindowLimits,
   KnowledgeStore,
   RetrievedDocument,
+  SessionListPage,
+  SessionListQuery,
   SessionRecord,
   SessionSummary,
   StoredChunkInfo,
@@ -30,6 +32,7 @@ const SQL = {
   saveSummary: 'select save_session_summary($1, $2, $3, $4) as stored',
   setMemorySetting: 'select set_session_memory($1, $2::jsonb) as found',
   latestUserSummary: 'select * from latest_user_summary($1, $2)',
+  listSessions: 'select * from list_sessions($1, $2, $3, $4, $5)',
   matchDocuments: 'select * from match_documents($1::vector, $2, $3, $4)',
   sourceChunks: `
     select chunk_index, content_hash, embedding_model from documents
@@ -149,6 +152,23 @@ export class SqlStore implements ChatStore, KnowledgeStore {
     return row ? { sessionId: row.session_id, summary: row.summary } : null;
   }
 
+  async listSessions(query: SessionListQuery): Promise<SessionListPage> {
+    // One row more than asked tells whether another page follows.
+    const rows = await this.db.query<SessionRow & { cursor_updated_at: string }>(SQL.listSessions, [
+      query.text ? `%${escapeLikePattern(query.text)}%` : null,
+      query.escalated ?? null,
+      query.after?.updatedAt ?? null,
+      query.after?.sessionId ?? null,
+      query.limit + 1,
+    ]);
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      sessions: page.map(toSessionRecord),
+      nextCursor: rows.length > query.limit && last ? { updatedAt: last.cursor_updated_at, sessionId: last.session_id } : null,
+    };
+  }
+
   async matchDocuments(query: DocumentQuery): Promise<RetrievedDocument[]> {
     try {
       const rows = await this.db.query<{
@@ -216,6 +236,11 @@ export class SqlStore implements ChatStore, KnowledgeStore {
     const rows = await this.db.query<{ embedding_model: string }>(SQL.embeddingModels);
     return rows.map((r) => r.embedding_model);
   }
+}
+
+/** Text to match literally inside an ILIKE pattern: its %, _ and \\ escaped. */
+function escapeLikePattern(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** pgvector's text form, '[0.1,0.2,…]', which every driver passes through unchanged. */

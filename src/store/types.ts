@@ -63,6 +63,28 @@ export interface SessionRecord {
   updatedAt: Date;
 }
 
+/** A page of the review console's session list. */
+export interface SessionListQuery {
+  /** Text to find in the session id, customer, title or any message (case-insensitive). */
+  text?: string;
+  escalated?: boolean;
+  limit: number;
+  /** Where the previous page ended (its nextCursor). */
+  after?: SessionCursor;
+}
+
+export interface SessionCursor {
+  /** updated_at as Postgres prints it, microseconds included. */
+  updatedAt: string;
+  sessionId: string;
+}
+
+export interface SessionListPage {
+  sessions: SessionRecord[];
+  /** Null on the last page. */
+  nextCursor: SessionCursor | null;
+}
+
 /** A rolling summary to store for a session. */
 export interface SessionSummary {
   summary: string;
@@ -117,6 +139,9 @@ export interface ChatStore {
 
   /** Sets (or with null clears) the conversation's memory setting; false when there is no such session. */
   setMemorySetting(sessionId: string, setting: ConversationMemorySetting | null): Promise<boolean>;
+
+  /** Sessions, newest activity first, one keyset page at a time. */
+  listSessions(query: SessionListQuery): Promise<SessionListPage>;
 
   /** The customer's latest summary from another session, for cross-session memory. */
   latestUserSummary(userId: string, excludeSessionId: string): Promise<{ sessionId: string; summary: string } | null>;

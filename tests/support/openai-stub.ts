@@ -155,7 +155,7 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
   ): void {
     const usageBase = usageIn ?? {
       prompt_tokens: promptTokens(body),
-      completion_tokens: estimateTokens(content) + estimateTokens(JSON.stringify(toolCalls)),
+      completion_tokens: estimateTokens(content) + (toolCalls.length > 0 ? estimateTokens(JSON.stringify(toolCalls)) : 0),
     };
     const wireCalls = toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
     const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';

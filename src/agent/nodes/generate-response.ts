@@ -7,7 +7,7 @@ import { ModelTimeoutError, ModelUnavailableError } from '../../errors';
 import { buildPromptMessages } from '../prompts';
 import type { SupportStateType, SupportStateUpdate, TokenUsage } from '../state';
 
-/** Appended when confidence is below the threshold: the customer is offered a person. */
+/** Appended when confidence is below the threshold (and no tool grounded the answer): the customer is offered a person. */
 export const HUMAN_HANDOFF_OFFER =
   'I am not confident I have the right answer, so I have flagged this conversation for our support team: a human agent can take over if you would like.';
 
@@ -58,7 +58,10 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     if (answer === '') {
       throw new ModelUnavailableError(`The language model (${options.modelName}) returned an empty answer. Please try again.`);
     }
-    const escalated = state.confidence < options.escalationThreshold;
+    // Low retrieval confidence means the help center did not cover the question;
+    // an answer grounded in this turn's tool results (an order lookup) is not a guess.
+    const groundedByTools = state.messages.some((m) => m.getType() === 'tool');
+    const escalated = state.confidence < options.escalationThreshold && !groundedByTools;
     return {
       response: escalated ? `${answer}\n\n${HUMAN_HANDOFF_OFFER}` : answer,
       escalated,

@@ -105,8 +105,12 @@ export function withDefaults(input: MemoryStrategyInput): MemorySettings {
     compact_clear_tool_inputs: input.compact_clear_tool_inputs ?? MEMORY_DEFAULTS.compact_clear_tool_inputs,
     compact_exclude_tools: input.compact_exclude_tools ?? [],
     compact_include_tools: input.compact_include_tools ?? [],
-    max_turns: input.max_turns ?? MEMORY_DEFAULTS.max_turns,
-    keep_last_n_turns: input.keep_last_n_turns ?? MEMORY_DEFAULTS.keep_last_n_turns,
+    // A default never makes the pair the schema refuses (keep_last_n_turns > max_turns or
+    // > context_limit): it yields to the value that was given.
+    max_turns: input.max_turns ?? Math.max(MEMORY_DEFAULTS.max_turns, input.keep_last_n_turns ?? 0),
+    keep_last_n_turns:
+      input.keep_last_n_turns ??
+      Math.min(MEMORY_DEFAULTS.keep_last_n_turns, input.max_turns ?? Infinity, input.context_limit ?? Infinity),
     summary_token_budget: input.summary_token_budget ?? MEMORY_DEFAULTS.summary_token_budget,
   };
 }

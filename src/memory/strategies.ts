@@ -113,11 +113,18 @@ export function compactStrategy(input: StrategyInput): StrategyResult {
 
   const protectedTurns = Math.max(settings.compact_keep, lastTurnIsOpen(turns) ? 1 : 0);
   const cutoff = turns.length - protectedTurns;
-  const compactedByTool: Record<string, number> = {};
   const compacted = turns.map((turn, i) =>
-    i < cutoff ? turn.map((m) => compactMessage(m, settings, input.countTokens, compactedByTool)) : turn,
+    i < cutoff ? turn.map((m) => compactMessage(m, settings, input.countTokens)) : turn,
   );
   const bounded = enforceBudget([], compacted, input);
+  // Counted in what is sent: a placeholder whose turn the hard budget then dropped was trimmed, not compacted.
+  const original = new Set(input.messages);
+  const compactedByTool: Record<string, number> = {};
+  for (const m of bounded.messages) {
+    if (m.role !== 'tool' || !m.compacted || original.has(m)) continue;
+    const name = m.name ?? 'unknown';
+    compactedByTool[name] = (compactedByTool[name] ?? 0) + 1;
+  }
   return finish(input, 'compact', bounded.messages, {
     triggeredBy,
     trimmedTurns: bounded.droppedTurns,
@@ -191,22 +198,25 @@ export async function summarizeStrategy(input: StrategyInput, summarize: Summari
  * `totalTokens` is what the model would be sent without the strategy.
  */
 export function triggerReason(settings: MemorySettings, userTurns: number, totalTokens: number): string | null {
-  const remaining = 1 - totalTokens / settings.context_window_tokens;
+  // Compared in tokens, with a hair of tolerance: as shares in floating point, exactly 20%
+  // remaining (1 - 0.8) comes out just below 0.2 and fired a token early.
+  const remainingTokens = settings.context_window_tokens - totalTokens;
+  const lessLeftThan = (share: number) => remainingTokens < share * settings.context_window_tokens - 1e-6;
   const checks: Array<[string, number | undefined, boolean]> = [
     ['compact_trigger_turns', settings.compact_trigger_turns, userTurns > (settings.compact_trigger_turns ?? Infinity)],
     ['context_limit', settings.context_limit, userTurns >= (settings.context_limit ?? Infinity)],
     ['token_budget', settings.token_budget, totalTokens > (settings.token_budget ?? Infinity)],
     ['token_soft_budget', settings.token_soft_budget, totalTokens > (settings.token_soft_budget ?? Infinity)],
-    ['token_remaining_pct', settings.token_remaining_pct, remaining < (settings.token_remaining_pct ?? -Infinity)],
+    ['token_remaining_pct', settings.token_remaining_pct, lessLeftThan(settings.token_remaining_pct ?? -Infinity)],
     [
       'token_soft_remaining_pct',
       settings.token_soft_remaining_pct,
-      remaining < (settings.token_soft_remaining_pct ?? -Infinity),
+      lessLeftThan(settings.token_soft_remaining_pct ?? -Infinity),
     ],
   ];
   const given = checks.filter(([, value]) => value !== undefined);
   if (given.length === 0) {
-    return remaining < MEMORY_DEFAULTS.default_remaining_pct ? 'default_remaining_pct' : null;
+    return lessLeftThan(MEMORY_DEFAULTS.default_remaining_pct) ? 'default_remaining_pct' : null;
   }
   return given.find(([, , fired]) => fired)?.[0] ?? null;
 }
@@ -245,16 +255,10 @@ function shouldCompactTool(name: string, settings: MemorySettings): boolean {
   return !settings.compact_exclude_tools.includes(name);
 }
 
-function compactMessage(
-  message: ContextMessage,
-  settings: MemorySettings,
-  countTokens: CountMessageTokens,
-  compactedByTool: Record<string, number>,
-): ContextMessage {
+function compactMessage(message: ContextMessage, settings: MemorySettings, countTokens: CountMessageTokens): ContextMessage {
   if (message.role === 'tool' && !message.compacted) {
     const name = message.name ?? 'unknown';
     if (!shouldCompactTool(name, settings)) return message;
-    compactedByTool[name] = (compactedByTool[name] ?? 0) + 1;
     const content = compactionPlaceholder(name, message.tool_call_id ?? 'unknown');
     return { ...message, content, compacted: true, tokens: countTokens({ ...message, content }) };
   }

@@ -17,6 +17,7 @@ import { openPgliteDatabase } from '../src/store/pglite';
 import { applyMigrations } from '../src/store/migrations';
 import { SqlStore } from '../src/store/sql-store';
 import type { SqlDatabase } from '../src/store/database';
+import { writeMarkedSection } from './lib/benchmarks-file';
 
 // ---------------------------------------------------------------------------
 // Settings
@@ -508,26 +509,11 @@ function renderSection(parts: string[]): string {
   ].join('\n');
 }
 
-/** Replaces our marked section (or appends it), keeping everything else in the file. */
-function writeSection(file: string, section: string): void {
-  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : FILE_INTRO;
-  const startAt = current.indexOf(BENCH_START);
-  const endAt = current.indexOf(BENCH_END, startAt);
-  const next =
-    startAt >= 0 && endAt >= 0
-      ? current.slice(0, startAt) + section + current.slice(endAt + BENCH_END.length)
-      : `${current.trimEnd()}\n\n${section}\n`;
-  // Write then rename, so a crash mid-write cannot truncate other scripts' sections.
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, next);
-  fs.renameSync(temp, file);
-}
-
 async function main(): Promise<void> {
   const started = performance.now();
   const parts = [await benchHistoryWindow(), await benchTokenCounting()];
   for (const part of parts) process.stdout.write(`${part}\n\n`);
-  writeSection(BENCHMARKS_FILE, renderSection(parts));
+  writeMarkedSection(BENCHMARKS_FILE, { start: BENCH_START, end: BENCH_END }, renderSection(parts), FILE_INTRO);
   progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s; wrote ${BENCHMARKS_FILE}`);
 }
 

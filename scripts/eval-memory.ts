@@ -33,6 +33,7 @@ import {
 import { ExtractiveSummarizer } from '../src/memory/summarizer';
 import { TokenCounter } from '../src/memory/tokens';
 import type { MessageRole, ToolCall } from '../src/store/types';
+import { writeMarkedSection } from './lib/benchmarks-file';
 
 // ---------------------------------------------------------------------------
 // Settings
@@ -659,21 +660,6 @@ function renderSection(body: string): string {
   ].join('\n');
 }
 
-/** Replaces our marked section (or appends it), keeping everything else in the file. */
-function writeSection(file: string, section: string): void {
-  const current = fs.readFileSync(file, 'utf8');
-  const startAt = current.indexOf(EVAL_START);
-  const endAt = current.indexOf(EVAL_END, startAt);
-  const next =
-    startAt >= 0 && endAt >= 0
-      ? current.slice(0, startAt) + section + current.slice(endAt + EVAL_END.length)
-      : `${current.trimEnd()}\n\n${section}\n`;
-  // Write then rename, so a crash mid-write cannot truncate other scripts' sections.
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, next);
-  fs.renameSync(temp, file);
-}
-
 // ---------------------------------------------------------------------------
 // Main
 // ---------------------------------------------------------------------------
@@ -703,7 +689,7 @@ async function main(): Promise<void> {
   const results = runners.map((runner) => summarizeRecords(runner, records.get(runner)!));
   const body = render(results, conversations, summariesMade);
   process.stdout.write(`${body}\n`);
-  writeSection(BENCHMARKS_FILE, renderSection(body));
+  writeMarkedSection(BENCHMARKS_FILE, { start: EVAL_START, end: EVAL_END }, renderSection(body));
   progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s; wrote ${BENCHMARKS_FILE}`);
 }
 

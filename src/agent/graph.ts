@@ -1,32 +1,14 @@
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import type { StructuredToolInterface } from '@langchain/core/tools';
 import { END, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import type { Retriever } from '../knowledge/retriever';
-import type { CountMessageTokens } from '../memory/context';
-import type { Summarizer } from '../memory/summarizer';
-import type { Logger } from '../observability/logger';
-import type { ChatStore } from '../store/types';
-import { makeApplyMemoryNode } from './nodes/apply-memory';
-import { makeGenerateResponseNode, routeAfterResponse } from './nodes/generate-response';
+import { makeApplyMemoryNode, type ApplyMemoryOptions } from './nodes/apply-memory';
+import { makeGenerateResponseNode, routeAfterResponse, type GenerateResponseOptions } from './nodes/generate-response';
 import { makeRetrieveNode } from './nodes/retrieve';
 import { SupportState } from './state';
 
-export interface SupportGraphParts {
+/** Everything the nodes need: the retriever, the memory step's parts and the model's. */
+export interface SupportGraphParts extends ApplyMemoryOptions, GenerateResponseOptions {
   retriever: Retriever;
-  chatModel: BaseChatModel;
-  modelName: string;
-  /** The agent's tools; none: the model answers in one call. */
-  tools: StructuredToolInterface[];
-  instructions: string;
-  escalationThreshold: number;
-  timeoutMs: number;
-  toolOutputMaxChars: number;
-  countTokens: CountMessageTokens;
-  summarizer: Summarizer;
-  store: Pick<ChatStore, 'saveSummary'>;
-  windowLimits: { maxMessages: number; maxTokens: number };
-  logger: Logger;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { SqlQueryable } from './database';
+import { parseJsonColumn, type SqlQueryable } from './database';
 
 /** Mirrors the check constraint on orders.status (migration 20261122000800_sample_commerce). */
 export type OrderStatus = 'processing' | 'shipped' | 'in_transit' | 'held_at_depot' | 'delivered' | 'cancelled';
@@ -126,10 +126,6 @@ export class SqlCommerceStore implements CommerceStore {
   }
 }
 
-function parseJson<T>(value: Json<T>): T {
-  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
-}
-
 function toOrderRecord(r: OrderRow): OrderRecord {
   return {
     orderId: r.order_id,
@@ -138,8 +134,8 @@ function toOrderRecord(r: OrderRow): OrderRecord {
     carrier: r.carrier,
     shipDate: r.ship_date,
     destinationCity: r.destination_city,
-    items: parseJson(r.items).map((i) => ({ sku: i.sku, name: i.name, qty: Number(i.qty), unitPrice: Number(i.unit_price) })),
-    trackingEvents: parseJson(r.tracking_events).map((e) => ({ ts: e.ts, location: e.location, status: e.status, detail: e.detail })),
+    items: parseJsonColumn(r.items).map((i) => ({ sku: i.sku, name: i.name, qty: Number(i.qty), unitPrice: Number(i.unit_price) })),
+    trackingEvents: parseJsonColumn(r.tracking_events).map((e) => ({ ts: e.ts, location: e.location, status: e.status, detail: e.detail })),
     createdAt: new Date(r.created_at),
   };
 }
@@ -153,7 +149,7 @@ function toCustomerProfile(r: CustomerRow): CustomerProfile {
     city: r.city,
     loyaltyTier: r.loyalty_tier,
     memberSince: r.member_since,
-    purchaseHistory: parseJson(r.purchase_history).map((p) => ({
+    purchaseHistory: parseJsonColumn(r.purchase_history).map((p) => ({
       orderId: p.order_id,
       date: p.date,
       product: p.product,

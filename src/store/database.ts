@@ -20,3 +20,10 @@ export function sqlStateOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
+
+/** A jsonb column as the driver hands it back: PGlite parses jsonb, some setups give text. */
+export function parseJsonColumn<T>(value: T | string): T;
+export function parseJsonColumn<T>(value: T | string | null): T | null;
+export function parseJsonColumn<T>(value: T | string | null): T | null {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
+}

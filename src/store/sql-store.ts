@@ -1,6 +1,6 @@
 import { EmbeddingModelMismatchError } from '../errors';
 import type { ConversationMemorySetting } from '../memory/settings';
-import { sqlStateOf, type SqlDatabase } from './database';
+import { parseJsonColumn, sqlStateOf, type SqlDatabase } from './database';
 import type {
   ChatStore,
   DocumentChunk,
@@ -186,7 +186,7 @@ export class SqlStore implements ChatStore, KnowledgeStore {
         title: r.title,
         chunkIndex: r.chunk_index,
         content: r.content,
-        metadata: parseJson(r.metadata) ?? {},
+        metadata: parseJsonColumn(r.metadata) ?? {},
         similarity: Number(r.similarity),
       }));
     } catch (error) {
@@ -248,11 +248,6 @@ function toVectorLiteral(embedding: number[]): string {
   return `[${embedding.join(',')}]`;
 }
 
-/** Drivers differ: PGlite parses jsonb, some setups hand back text. */
-function parseJson<T>(value: T | string | null): T | null {
-  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
-}
-
 function toStoredMessage(r: MessageRow): StoredMessage {
   return {
     id: r.id,
@@ -260,13 +255,13 @@ function toStoredMessage(r: MessageRow): StoredMessage {
     seq: Number(r.seq),
     role: r.role,
     content: r.content,
-    toolCalls: parseJson(r.tool_calls),
+    toolCalls: parseJsonColumn(r.tool_calls),
     toolCallId: r.tool_call_id,
     name: r.name,
     tokenCount: Number(r.token_count),
     confidence: r.confidence === null ? null : Number(r.confidence),
     escalated: r.escalated,
-    metadata: parseJson(r.metadata) ?? {},
+    metadata: parseJsonColumn(r.metadata) ?? {},
     createdAt: new Date(r.created_at),
   };
 }
@@ -282,7 +277,7 @@ function toSessionRecord(r: SessionRow): SessionRecord {
     tokenCount: Number(r.token_count),
     active: r.active,
     escalated: r.escalated,
-    memorySetting: parseJson(r.memory_strategy),
+    memorySetting: parseJsonColumn(r.memory_strategy),
     summary: r.summary,
     summarizedThroughSeq: r.summarized_through_seq === null ? null : Number(r.summarized_through_seq),
     createdAt: new Date(r.created_at),

@@ -110,7 +110,7 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
       session_id: sessionId,
       escalated: session.escalated,
       // The customer's view: their messages and the answers, no tool traffic.
-      messages: messages.filter(isCustomerVisible).map(toCustomerItem),
+      messages: messages.filter(isCustomerVisible).map(toMessageItem),
     });
   });
 
@@ -167,7 +167,8 @@ function isCustomerVisible(m: StoredMessage): boolean {
   return m.role === 'user' || (m.role === 'assistant' && !m.toolCalls?.length);
 }
 
-function toCustomerItem(m: StoredMessage) {
+/** What the customer and the agents both see of a message. */
+function toMessageItem(m: StoredMessage) {
   const sources = m.metadata['sources'];
   return {
     id: m.id,
@@ -180,19 +181,12 @@ function toCustomerItem(m: StoredMessage) {
   };
 }
 
-/** A stored message as the review endpoints show it. */
+/** A stored message as the review endpoints show it: everything, tool traffic included. */
 function toHistoryItem(m: StoredMessage) {
-  const sources = m.metadata['sources'];
   return {
-    id: m.id,
-    seq: m.seq,
-    role: m.role,
-    content: m.content,
+    ...toMessageItem(m),
     token_count: m.tokenCount,
-    timestamp: m.createdAt.toISOString(),
     ...(m.confidence !== null && { confidence: m.confidence }),
-    ...(m.escalated !== null && { escalated: m.escalated }),
-    ...(Array.isArray(sources) && { sources }),
     ...(m.toolCalls?.length && { tool_calls: m.toolCalls }),
     ...(m.toolCallId !== null && { tool_call_id: m.toolCallId }),
     ...(m.name !== null && { name: m.name }),

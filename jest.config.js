@@ -6,4 +6,6 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: { warnOnly: false } }] },
   testTimeout: 60000,
+  // Builds the widget and the review console once, so the page tests serve what npm start would.
+  globalSetup: '<rootDir>/tests/support/global-setup.ts',
 };

@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { chatRoutes, type ChatRoutesParts } from './http/routes/chat';
 import { conversationRoutes } from './http/routes/conversations';
+import { DEFAULT_PUBLIC_DIR, pagesRoutes } from './http/routes/pages';
 import { healthRoutes, type HealthParts } from './http/routes/health';
 import type { Logger } from './observability/logger';
 import type { Metrics } from './observability/metrics';
@@ -27,6 +28,7 @@ export function createApp(parts: AppParts): Express {
   });
   app.use('/api/v1', chatRoutes(parts.chat));
   app.use('/api/v1', conversationRoutes(parts.chat));
+  app.use(pagesRoutes({ publicDir: DEFAULT_PUBLIC_DIR }));
   app.use(notFoundHandler);
   app.use(errorHandler(parts.logger));
   return app;

@@ -50,6 +50,8 @@ const environmentSchema = z.object({
   RETRIEVAL_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.1),
   ESCALATION_CONFIDENCE_THRESHOLD: fraction.optional(),
 
+  /** Offline mode only: pause between streamed pieces, so streaming shows in the demo. */
+  OFFLINE_STREAM_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(15),
   STREAM_HEARTBEAT_MS: positiveInt.min(100).max(120_000).default(15000),
 
   MESSAGE_MAX_CHARS: positiveInt.max(100_000).default(4000),
@@ -83,6 +85,8 @@ export interface Config {
   toolOutputMaxChars: number;
   /** A streamed answer sends a comment line this often while it waits. */
   streamHeartbeatMs: number;
+  /** Offline mode: pause between streamed pieces of an answer. */
+  offlineStreamDelayMs: number;
   retrieval: { topK: number; minSimilarity: number; escalationThreshold: number };
   limits: { messageMaxChars: number; historyLimitMax: number };
   /** Folder ingested on first start when the knowledge base is empty; null: none. */
@@ -142,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     toolOutputMaxChars: e.TOOL_OUTPUT_MAX_CHARS,
     streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
+    offlineStreamDelayMs: e.OFFLINE_STREAM_DELAY_MS,
     retrieval: {
       topK: e.RETRIEVAL_TOP_K,
       minSimilarity: e.RETRIEVAL_MIN_SIMILARITY,

@@ -17,7 +17,9 @@ export interface ChatModelChoice {
  */
 export function createChatModel(config: Config, tokenCounter: TokenCounter, model = config.openai.chatModel): ChatModelChoice {
   const { apiKey, baseURL, timeoutMs, maxRetries } = config.openai;
-  if (!apiKey) return { model: new ExtractiveChatModel(tokenCounter), name: OFFLINE_CHAT_MODEL };
+  if (!apiKey) {
+    return { model: new ExtractiveChatModel(tokenCounter, { streamPieceDelayMs: config.offlineStreamDelayMs }), name: OFFLINE_CHAT_MODEL };
+  }
   return {
     model: new ChatOpenAI({
       model,

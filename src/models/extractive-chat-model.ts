@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import { BaseChatModel, type BaseChatModelParams, type BindToolsInput } from '@langchain/core/language_models/chat_models';
 import { AIMessage, AIMessageChunk, ToolMessage, type BaseMessage } from '@langchain/core/messages';
@@ -28,15 +29,18 @@ const ORDER_NUMBER_IN_TEXT = /#?\bZX[-\s]?\d{5}\b/i;
 export class ExtractiveChatModel extends BaseChatModel {
   constructor(
     private readonly tokenCounter: TokenCounter,
-    params: BaseChatModelParams = {},
-    /** The tools it may call (bindTools); it calls them by simple rules. */
-    private readonly toolNames: readonly string[] = [],
+    private readonly options: {
+      /** Pause between streamed pieces, so a streamed offline answer arrives as a hosted one would. */
+      streamPieceDelayMs?: number;
+      /** The tools it may call (bindTools); it calls them by simple rules. */
+      toolNames?: readonly string[];
+    } & BaseChatModelParams = {},
   ) {
-    super(params);
+    super(options);
   }
 
   override bindTools(tools: BindToolsInput[]): ExtractiveChatModel {
-    return new ExtractiveChatModel(this.tokenCounter, {}, tools.map(toolNameOf));
+    return new ExtractiveChatModel(this.tokenCounter, { ...this.options, toolNames: tools.map(toolNameOf) });
   }
 
   _llmType(): string {
@@ -54,11 +58,13 @@ export class ExtractiveChatModel extends BaseChatModel {
    */
   async *_streamResponseChunks(
     messages: BaseMessage[],
-    _options: this['ParsedCallOptions'],
+    options: this['ParsedCallOptions'],
     run?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
     const reply = this.reply(messages);
+    const delayMs = this.options.streamPieceDelayMs ?? 0;
     for (const piece of reply.text.match(/\s*\S+\s*/g) ?? []) {
+      if (delayMs > 0) await setTimeout(delayMs, undefined, { signal: options.signal });
       yield new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece }) });
       await run?.handleLLMNewToken(piece);
     }
@@ -82,7 +88,7 @@ export class ExtractiveChatModel extends BaseChatModel {
 
     const orderNumber = ORDER_NUMBER_IN_TEXT.exec(question)?.[0];
     const toolCall =
-      toolResults.length === 0 && orderNumber && this.toolNames.includes('lookup_order')
+      toolResults.length === 0 && orderNumber && (this.options.toolNames ?? []).includes('lookup_order')
         ? { id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, name: 'lookup_order', args: { order_id: orderNumber }, type: 'tool_call' as const }
         : null;
     const answer = toolCall

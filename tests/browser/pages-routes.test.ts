@@ -1,0 +1,84 @@
+/** The routes that serve the built pages (jest's global setup builds public/ first). */
+import fs from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { errorHandler, notFoundHandler } from '../../src/http/error-handler';
+import { DEFAULT_PUBLIC_DIR, pagesRoutes } from '../../src/http/routes/pages';
+import { createLogger } from '../../src/observability/logger';
+import { makeTempDir } from '../support/test-service';
+
+const servers: Server[] = [];
+
+/** The pages router alone, with the service's 404 and error handling behind it. */
+async function servePagesFrom(publicDir: string): Promise<string> {
+  const app = express();
+  app.use(pagesRoutes({ publicDir }));
+  app.use(notFoundHandler);
+  app.use(errorHandler(createLogger('silent')));
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+test('the shop page, the console and their files are served with their types, revalidated on every load', async () => {
+  const base = await servePagesFrom(DEFAULT_PUBLIC_DIR);
+  const expectations: [string, RegExp][] = [
+    ['/', /^text\/html/],
+    ['/review', /^text\/html/],
+    ['/widget.js', /javascript/],
+    ['/review.js', /javascript/],
+    ['/review.css', /^text\/css/],
+    ['/shop.css', /^text\/css/],
+  ];
+  for (const [path, type] of expectations) {
+    const response = await fetch(`${base}${path}`);
+    expect({ path, status: response.status }).toEqual({ path, status: 200 });
+    expect(response.headers.get('content-type')).toMatch(type);
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(response.headers.get('etag')).toBeTruthy();
+  }
+  const shop = await fetch(`${base}/`);
+  expect(await shop.text()).toContain('<script src="/widget.js" data-title="Northwind Home support" defer></script>');
+});
+
+test("the pages allow only the service's own scripts and connections, and cannot be framed", async () => {
+  const base = await servePagesFrom(DEFAULT_PUBLIC_DIR);
+  for (const path of ['/', '/review']) {
+    const policy = (await fetch(`${base}${path}`)).headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("connect-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+  }
+});
+
+test('a file the build did not make answers the JSON 404, and paths cannot climb out of public/', async () => {
+  const base = await servePagesFrom(DEFAULT_PUBLIC_DIR);
+  for (const path of ['/missing.js', '/%2e%2e/package.json', '/..%2fpackage.json']) {
+    const response = await fetch(`${base}${path}`);
+    expect({ path, status: response.status }).toEqual({ path, status: 404 });
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  }
+});
+
+test('before `npm run build`, each page answers 503 with what to run', async () => {
+  const emptyDir = await makeTempDir('support-agent-unbuilt-');
+  try {
+    const base = await servePagesFrom(emptyDir);
+    for (const path of ['/', '/review', '/widget.js']) {
+      const response = await fetch(`${base}${path}`);
+      expect({ path, status: response.status }).toEqual({ path, status: 503 });
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('pages_not_built');
+      expect(body.error.message).toContain('npm run build');
+    }
+  } finally {
+    await fs.rm(emptyDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,495 @@
+/**
+ * The review console at /review, for support agents. Every request carries the
+ * agent key as a Bearer token; the key is asked for once and kept in
+ * sessionStorage, so it is gone when the tab is closed. All server text is
+ * inserted as text, never as HTML.
+ */
+import { ApiError, getJson } from './api';
+import { el, isWebAddress, renderAnswerText, type Child } from './dom';
+
+interface SessionSummary {
+  session_id: string;
+  user_id: string | null;
+  agent_type: string;
+  title: string | null;
+  last_message: string | null;
+  message_count: number;
+  escalated: boolean;
+  updated_at: string;
+  created_at: string;
+  memory_strategy: Record<string, unknown> | null;
+}
+
+interface SessionPage {
+  sessions: SessionSummary[];
+  next_cursor: string | null;
+}
+
+interface Source {
+  title: string;
+  source: string;
+  score?: number;
+}
+
+interface ToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+interface HistoryMessage {
+  id: string;
+  seq: number;
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  content: string;
+  timestamp: string;
+  confidence?: number;
+  escalated?: boolean;
+  sources?: Source[];
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+interface History {
+  messages: HistoryMessage[];
+  count: number;
+  total: number;
+}
+
+interface MemoryView {
+  memory_strategy: Record<string, unknown> | null;
+  memory_injection: boolean | null;
+  summary: string | null;
+  summarized_through_seq: number | null;
+}
+
+const KEY_STORAGE = 'support-review:agent-key';
+const PAGE_SIZE = 20;
+/** The history endpoint's largest page (HISTORY_LIMIT_MAX's default). */
+const HISTORY_LIMIT = 500;
+const SEARCH_DELAY_MS = 300;
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const signInSection = byId<HTMLElement>('sign-in');
+const signInForm = byId<HTMLFormElement>('sign-in-form');
+const keyInput = byId<HTMLInputElement>('agent-key');
+const signInError = byId<HTMLElement>('sign-in-error');
+const signOutButton = byId<HTMLButtonElement>('sign-out');
+const consoleView = byId<HTMLElement>('console');
+const filters = byId<HTMLFormElement>('filters');
+const searchInput = byId<HTMLInputElement>('search');
+const escalatedFilter = byId<HTMLSelectElement>('escalated-filter');
+const listStatus = byId<HTMLElement>('list-status');
+const sessionList = byId<HTMLUListElement>('session-list');
+const loadMoreButton = byId<HTMLButtonElement>('load-more');
+const detailHeading = byId<HTMLElement>('detail-heading');
+const detailStatus = byId<HTMLElement>('detail-status');
+const detailFacts = byId<HTMLElement>('detail-facts');
+const transcript = byId<HTMLOListElement>('transcript');
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+let agentKey: string | null = readStoredKey();
+let nextCursor: string | null = null;
+let openSessionId: string | null = null;
+/** Bumped by every new request, so a slow older answer never overwrites a newer one. */
+let listRequest = 0;
+let detailRequest = 0;
+const loadedSessions = new Map<string, SessionSummary>();
+
+function readStoredKey(): string | null {
+  try {
+    return sessionStorage.getItem(KEY_STORAGE);
+  } catch {
+    return null;
+  }
+}
+
+function storeKey(key: string | null): void {
+  agentKey = key;
+  try {
+    if (key) sessionStorage.setItem(KEY_STORAGE, key);
+    else sessionStorage.removeItem(KEY_STORAGE);
+  } catch {
+    // the key then lasts as long as the page
+  }
+}
+
+/** GET with the agent key; a refused key signs the agent out. */
+async function agentGet<T>(path: string): Promise<T> {
+  try {
+    return await getJson<T>(path, { authorization: `Bearer ${agentKey ?? ''}` });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      signOut('The agent key was not accepted. Sign in again.');
+    }
+    throw error;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof ApiError ? error.message : 'Something went wrong. Please try again.';
+}
+
+// --- signing in and out ---------------------------------------------------
+
+function showConsole(): void {
+  signInSection.hidden = true;
+  consoleView.hidden = false;
+  signOutButton.hidden = false;
+}
+
+function signOut(reason = ''): void {
+  storeKey(null);
+  listRequest++;
+  detailRequest++;
+  consoleView.hidden = true;
+  signOutButton.hidden = true;
+  signInSection.hidden = false;
+  sessionList.replaceChildren();
+  clearDetail();
+  signInError.textContent = reason;
+  keyInput.value = '';
+  keyInput.focus();
+}
+
+signInForm.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const key = keyInput.value.trim();
+  if (!key) {
+    signInError.textContent = 'Enter the agent key.';
+    keyInput.focus();
+    return;
+  }
+  signInError.textContent = '';
+  storeKey(key);
+  // The first page of sessions proves the key; a refused key comes back to this form.
+  if (await loadSessions(true)) {
+    showConsole();
+    keyInput.value = '';
+    openSessionFromAddress();
+    searchInput.focus();
+  } else if (agentKey) {
+    storeKey(null); // unproven: ask again next time
+  }
+});
+
+signOutButton.addEventListener('click', () => signOut());
+
+// --- the list of sessions ---------------------------------------------------
+
+/** Loads the first page (reset) or the next one; false when it failed. */
+async function loadSessions(reset: boolean): Promise<boolean> {
+  const request = ++listRequest;
+  const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  const text = searchInput.value.trim();
+  if (text) params.set('q', text);
+  if (escalatedFilter.value) params.set('escalated', escalatedFilter.value);
+  if (!reset && nextCursor) params.set('cursor', nextCursor);
+
+  listStatus.textContent = 'Loading conversations…';
+  loadMoreButton.disabled = true;
+  try {
+    const page = await agentGet<SessionPage>(`/api/v1/chat/sessions?${params}`);
+    if (request !== listRequest) return true;
+    const sessions = (Array.isArray(page.sessions) ? page.sessions : []).filter((s) => typeof s?.session_id === 'string');
+    if (reset) {
+      sessionList.replaceChildren();
+      loadedSessions.clear();
+    }
+    for (const session of sessions) {
+      // A conversation active since the first page moved up: it is listed already.
+      if (loadedSessions.has(session.session_id)) continue;
+      loadedSessions.set(session.session_id, session);
+      sessionList.append(sessionItem(session));
+    }
+    nextCursor = typeof page.next_cursor === 'string' ? page.next_cursor : null;
+    loadMoreButton.hidden = nextCursor === null;
+    const shown = sessionList.childElementCount;
+    const more = nextCursor ? ', more available' : '';
+    listStatus.textContent =
+      shown > 0 ? `${shown} conversation${shown === 1 ? '' : 's'} shown${more}.`
+      : text || escalatedFilter.value ? 'No conversations match.'
+      : 'No conversations yet.';
+    return true;
+  } catch (error) {
+    if (request !== listRequest) return false;
+    if (error instanceof ApiError && error.status === 401) return false; // signOut() said so
+    const problem = `Conversations could not be loaded: ${messageOf(error)}`;
+    if (consoleView.hidden) signInError.textContent = problem;
+    else listStatus.textContent = problem;
+    return false;
+  } finally {
+    if (request === listRequest) loadMoreButton.disabled = false;
+  }
+}
+
+function sessionItem(session: SessionSummary): HTMLLIElement {
+  const button = el(
+    'button',
+    { type: 'button', class: 'session', 'data-session-id': session.session_id },
+    el(
+      'span',
+      { class: 'session-top' },
+      el('span', { class: 'session-title' }, session.title || session.session_id),
+      session.escalated && el('span', { class: 'badge escalated' }, 'Escalated'),
+    ),
+    el('span', { class: 'session-last' }, session.last_message ?? ''),
+    el(
+      'span',
+      { class: 'session-meta' },
+      `${session.message_count} message${session.message_count === 1 ? '' : 's'} · `,
+      timeElement(session.updated_at),
+      session.user_id ? ` · ${session.user_id}` : '',
+    ),
+  );
+  if (session.session_id === openSessionId) button.setAttribute('aria-current', 'true');
+  button.addEventListener('click', () => void openSession(session.session_id));
+  return el('li', {}, button);
+}
+
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+searchInput.addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => void loadSessions(true), SEARCH_DELAY_MS);
+});
+filters.addEventListener('submit', (event) => {
+  event.preventDefault();
+  clearTimeout(searchTimer);
+  void loadSessions(true);
+});
+escalatedFilter.addEventListener('change', () => void loadSessions(true));
+loadMoreButton.addEventListener('click', () => void loadSessions(false));
+
+// --- one conversation ---------------------------------------------------------
+
+function clearDetail(): void {
+  openSessionId = null;
+  detailHeading.textContent = 'Select a conversation';
+  detailStatus.textContent = '';
+  detailFacts.hidden = true;
+  detailFacts.replaceChildren();
+  transcript.replaceChildren();
+}
+
+/** Opens one conversation; moveFocus takes keyboard and screen-reader users to it. */
+async function openSession(sessionId: string, moveFocus = true): Promise<void> {
+  const request = ++detailRequest;
+  openSessionId = sessionId;
+  for (const button of sessionList.querySelectorAll<HTMLButtonElement>('button.session')) {
+    if (button.dataset['sessionId'] === sessionId) button.setAttribute('aria-current', 'true');
+    else button.removeAttribute('aria-current');
+  }
+  history.replaceState(null, '', `#session=${encodeURIComponent(sessionId)}`);
+  detailHeading.textContent = loadedSessions.get(sessionId)?.title || sessionId;
+  detailStatus.textContent = 'Loading the conversation…';
+  detailFacts.hidden = true;
+  transcript.replaceChildren();
+  if (moveFocus) detailHeading.focus();
+
+  const id = encodeURIComponent(sessionId);
+  const [historyResult, memoryResult, summaryResult] = await Promise.allSettled([
+    agentGet<History>(`/api/v1/chat/history/${id}?limit=${HISTORY_LIMIT}`),
+    agentGet<MemoryView>(`/api/v1/conversations/${id}/memory`),
+    loadedSessions.get(sessionId) ?? findSession(sessionId),
+  ]);
+  if (request !== detailRequest) return;
+  const summary = summaryResult.status === 'fulfilled' ? summaryResult.value : undefined;
+  if (summary?.title) detailHeading.textContent = summary.title;
+  if (historyResult.status === 'rejected') {
+    detailStatus.textContent = `This conversation could not be loaded: ${messageOf(historyResult.reason)}`;
+    return;
+  }
+  const conversation = historyResult.value;
+  // Only well-formed messages are shown; content is always text.
+  const messages = (Array.isArray(conversation.messages) ? conversation.messages : [])
+    .filter((m) => typeof m?.role === 'string')
+    .map((m) => ({ ...m, content: typeof m.content === 'string' ? m.content : '' }));
+  const memory = memoryResult.status === 'fulfilled' ? memoryResult.value : null;
+  renderFacts(sessionId, summary, conversation, memory);
+  transcript.replaceChildren(...transcriptItems(messages));
+  detailStatus.textContent =
+    conversation.total > messages.length ? `Showing the newest ${messages.length} of ${conversation.total} messages.` : '';
+}
+
+/** A conversation that is not on the loaded pages (opened from a link): the list's search finds it by id. */
+async function findSession(sessionId: string): Promise<SessionSummary | undefined> {
+  const params = new URLSearchParams({ q: sessionId, limit: String(PAGE_SIZE) });
+  const page = await agentGet<SessionPage>(`/api/v1/chat/sessions?${params}`);
+  return (Array.isArray(page.sessions) ? page.sessions : []).find((s) => s.session_id === sessionId);
+}
+
+function renderFacts(sessionId: string, summary: SessionSummary | undefined, conversation: History, memory: MemoryView | null): void {
+  const facts: [string, Child][] = [
+    ['Session', el('code', {}, sessionId)],
+    ['Customer', summary ? (summary.user_id ?? 'anonymous') : 'unknown'],
+    ['Agent', summary?.agent_type ?? 'unknown'],
+    ['Memory strategy', describeMemory(memory, summary?.agent_type)],
+    ['Messages', String(conversation.total ?? conversation.count)],
+    ['Escalated', summary ? (summary.escalated ? 'yes, handed to a human' : 'no') : 'unknown'],
+  ];
+  if (summary) {
+    facts.push(['Started', timeElement(summary.created_at)], ['Last activity', timeElement(summary.updated_at)]);
+  }
+  detailFacts.replaceChildren(...facts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
+  if (memory?.summary) {
+    const through = memory.summarized_through_seq ? ` (messages 1–${memory.summarized_through_seq})` : '';
+    detailFacts.append(
+      el('dt', {}, 'Rolling summary'),
+      el('dd', {}, el('details', {}, el('summary', {}, `Show the summary${through}`), el('p', { class: 'summary-text' }, memory.summary))),
+    );
+  }
+  detailFacts.hidden = false;
+}
+
+/** The active memory strategy: the conversation's own setting, or the agent's default. */
+function describeMemory(memory: MemoryView | null, agentType: string | undefined): string {
+  if (!memory) return 'could not be loaded';
+  const injection = memory.memory_injection ? '; cross-session memory on' : '';
+  const strategy = memory.memory_strategy;
+  if (!strategy || typeof strategy['mode'] !== 'string') {
+    const agent = agentType ? `the ${agentType} agent's` : "the agent's";
+    return `${agent} default (no setting for this conversation)${injection}`;
+  }
+  const options = Object.entries(strategy)
+    .filter(([key]) => key !== 'mode')
+    .map(([key, value]) => `${key} ${Array.isArray(value) ? value.join(', ') : String(value)}`);
+  return `${strategy['mode']}${options.length ? ` (${options.join('; ')})` : ''}, set for this conversation${injection}`;
+}
+
+/** Each stored message, tool calls folded together with their results. */
+function transcriptItems(messages: HistoryMessage[]): HTMLLIElement[] {
+  const results = new Map<string, HistoryMessage>();
+  for (const m of messages) if (m.role === 'tool' && m.tool_call_id) results.set(m.tool_call_id, m);
+  const shownResults = new Set<string>();
+  const items: HTMLLIElement[] = [];
+
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      if (m.tool_call_id && shownResults.has(m.tool_call_id)) continue;
+      // A result whose call is not on this page (older than the limit) is still shown.
+      items.push(el('li', { class: 'entry tool' }, toolDetails(m.name ?? 'tool', undefined, m)));
+      continue;
+    }
+    if (m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
+      const entry = el('li', { class: 'entry tool' });
+      if (m.content.trim()) entry.append(el('p', { class: 'text' }, m.content));
+      for (const call of m.tool_calls) {
+        const result = results.get(call.id);
+        if (result) shownResults.add(call.id);
+        entry.append(toolDetails(call.name, call.arguments, result));
+      }
+      items.push(entry);
+      continue;
+    }
+    items.push(m.role === 'user' ? userEntry(m) : m.role === 'assistant' ? answerEntry(m) : systemEntry(m));
+  }
+  return items;
+}
+
+function entryHeader(who: string, m: HistoryMessage, ...extras: Child[]): HTMLElement {
+  return el('p', { class: 'entry-header' }, el('span', { class: 'who' }, who), timeElement(m.timestamp), ...extras);
+}
+
+function userEntry(m: HistoryMessage): HTMLLIElement {
+  return el('li', { class: 'entry user' }, entryHeader('Customer', m), el('p', { class: 'text plain' }, m.content));
+}
+
+function systemEntry(m: HistoryMessage): HTMLLIElement {
+  return el('li', { class: 'entry system' }, entryHeader(m.role, m), el('p', { class: 'text plain' }, m.content));
+}
+
+function answerEntry(m: HistoryMessage): HTMLLIElement {
+  const confidence = typeof m.confidence === 'number' ? el('span', { class: 'badge' }, `confidence ${m.confidence.toFixed(2)}`) : null;
+  const escalated = m.escalated ? el('span', { class: 'badge escalated' }, 'Escalated') : null;
+  const text = el('div', { class: 'text' });
+  renderAnswerText(text, m.content);
+  const entry = el('li', { class: 'entry assistant' }, entryHeader('Support agent (AI)', m, confidence, escalated), text);
+  const sources = Array.isArray(m.sources) ? m.sources.filter((s) => typeof s?.title === 'string' && typeof s?.source === 'string') : [];
+  if (sources.length > 0) {
+    entry.append(
+      el(
+        'div',
+        { class: 'sources' },
+        el('p', { class: 'sources-label' }, 'Sources'),
+        el(
+          'ul',
+          {},
+          ...sources.map((s) =>
+            el(
+              'li',
+              {},
+              isWebAddress(s.source) ? el('a', { href: s.source, target: '_blank', rel: 'noopener noreferrer' }, s.title) : el('strong', {}, s.title),
+              ' ',
+              el('code', {}, s.source),
+              typeof s.score === 'number' ? el('span', { class: 'score' }, ` score ${s.score.toFixed(2)}`) : null,
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  return entry;
+}
+
+/** A tool call, folded: its name in the summary, arguments and result inside. */
+function toolDetails(name: string, args: unknown, result: HistoryMessage | undefined): HTMLDetailsElement {
+  const argumentText = args === undefined ? '' : prettyJson(args);
+  const summaryText = args === undefined ? `Tool result: ${name}` : `Tool call: ${name}(${oneLine(argumentText)})`;
+  return el(
+    'details',
+    { class: 'tool-call' },
+    el('summary', {}, summaryText),
+    args !== undefined && el('p', { class: 'tool-label' }, 'Arguments'),
+    args !== undefined && el('pre', {}, argumentText),
+    el('p', { class: 'tool-label' }, 'Result'),
+    el('pre', {}, result ? prettyJson(result.content) : 'No result stored for this call.'),
+  );
+}
+
+/** JSON (or a string holding JSON) indented for reading; any other text as it is. */
+function prettyJson(value: unknown): string {
+  if (typeof value === 'string') {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 2);
+    } catch {
+      return value;
+    }
+  }
+  return JSON.stringify(value, null, 2) ?? String(value);
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
+}
+
+function timeElement(iso: string): HTMLTimeElement {
+  const date = new Date(iso);
+  const valid = !Number.isNaN(date.getTime());
+  return el('time', { datetime: valid ? date.toISOString() : undefined }, valid ? dateFormat.format(date) : String(iso));
+}
+
+/** Opens the conversation named in the address (#session=…), so a link or a reload shows it again. */
+function openSessionFromAddress(): void {
+  const match = /^#session=(.+)$/.exec(location.hash);
+  if (!match) return;
+  let sessionId: string;
+  try {
+    sessionId = decodeURIComponent(match[1]!);
+  } catch {
+    return; // a malformed address: nothing to open
+  }
+  void openSession(sessionId, false);
+}
+
+// --- start ---------------------------------------------------------------------
+
+if (agentKey) {
+  showConsole();
+  void loadSessions(true);
+  openSessionFromAddress();
+} else {
+  keyInput.focus();
+}

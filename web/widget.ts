@@ -1,0 +1,491 @@
+/**
+ * The customer chat widget. A shop embeds it with one tag:
+ *
+ *   <script src="https://support.example.com/widget.js" data-title="Northwind Home support" defer></script>
+ *
+ * data-api-base: where the API is (default: where widget.js came from);
+ * data-title: the panel's heading (default "Support");
+ * data-user-id: the shop's id for a signed-in customer (optional).
+ *
+ * It renders into a shadow root, so the shop's CSS and the widget's never mix.
+ * Answers stream over POST /api/v1/chat/stream (fetch, since EventSource cannot
+ * POST). The session id and its token are kept in localStorage, so a reload shows
+ * the conversation again and continues it; the agent key never comes near it.
+ */
+import { apiErrorOf, ApiError, getJson } from './api';
+import { el, isWebAddress, renderAnswerText } from './dom';
+import { SseParser } from './sse';
+
+interface WidgetConfig {
+  apiBase: string;
+  title: string;
+  userId: string | undefined;
+}
+
+interface Source {
+  title: string;
+  source: string;
+}
+
+/** What the widget remembers of a conversation between page loads. */
+interface StoredSession {
+  session_id: string;
+  session_token: string;
+}
+
+/** The `done` event's payload, as far as the widget uses it (the same as POST /api/v1/chat). */
+interface ChatAnswer {
+  session_id: string;
+  session_token?: string;
+  response: string;
+  escalated: boolean;
+  sources: Source[];
+}
+
+/** GET /api/v1/chat/conversation/:session_id: the customer's own view of it. */
+interface Conversation {
+  messages: { role: 'user' | 'assistant'; content: string; sources?: Source[]; escalated?: boolean }[];
+}
+
+/** The API's message limit (MESSAGE_MAX_CHARS' default); the server checks it again. */
+const MESSAGE_MAX_CHARS = 4000;
+const SESSION_TOKEN_HEADER = 'X-Session-Token';
+const HANDOFF_NOTE = 'Our support team has been asked to take over this conversation and will follow up with you.';
+
+start();
+
+function start(): void {
+  const marker = '__northwindSupportWidget';
+  const flags = window as unknown as Record<string, boolean>;
+  if (flags[marker]) return; // the tag was included twice
+  flags[marker] = true;
+  const script = document.currentScript instanceof HTMLScriptElement ? document.currentScript : null;
+  const config = readConfig(script);
+  if (document.body) mount(config);
+  else document.addEventListener('DOMContentLoaded', () => mount(config), { once: true });
+}
+
+/** The data-* attributes of the script tag, with safe defaults for missing or bad values. */
+function readConfig(script: HTMLScriptElement | null): WidgetConfig {
+  const scriptOrigin = script?.src ? new URL(script.src, location.href).origin : location.origin;
+  const apiBase = parseApiBase(script?.dataset['apiBase']?.trim(), scriptOrigin);
+  const title = script?.dataset['title']?.trim().slice(0, 80) || 'Support';
+  const userId = script?.dataset['userId']?.trim() || undefined;
+  return { apiBase, title, userId };
+}
+
+function parseApiBase(value: string | undefined, fallback: string): string {
+  if (!value) return fallback;
+  try {
+    const url = new URL(value, location.href);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`unsupported protocol ${url.protocol}`);
+    return url.href.replace(/\/+$/, '');
+  } catch (error) {
+    console.error(`Support widget: data-api-base "${value}" is not a web address; using ${fallback}.`, error);
+    return fallback;
+  }
+}
+
+/** localStorage can be missing or throw (privacy modes): then the session lives as long as the page. */
+function sessionStore(key: string) {
+  let inMemory: StoredSession | null = null;
+  return {
+    load(): StoredSession | null {
+      try {
+        const raw = localStorage.getItem(key);
+        if (raw === null) return inMemory;
+        const value = JSON.parse(raw) as Partial<StoredSession>;
+        if (typeof value.session_id === 'string' && typeof value.session_token === 'string') return value as StoredSession;
+        localStorage.removeItem(key); // not ours, or an old format: start afresh
+      } catch {
+        // unreadable storage or broken JSON: use what this page knows
+      }
+      return inMemory;
+    },
+    save(session: StoredSession): void {
+      inMemory = session;
+      try {
+        localStorage.setItem(key, JSON.stringify(session));
+      } catch {
+        // storage full or blocked: the conversation still works until the page is left
+      }
+    },
+    clear(): void {
+      inMemory = null;
+      try {
+        localStorage.removeItem(key);
+      } catch {
+        // nothing stored to clear
+      }
+    },
+  };
+}
+
+function mount(config: WidgetConfig): void {
+  // Per signed-in customer too: on a shared computer the next customer must not continue this one's conversation.
+  const storageKey = `support-widget:${config.apiBase}${config.userId ? `:user:${config.userId}` : ''}`;
+  const sessions = sessionStore(storageKey);
+  const openStateKey = `${storageKey}:open`;
+
+  const host = el('div', { 'data-support-widget': '' });
+  const root = host.attachShadow({ mode: 'open' });
+  adoptStyles(root, WIDGET_CSS);
+
+  const launcher = el(
+    'button',
+    { type: 'button', class: 'launcher', 'aria-expanded': 'false', 'aria-controls': 'panel' },
+    chatIcon(),
+    'Chat with us',
+  );
+  const closeButton = el('button', { type: 'button', class: 'close', 'aria-label': 'Close chat' }, '×');
+  const log = el('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: '0' });
+  const status = el('p', { class: 'status', role: 'status' });
+  const input = el('textarea', {
+    id: 'message',
+    rows: '1',
+    maxlength: String(MESSAGE_MAX_CHARS),
+    placeholder: 'Type your question…',
+    autocomplete: 'off',
+  });
+  const sendButton = el('button', { type: 'submit', class: 'send' }, 'Send');
+  const form = el(
+    'form',
+    { class: 'composer' },
+    el('label', { for: 'message', class: 'visually-hidden' }, 'Your message'),
+    input,
+    sendButton,
+  );
+  const panel = el(
+    'section',
+    { id: 'panel', class: 'panel', 'aria-labelledby': 'panel-title', hidden: true },
+    el(
+      'header',
+      { class: 'panel-header' },
+      el('div', {}, el('h2', { id: 'panel-title' }, config.title), el('p', { class: 'subtitle' }, 'Answers from our help center, any time')),
+      closeButton,
+    ),
+    log,
+    status,
+    form,
+  );
+  root.append(panel, launcher);
+  document.body.append(host);
+
+  let restored = false;
+  let streaming = false;
+
+  function setOpen(open: boolean, focus: boolean): void {
+    panel.hidden = !open;
+    launcher.setAttribute('aria-expanded', String(open));
+    try {
+      sessionStorage.setItem(openStateKey, open ? '1' : '0');
+    } catch {
+      // the panel just starts closed on the next page
+    }
+    if (open && !restored) {
+      restored = true;
+      void restoreConversation();
+    }
+    if (focus) (open ? input : launcher).focus();
+  }
+
+  function showStatus(text: string, kind: 'info' | 'error' = 'info'): void {
+    status.textContent = text;
+    status.className = `status ${kind}`;
+  }
+
+  /** Shows the earlier messages of the stored session, if the server still knows it. */
+  async function restoreConversation(): Promise<void> {
+    const session = sessions.load();
+    if (!session) return showWelcome();
+    showStatus('Loading your conversation…');
+    try {
+      const conversation = await getJson<Conversation>(
+        `${config.apiBase}/api/v1/chat/conversation/${encodeURIComponent(session.session_id)}`,
+        { [SESSION_TOKEN_HEADER]: session.session_token },
+      );
+      const messages = Array.isArray(conversation.messages) ? conversation.messages : [];
+      // The customer may have sent a message while this loaded: keep those after the earlier ones.
+      const sentMeanwhile = [...log.children];
+      log.replaceChildren();
+      for (const message of messages) {
+        if (message.role === 'user') log.append(userBubble(String(message.content)));
+        else if (message.role === 'assistant') log.append(finishedAnswer(String(message.content), message.sources, message.escalated === true));
+      }
+      if (messages.length === 0) showWelcome();
+      log.append(...sentMeanwhile);
+      showStatus('');
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 401 || error.status === 404)) {
+        // The server no longer knows this session (or its token): start a new one.
+        sessions.clear();
+        showStatus('');
+        showWelcome();
+      } else {
+        showStatus('Your earlier messages could not be loaded. You can still send a message.', 'error');
+      }
+    }
+    scrollToEnd();
+  }
+
+  function showWelcome(): void {
+    if (log.childElementCount > 0) return;
+    const welcome = el('div', { class: 'message assistant welcome' });
+    renderAnswerText(welcome, `Hi! I am the ${config.title} assistant. Ask me about orders, delivery, returns or payments.`);
+    log.append(welcome);
+  }
+
+  function scrollToEnd(): void {
+    log.scrollTop = log.scrollHeight;
+  }
+
+  /**
+   * Follows a growing answer down, but never past its question: a long answer is
+   * then read from its start instead of being scrolled away while it streams.
+   */
+  function followAnswer(question: HTMLElement): void {
+    const questionOffset = question.getBoundingClientRect().top - log.getBoundingClientRect().top - 12;
+    log.scrollTop = Math.min(log.scrollTop + questionOffset, log.scrollHeight - log.clientHeight);
+  }
+
+  async function send(text: string): Promise<void> {
+    streaming = true;
+    sendButton.disabled = true;
+    showStatus('');
+    const question = userBubble(text);
+    const answer = el('div', { class: 'message assistant', 'aria-busy': 'true' });
+    const answerText = el('div', { class: 'text' }, typingIndicator());
+    answer.append(el('span', { class: 'visually-hidden' }, 'Support: '), answerText);
+    log.append(question, answer);
+    followAnswer(question);
+
+    const session = sessions.load();
+    let streamed = '';
+    let renderScheduled = false;
+    const renderStreamed = () => {
+      renderScheduled = false;
+      renderAnswerText(answerText, streamed);
+      followAnswer(question);
+    };
+
+    try {
+      const response = await postStream(config, text, session);
+      if (!response.ok) throw await apiErrorOf(response);
+      if (!response.body) throw new ApiError(response.status, 'bad_response', 'The answer could not be read.');
+      let finished: ChatAnswer | null = null;
+      for await (const event of readEvents(response.body)) {
+        if (event.event === 'token') {
+          const delta = parseData<{ delta?: unknown }>(event.data)?.delta;
+          if (typeof delta !== 'string') continue;
+          streamed += delta;
+          // Draw once per frame however fast the pieces come.
+          if (!renderScheduled) {
+            renderScheduled = true;
+            requestAnimationFrame(renderStreamed);
+          }
+        } else if (event.event === 'sources') {
+          renderSources(answer, parseData<{ sources?: unknown }>(event.data)?.sources);
+        } else if (event.event === 'done') {
+          finished = parseData<ChatAnswer>(event.data);
+        } else if (event.event === 'error') {
+          const failure = parseData<{ code?: unknown; message?: unknown }>(event.data);
+          throw new ApiError(500, String(failure?.code ?? 'stream_error'), String(failure?.message ?? 'Something went wrong.'));
+        }
+      }
+      if (!finished || typeof finished.response !== 'string' || typeof finished.session_id !== 'string') {
+        throw new ApiError(0, 'stream_interrupted', 'The answer was interrupted.');
+      }
+      // The stored session changes only with an answer that completed (the server saved it).
+      const token = finished.session_token ?? (session?.session_id === finished.session_id ? session.session_token : undefined);
+      if (token) sessions.save({ session_id: finished.session_id, session_token: token });
+      answer.replaceWith(finishedAnswer(finished.response, finished.sources, finished.escalated === true));
+    } catch (error) {
+      answer.remove();
+      question.remove();
+      input.value = input.value || text; // give the question back, so it is not lost
+      if (error instanceof ApiError && error.status === 401 && session) {
+        sessions.clear();
+        showStatus('Your earlier conversation could not be continued. Send again to start a new one.', 'error');
+      } else {
+        showStatus(describeFailure(error), 'error');
+      }
+    } finally {
+      streaming = false;
+      sendButton.disabled = false;
+      if (question.isConnected) followAnswer(question);
+    }
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (streaming) return;
+    if (!text) {
+      showStatus('Type a message first.', 'error');
+      input.focus();
+      return;
+    }
+    input.value = '';
+    resizeInput();
+    void send(text);
+  });
+  // Enter sends, Shift+Enter starts a new line (IME composition keeps its own Enter).
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  const resizeInput = () => {
+    input.style.height = 'auto';
+    input.style.height = `${Math.min(input.scrollHeight, 140)}px`;
+  };
+  input.addEventListener('input', resizeInput);
+  launcher.addEventListener('click', () => setOpen(panel.hidden, true));
+  closeButton.addEventListener('click', () => setOpen(false, true));
+  panel.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') setOpen(false, true);
+  });
+
+  let wasOpen = false;
+  try {
+    wasOpen = sessionStorage.getItem(openStateKey) === '1';
+  } catch {
+    // start closed
+  }
+  if (wasOpen) setOpen(true, false);
+}
+
+function postStream(config: WidgetConfig, message: string, session: StoredSession | null): Promise<Response> {
+  const body = { message, ...(session && { session_id: session.session_id }), ...(config.userId && { user_id: config.userId }) };
+  return fetch(`${config.apiBase}/api/v1/chat/stream`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...(session && { [SESSION_TOKEN_HEADER]: session.session_token }),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The events of a text/event-stream body, as they arrive. */
+async function* readEvents(body: ReadableStream<Uint8Array>) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      yield* parser.push(decoder.decode(value, { stream: true }));
+    }
+    yield* parser.push(decoder.decode());
+    yield* parser.end();
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** An event's JSON data, or null when it is not JSON (such an event is skipped). */
+function parseData<T>(data: string): T | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    return value !== null && typeof value === 'object' ? (value as T) : null;
+  } catch {
+    return null;
+  }
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.code === 'stream_interrupted') return 'The answer was interrupted. Please send your message again.';
+    if (error.status === 0) return 'We could not reach support. Check your connection and send again.';
+    return `Sorry, that did not work: ${error.message}`;
+  }
+  // fetch rejects with a TypeError when the network is down or the request was blocked
+  return 'We could not reach support. Check your connection and send again.';
+}
+
+function userBubble(text: string): HTMLElement {
+  return el('div', { class: 'message user' }, el('span', { class: 'visually-hidden' }, 'You: '), el('div', { class: 'text' }, text));
+}
+
+function finishedAnswer(text: string, sources: unknown, escalated: boolean): HTMLElement {
+  const answer = el('div', { class: 'message assistant' });
+  const answerText = el('div', { class: 'text' });
+  renderAnswerText(answerText, text);
+  answer.append(el('span', { class: 'visually-hidden' }, 'Support: '), answerText);
+  renderSources(answer, sources);
+  if (escalated) {
+    answer.append(
+      el('p', { class: 'handoff' }, el('strong', {}, 'Handed to a human agent. '), HANDOFF_NOTE),
+    );
+  }
+  return answer;
+}
+
+/** Replaces the answer's list of sources (each shown once, by title, with its path). */
+function renderSources(answer: HTMLElement, sources: unknown): void {
+  answer.querySelector('.sources')?.remove();
+  const valid = (Array.isArray(sources) ? sources : []).filter(
+    (s): s is Source => typeof s?.title === 'string' && typeof s?.source === 'string',
+  );
+  if (valid.length === 0) return;
+  const items = valid.map((s) =>
+    el(
+      'li',
+      {},
+      isWebAddress(s.source)
+        ? el('a', { href: s.source, target: '_blank', rel: 'noopener noreferrer' }, s.title)
+        : el('span', { class: 'source-title' }, s.title),
+      ' ',
+      el('span', { class: 'source-path' }, s.source),
+    ),
+  );
+  const list = el('div', { class: 'sources' }, el('p', { class: 'sources-label' }, 'Sources'), el('ul', {}, ...items));
+  const handoff = answer.querySelector('.handoff');
+  if (handoff) answer.insertBefore(list, handoff);
+  else answer.append(list);
+}
+
+/** A speech bubble, drawn inline: no image request, no emoji font needed. */
+function chatIcon(): SVGSVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('width', '20');
+  svg.setAttribute('height', '20');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('fill', 'currentColor');
+  path.setAttribute('d', 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2zm3 6a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z');
+  svg.append(path);
+  return svg;
+}
+
+function typingIndicator(): HTMLElement {
+  return el(
+    'span',
+    { class: 'typing' },
+    el('span', { class: 'visually-hidden' }, 'Support is typing'),
+    el('span', { class: 'dot', 'aria-hidden': 'true' }),
+    el('span', { class: 'dot', 'aria-hidden': 'true' }),
+    el('span', { class: 'dot', 'aria-hidden': 'true' }),
+  );
+}
+
+/**
+ * A constructed stylesheet where the browser has them: a shop's Content Security
+ * Policy may forbid inline <style> elements but does not cover adopted sheets.
+ */
+function adoptStyles(root: ShadowRoot, css: string): void {
+  if ('adoptedStyleSheets' in root && 'replaceSync' in CSSStyleSheet.prototype) {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(css);
+    root.adoptedStyleSheets = [sheet];
+  } else {
+    root.append(el('style', {}, css));
+  }
+}

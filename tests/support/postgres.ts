@@ -82,17 +82,14 @@ const NEEDS_PGVECTOR = /\bvector\b/;
  * server has pgvector, otherwise only the files that do not need it (the chat
  * schema), so a server without the extension can still test conversations.
  */
-export async function migrateTestDatabase(db: SqlDatabase, withPgvector: boolean): Promise<void> {
-  if (withPgvector) {
-    await applyMigrations(db);
-    return;
-  }
+export async function migrateTestDatabase(db: SqlDatabase, withPgvector: boolean): Promise<string[]> {
+  if (withPgvector) return applyMigrations(db);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'chat-migrations-'));
   try {
     for (const m of await readMigrations()) {
       if (!NEEDS_PGVECTOR.test(m.sql)) await fs.writeFile(path.join(dir, `${m.version}_${m.name}.sql`), m.sql);
     }
-    await applyMigrations(db, dir);
+    return await applyMigrations(db, dir);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,10 @@
 import { Pool, type PoolClient } from 'pg';
 import type { SqlDatabase, SqlQueryable } from './database';
 
+// How long a statement waits for a connection (a new one, or a free one from a busy
+// pool) before failing, so an unreachable server fails requests instead of hanging them.
+const CONNECT_TIMEOUT_MS = 10_000;
+
 export interface PostgresOptions {
   /** postgres://user:password@host:port/database, e.g. Supabase's pooler connection string. */
   connectionString: string;
@@ -23,7 +27,11 @@ export interface PostgresOptions {
  * transaction to another server connection.
  */
 export function openPostgresDatabase(options: PostgresOptions): SqlDatabase {
-  const pool = new Pool({ connectionString: options.connectionString, max: options.poolMax });
+  const pool = new Pool({
+    connectionString: options.connectionString,
+    max: options.poolMax,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   pool.on('error', (error) => options.onIdleError?.(error));
 
   return {

@@ -108,6 +108,9 @@ describe('two service processes on one database', () => {
       `select count(distinct source)::int as sources, (count(*) - count(distinct (source, chunk_index)))::int as duplicates from documents`,
     );
     expect(docs).toEqual({ sources: 10, duplicates: 0 });
+    for (const service of services) {
+      expect(await (await fetch(`${service.baseURL}/health`)).json()).toMatchObject({ status: 'ok', storage: 'postgres' });
+    }
   });
 
   it('stores every turn of 40 requests posted at once to 4 sessions through both processes, each question followed by its own answer', async () => {

@@ -83,21 +83,22 @@ async function postChat(service: ServiceProcess, body: Record<string, string>) {
 }
 
 describe('two service processes on one database', () => {
-  let database: PgliteServer;
+  let database: PgliteServer | undefined;
   let services: ServiceProcess[] = [];
   let db: SqlDatabase;
 
   beforeAll(async () => {
     // Two processes with three connections each, and this test's own.
     database = await startPgliteServer(7);
-    db = openPostgresDatabase({ connectionString: database.url, poolMax: 1 });
+    const url = database.url;
+    db = openPostgresDatabase({ connectionString: url, poolMax: 1 });
     // Started together: both run the migrations and find the knowledge base empty.
-    services = await Promise.all([startServiceProcess(database.url), startServiceProcess(database.url)]);
+    services = await Promise.all([startServiceProcess(url), startServiceProcess(url)]);
     await Promise.all(services.map((s) => waitUntilServing(s)));
   }, 120_000);
   afterAll(async () => {
     await Promise.all(services.map(stop));
-    await db?.close();
+    await db?.close().catch(() => {});
     await database?.close();
   });
 
@@ -154,6 +155,16 @@ describe('two service processes on one database', () => {
       const body = (await response.json()) as { total: number; messages: Array<{ seq: number }> };
       expect(body.total).toBe(20);
       expect(body.messages.map((m) => m.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    }
+  });
+
+  it('stay up when the database goes away, and report it on /health', async () => {
+    await database!.close(); // drops every connection the processes had open
+    database = undefined;
+    for (const service of services) {
+      const response = await fetch(`${service.baseURL}/health`);
+      expect({ status: response.status, body: await response.json() }).toMatchObject({ status: 503, body: { database: 'unreachable' } });
+      expect(service.child.exitCode).toBeNull();
     }
   });
 });

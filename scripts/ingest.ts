@@ -6,7 +6,7 @@
  * files have their chunks replaced. Progress goes to stderr, the summary to stdout.
  */
 import { loadConfig, loadDotEnvFile } from '../src/config';
-import { openDatabase } from '../src/dependencies';
+import { describeStorage, openDatabase } from '../src/dependencies';
 import { createEmbedder } from '../src/knowledge/embeddings';
 import { findSourceFiles, ingestFiles, type IngestProgress } from '../src/knowledge/ingest';
 import { applyMigrations } from '../src/store/migrations';
@@ -31,7 +31,7 @@ async function main(): Promise<number> {
   const db = await openDatabase(config);
   try {
     await applyMigrations(db);
-    console.error(`Ingesting ${files.length} file(s) with ${embedder.model} into ${config.storage.kind} (${config.storage.dataDir})`);
+    console.error(`Ingesting ${files.length} file(s) with ${embedder.model} into ${describeStorage(config.storage)}`);
     const startedAt = Date.now();
     const summary = await ingestFiles(files, new SqlStore(db), embedder, printProgress);
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);

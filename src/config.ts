@@ -25,7 +25,13 @@ const environmentSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   DATA_DIR: z.string().trim().min(1).default('./.data'),
-  DATABASE_URL: optionalText,
+  DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection string')
+      .optional(),
+  ),
+  DATABASE_POOL_MAX: positiveInt.max(1000).default(10),
   SUPABASE_URL: optionalText,
   SUPABASE_SERVICE_ROLE_KEY: optionalText,
 
@@ -67,8 +73,8 @@ export interface Config {
   port: number;
   host: string;
   logLevel: Environment['LOG_LEVEL'];
-  storage: { kind: 'pglite'; dataDir: string };
-  /** null: the embedded default generates one and keeps it under DATA_DIR. */
+  storage: StorageConfig;
+  /** null: the embedded default generates one and keeps it under DATA_DIR; the service requires it with DATABASE_URL. */
   agentApiKey: string | null;
   openai: {
     /** null: the offline embedder and extractive responder answer instead. */
@@ -93,6 +99,11 @@ export interface Config {
   knowledgeSeedDir: string | null;
 }
 
+/** Where conversations and knowledge live: embedded PGlite files, or a Postgres server. */
+export type StorageConfig =
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'postgres'; url: string; poolMax: number };
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -115,12 +126,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
 
-  if (e.DATABASE_URL || e.SUPABASE_URL || e.SUPABASE_SERVICE_ROLE_KEY) {
+  if (e.SUPABASE_URL || e.SUPABASE_SERVICE_ROLE_KEY) {
     // Refuse rather than silently fall back to the embedded database: a production
     // deployment writing to a local file would lose conversations.
     throw new ConfigError(
-      'DATABASE_URL / SUPABASE_URL are set, but this version only has the embedded PGlite backend. ' +
-        'Unset them to use PGlite under DATA_DIR.',
+      'SUPABASE_URL / SUPABASE_SERVICE_ROLE_KEY are set, but the Supabase API backend is not available yet. ' +
+        "Unset them and set DATABASE_URL to the project's Postgres connection string (Supabase: Connect → connection pooler).",
     );
   }
 
@@ -128,7 +139,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
-    storage: { kind: 'pglite', dataDir: path.resolve(e.DATA_DIR) },
+    storage: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX }
+      : { kind: 'pglite', dataDir: path.resolve(e.DATA_DIR) },
     agentApiKey: e.AGENT_API_KEY ?? null,
     openai: {
       apiKey: e.OPENAI_API_KEY ?? null,

@@ -5,9 +5,9 @@ import { compileSupportGraph } from './agent/graph';
 import { createSupportTools } from './agent/tools';
 import { AGENT_SPECS } from './agents';
 import type { AppParts } from './app';
-import { SessionTokens } from './http/session-token';
 import { ChatService, type AgentRuntime } from './chat/chat-service';
-import type { Config } from './config';
+import { ConfigError, type Config, type StorageConfig } from './config';
+import { SessionTokens } from './http/session-token';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { findSourceFiles, ingestFiles } from './knowledge/ingest';
 import { createRetriever } from './knowledge/retriever';
@@ -20,6 +20,7 @@ import { SqlCommerceStore } from './store/commerce-store';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openPgliteDatabase } from './store/pglite';
+import { openPostgresDatabase } from './store/postgres';
 import { SqlStore } from './store/sql-store';
 
 /** Everything the service is made of, built once at start. */
@@ -30,10 +31,25 @@ export interface Dependencies {
   close(): Promise<void>;
 }
 
-/** Opens the database for the configured backend: PGlite files under DATA_DIR. */
-export async function openDatabase(config: Config): Promise<SqlDatabase> {
-  await fs.mkdir(config.storage.dataDir, { recursive: true });
-  return openPgliteDatabase(path.join(config.storage.dataDir, 'pglite'));
+/** Opens the database for the configured backend: a Postgres server (DATABASE_URL) or PGlite files under DATA_DIR. */
+export async function openDatabase(config: Config, logger?: Logger): Promise<SqlDatabase> {
+  const storage = config.storage;
+  if (storage.kind === 'postgres') {
+    return openPostgresDatabase({
+      connectionString: storage.url,
+      poolMax: storage.poolMax,
+      onIdleError: (error) => logger?.warn({ err: error }, 'An idle database connection failed; the pool replaces it'),
+    });
+  }
+  await fs.mkdir(storage.dataDir, { recursive: true });
+  return openPgliteDatabase(path.join(storage.dataDir, 'pglite'));
+}
+
+/** Where the data lives, for messages: the PGlite folder, or the server without user or password. */
+export function describeStorage(storage: StorageConfig): string {
+  if (storage.kind === 'pglite') return `pglite (${storage.dataDir})`;
+  const url = new URL(storage.url);
+  return `postgres (${url.host}${url.pathname})`;
 }
 
 /**
@@ -42,7 +58,7 @@ export async function openDatabase(config: Config): Promise<SqlDatabase> {
  * answers out of the box.
  */
 export async function createDependencies(config: Config, logger: Logger, database?: SqlDatabase): Promise<Dependencies> {
-  const db = database ?? (await openDatabase(config));
+  const db = database ?? (await openDatabase(config, logger));
   try {
     const applied = await applyMigrations(db);
     if (applied.length > 0) logger.info({ migrations: applied }, `Applied ${applied.length} database migration(s)`);
@@ -157,12 +173,16 @@ async function prepareKnowledge(config: Config, store: SqlStore, embedder: Embed
 }
 
 /**
- * AGENT_API_KEY when set. Otherwise the embedded default makes a random key once
+ * AGENT_API_KEY when set (required with DATABASE_URL). Otherwise the embedded default makes a random key once
  * and keeps it in DATA_DIR/agent-api-key (owner-only), so the review endpoints are
  * never open, yet a developer can read the key from that file.
  */
 export async function resolveAgentApiKey(config: Config, logger: Logger): Promise<string> {
   if (config.agentApiKey) return config.agentApiKey;
+  if (config.storage.kind !== 'pglite') {
+    // Instances behind a load balancer must accept one key; a key generated per machine would differ.
+    throw new ConfigError('AGENT_API_KEY is required with DATABASE_URL: every instance of the service must accept the same key.');
+  }
   const file = path.join(config.storage.dataDir, 'agent-api-key');
   const existing = await fs.readFile(file, 'utf8').catch(() => null);
   if (existing?.trim()) {

@@ -3,6 +3,7 @@ import { createApp } from './app';
 import { ConfigError, loadConfig, loadDotEnvFile } from './config';
 import { createDependencies } from './dependencies';
 import { createLogger, type Logger } from './observability/logger';
+import { MigrationError } from './store/migrations';
 import { DataDirInUseError } from './store/pglite';
 
 /** How long shutdown waits for in-flight requests before exiting anyway. */
@@ -63,6 +64,7 @@ function displayHost(host: string): string {
 
 main().catch((error) => {
   // Known start-up problems have a message that says what to do; anything else needs its stack.
-  console.error('Failed to start:', error instanceof DataDirInUseError ? error.message : error);
+  const known = error instanceof DataDirInUseError || error instanceof ConfigError || error instanceof MigrationError;
+  console.error('Failed to start:', known ? error.message : error);
   process.exit(1);
 });

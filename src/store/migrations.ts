@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { SqlDatabase } from './database';
+import { sqlStateOf, type SqlDatabase } from './database';
 
 /** The same files the Supabase CLI applies with `supabase db push`. */
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../supabase/migrations');
@@ -17,6 +17,25 @@ const CREATE_LEDGER = `
     applied_at timestamptz not null default now()
   );
   alter table schema_migrations enable row level security;`;
+
+// SQLSTATEs of CREATE EXTENSION for an extension the server does not have
+// (undefined_file up to Postgres 15, feature_not_supported from 16).
+const EXTENSION_MISSING = new Set(['58P01', '0A000']);
+
+/** A migration file that failed; `code` is the SQLSTATE of the database error underneath. */
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+  readonly code: string | undefined;
+
+  constructor(migration: Migration, cause: unknown) {
+    const hint =
+      EXTENSION_MISSING.has(sqlStateOf(cause) ?? '') && /create extension/i.test(migration.sql)
+        ? ' The server lacks an extension the schema needs: it must have pgvector (Supabase has it; Debian and Ubuntu: the postgresql-<version>-pgvector package).'
+        : '';
+    super(`Migration ${migration.version}_${migration.name} failed, nothing was applied: ${(cause as Error).message}.${hint}`, { cause });
+    this.code = sqlStateOf(cause);
+  }
+}
 
 export interface Migration {
   version: string;
@@ -51,7 +70,9 @@ export async function applyMigrations(db: SqlDatabase, dir = MIGRATIONS_DIR): Pr
     );
     const pending = migrations.filter((m) => !applied.has(m.version));
     for (const migration of pending) {
-      await tx.exec(migration.sql);
+      await tx.exec(migration.sql).catch((error: unknown) => {
+        throw new MigrationError(migration, error);
+      });
       await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
     }
     return pending.map((m) => m.version);

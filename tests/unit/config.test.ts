@@ -43,7 +43,20 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ OPENAI_BASE_URL: 'not a url' })).toThrow(/OPENAI_BASE_URL/);
   });
 
-  it('refuses a production database setting it cannot honour rather than writing to a local file', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/support' })).toThrow(ConfigError);
+  it('uses a Postgres server when DATABASE_URL is set, with a pool of 10 unless DATABASE_POOL_MAX says otherwise', () => {
+    const url = 'postgresql://service:secret@db.example.com:6543/postgres';
+    expect(loadConfig({ DATABASE_URL: url }).storage).toEqual({ kind: 'postgres', url, poolMax: 10 });
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_POOL_MAX: '25' }).storage).toMatchObject({ poolMax: 25 });
+    expect(() => loadConfig({ DATABASE_URL: url, DATABASE_POOL_MAX: '0' })).toThrow(/DATABASE_POOL_MAX/);
+  });
+
+  it('refuses a DATABASE_URL that is not a Postgres connection string, without repeating it', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:secret@db/support' })).toThrow(/DATABASE_URL: must be a postgres/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:secret@db/support' })).not.toThrow(/secret/);
+  });
+
+  it('refuses the Supabase settings it cannot honour yet rather than writing to a local file', () => {
+    expect(() => loadConfig({ SUPABASE_URL: 'https://x.supabase.co' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SUPABASE_SERVICE_ROLE_KEY: 'key', DATABASE_URL: 'postgres://db/support' })).toThrow(/SUPABASE_URL/);
   });
 });

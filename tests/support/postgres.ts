@@ -1,0 +1,134 @@
+/**
+ * Real Postgres for tests: a server on loopback (TEST_DATABASE_URL, which .ci/run
+ * starts) and PGlite served over the wire protocol, both reached through the
+ * service's own `pg` backend.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Pool } from 'pg';
+import type { SqlDatabase } from '../../src/store/database';
+import { applyMigrations, readMigrations } from '../../src/store/migrations';
+
+/** Admin URL of the test server (any database on it; each suite creates its own). */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+
+/**
+ * `describe` for suites that need the test server. Without TEST_DATABASE_URL they
+ * fail under CI (which must start one) and are skipped, saying so, elsewhere.
+ */
+export function describeOnTestServer(name: string, suite: () => void): void {
+  if (TEST_DATABASE_URL) {
+    describe(name, suite);
+  } else if (process.env.CI && process.env.CI !== 'false') {
+    describe(name, () => {
+      it('has a PostgreSQL server to run on', () => {
+        throw new Error('TEST_DATABASE_URL is not set: .ci/run starts a PostgreSQL server on loopback and exports it');
+      });
+    });
+  } else {
+    console.warn(`Skipped "${name}": set TEST_DATABASE_URL to a PostgreSQL server (see .ci/postgres-server) to run it.`);
+    describe.skip(name, suite);
+  }
+}
+
+/**
+ * Whether the test server can create the vector extension. Asked synchronously,
+ * in a child process, because jest declares tests synchronously.
+ */
+export function testServerHasPgvector(): boolean {
+  if (!TEST_DATABASE_URL) return false;
+  const script = `
+    const { Client } = require('pg');
+    const client = new Client({ connectionString: process.argv[1] });
+    client.connect()
+      .then(() => client.query("select count(*)::int as n from pg_available_extensions where name = 'vector'"))
+      .then((r) => { process.stdout.write(String(r.rows[0].n)); return client.end(); })
+      .catch((e) => { console.error(e.message); process.exit(1); });`;
+  return execFileSync(process.execPath, ['-e', script, TEST_DATABASE_URL], { encoding: 'utf8' }).trim() === '1';
+}
+
+let databaseCounter = 0;
+
+/** A new, empty database on the test server, for one suite; drop() removes it. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `support_test_${process.pid}_${++databaseCounter}_${Date.now().toString(36)}`;
+  const admin = new Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+  await admin.query(`create database ${name}`);
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      try {
+        await admin.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
+
+/** Files that create or use pgvector's type: the knowledge base's part of the schema. */
+const NEEDS_PGVECTOR = /\bvector\b/;
+
+/**
+ * Migrates a test database with the service's own runner: every file where the
+ * server has pgvector, otherwise only the files that do not need it (the chat
+ * schema), so a server without the extension can still test conversations.
+ */
+export async function migrateTestDatabase(db: SqlDatabase, withPgvector: boolean): Promise<string[]> {
+  if (withPgvector) return applyMigrations(db);
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'chat-migrations-'));
+  try {
+    for (const m of await readMigrations()) {
+      if (!NEEDS_PGVECTOR.test(m.sql)) await fs.writeFile(path.join(dir, `${m.version}_${m.name}.sql`), m.sql);
+    }
+    return await applyMigrations(db, dir);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Empties every table but the migration ledger, whatever tables the migrations made. */
+export async function truncateAllTables(db: SqlDatabase): Promise<void> {
+  await db.exec(`
+    do $$
+    declare t text;
+    begin
+      for t in select tablename from pg_tables where schemaname = 'public' and tablename <> 'schema_migrations' loop
+        execute format('truncate table %I cascade', t);
+      end loop;
+    end $$;`);
+}
+
+export interface PgliteServer {
+  /** postgres:// URL that any Postgres client, the service's `pg` backend included, connects to. */
+  url: string;
+  pglite: PGlite;
+  close(): Promise<void>;
+}
+
+/**
+ * An in-memory PGlite with pgvector, served on a loopback port over the Postgres
+ * wire protocol. PGlite runs one statement at a time; the socket server queues
+ * its clients' messages and keeps a transaction's messages together.
+ */
+export async function startPgliteServer(maxConnections = 4): Promise<PgliteServer> {
+  const pglite = await PGlite.create({ extensions: { vector } });
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections });
+  await server.start();
+  return {
+    url: `postgres://postgres@${server.getServerConn()}/postgres`,
+    pglite,
+    close: async () => {
+      await server.stop();
+      await pglite.close();
+    },
+  };
+}

@@ -148,6 +148,64 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
     });
   });
 
+  describe(`conversation memory and session listing on ${backend}`, () => {
+    it('lists the non-system messages after a seq, oldest first, and keeps the session token total', async () => {
+      await turn('contract:after', [user('one', 5), answer('two', 7)]);
+      await turn('contract:after', [user('three', 11), { role: 'system', content: 'note', tokenCount: 2 }, answer('four', 13)]);
+      expect((await subject.chat.listMessagesAfter('contract:after', 0)).map((m) => m.content)).toEqual(['one', 'two', 'three', 'four']);
+      expect((await subject.chat.listMessagesAfter('contract:after', 2)).map((m) => m.seq)).toEqual([3, 5]);
+      expect((await subject.chat.getSession('contract:after'))!.tokenCount).toBe(5 + 7 + 11 + 2 + 13);
+    });
+
+    it('stores a rolling summary only when it reaches further, and shares it with the customer on request', async () => {
+      await turn('contract:summary', [user('a'), answer('b'), user('c'), answer('d')], 'customer@example.com');
+      expect(await subject.chat.saveSummary('contract:summary', { summary: 'first', throughSeq: 2, shareWithUser: false })).toBe(true);
+      expect(await subject.chat.saveSummary('contract:summary', { summary: 'stale', throughSeq: 2, shareWithUser: true })).toBe(false);
+      expect(await subject.chat.latestUserSummary('customer@example.com', 'another-session')).toBeNull();
+      expect(await subject.chat.saveSummary('contract:summary', { summary: 'second', throughSeq: 4, shareWithUser: true })).toBe(true);
+      expect(await subject.chat.saveSummary('contract:nobody', { summary: 'x', throughSeq: 1, shareWithUser: true })).toBe(false);
+
+      const session = await subject.chat.getSession('contract:summary');
+      expect(session).toMatchObject({ summary: 'second', summarizedThroughSeq: 4 });
+      expect(await subject.chat.latestUserSummary('customer@example.com', 'another-session')).toEqual({
+        sessionId: 'contract:summary',
+        summary: 'second',
+      });
+      // A customer's own session is not "another session".
+      expect(await subject.chat.latestUserSummary('customer@example.com', 'contract:summary')).toBeNull();
+    });
+
+    it('sets and clears the conversation-level memory setting of an existing session only', async () => {
+      await turn('contract:memory', [user('a'), answer('b')]);
+      const setting = { strategy: { mode: 'compact' as const, compact_keep: 3 }, memory_injection: true };
+      expect(await subject.chat.setMemorySetting('contract:memory', setting)).toBe(true);
+      expect((await subject.chat.getSession('contract:memory'))!.memorySetting).toEqual(setting);
+      expect(await subject.chat.setMemorySetting('contract:memory', null)).toBe(true);
+      expect((await subject.chat.getSession('contract:memory'))!.memorySetting).toBeNull();
+      expect(await subject.chat.setMemorySetting('contract:nobody', setting)).toBe(false);
+    });
+
+    it('pages through sessions newest first, finds text literally, filters escalation', async () => {
+      for (let i = 0; i < 5; i++) await turn(`contract:list.${i}`, [user(`question ${i} about 50%_off`), answer('ok')]);
+      await turn('contract:list.escalated', [user('help!'), { ...answer('sorry'), escalated: true }]);
+
+      const seen: string[] = [];
+      let after = undefined as Parameters<ChatStore['listSessions']>[0]['after'];
+      for (let page = 0; page < 10; page++) {
+        const result = await subject.chat.listSessions({ limit: 2, after });
+        seen.push(...result.sessions.map((s) => s.sessionId));
+        if (!result.nextCursor) break;
+        after = result.nextCursor;
+      }
+      expect(seen).toEqual(['contract:list.escalated', 'contract:list.4', 'contract:list.3', 'contract:list.2', 'contract:list.1', 'contract:list.0']);
+      expect((await subject.chat.listSessions({ limit: 10, text: 'QUESTION 3' })).sessions.map((s) => s.sessionId)).toEqual(['contract:list.3']);
+      expect((await subject.chat.listSessions({ limit: 10, text: '50%_off' })).sessions).toHaveLength(5);
+      expect((await subject.chat.listSessions({ limit: 10, text: '5_%' })).sessions).toHaveLength(0);
+      expect((await subject.chat.listSessions({ limit: 10, escalated: true })).sessions.map((s) => s.sessionId)).toEqual(['contract:list.escalated']);
+      expect((await subject.chat.listSessions({ limit: 10, escalated: false })).sessions).toHaveLength(5);
+    });
+  });
+
   const knowledgeDescribe = options.withoutKnowledge ? describe.skip : describe;
   const knowledgeTitle = `KnowledgeStore contract on ${backend}${options.withoutKnowledge ? ` (not run: ${options.withoutKnowledge})` : ''}`;
   knowledgeDescribe(knowledgeTitle, () => {

@@ -39,7 +39,11 @@ const EXPLAIN_RUNS = 5;
 
 // The team's evaluation set lives beside the repository (../shared/eval); another
 // file of the same format can be given as the first argument.
-const CONVERSATIONS_FILE = path.resolve(process.argv[2] ?? path.join(__dirname, '../../shared/eval/conversations.jsonl'));
+const SHARED_EVAL_FILE = path.join(__dirname, '../../shared/eval/conversations.jsonl');
+// The copy in tests/fixtures when the shared set is not there (a clean clone).
+const CONVERSATIONS_FILE = path.resolve(
+  process.argv[2] ?? (fs.existsSync(SHARED_EVAL_FILE) ? SHARED_EVAL_FILE : path.join(__dirname, '../tests/fixtures/eval-conversations.jsonl')),
+);
 const CHAT_MODEL = 'gpt-4o-mini';
 // Repeat the corpus until a timing has run at least this long, so the rate is stable.
 const MIN_THROUGHPUT_MS = 1000;

@@ -44,7 +44,11 @@ const EVAL_START = '<!-- eval-memory:start -->';
 const EVAL_END = '<!-- eval-memory:end -->';
 
 const CONVERSATIONS_ARG = process.argv[2];
-const CONVERSATIONS_FILE = path.resolve(CONVERSATIONS_ARG ?? path.join(__dirname, '../../shared/eval/conversations.jsonl'));
+const SHARED_EVAL_FILE = path.join(__dirname, '../../shared/eval/conversations.jsonl');
+// The team's set beside the repository; the copy in tests/fixtures when it is not there (a clean clone).
+const CONVERSATIONS_FILE = path.resolve(
+  CONVERSATIONS_ARG ?? (fs.existsSync(SHARED_EVAL_FILE) ? SHARED_EVAL_FILE : path.join(__dirname, '../tests/fixtures/eval-conversations.jsonl')),
+);
 const COMMAND = `npm run eval:memory${CONVERSATIONS_ARG ? ` -- ${CONVERSATIONS_ARG}` : ''}`;
 
 const CHAT_MODEL = 'gpt-4o-mini';

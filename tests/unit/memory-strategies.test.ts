@@ -973,7 +973,7 @@ interface EvalConversation {
 }
 
 function loadEvalSet() {
-  const file = path.resolve(__dirname, '../../../shared/eval/conversations.jsonl');
+  const file = path.resolve(__dirname, '../fixtures/eval-conversations.jsonl');
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')

@@ -8,7 +8,7 @@ import type { ToolCall } from '../../src/store/types';
 const counter = new TokenCounter('gpt-4o-mini');
 const summarizer = new ExtractiveSummarizer(counter);
 
-const EVAL_FILE = path.resolve(__dirname, '../../../shared/eval/conversations.jsonl');
+const EVAL_FILE = path.resolve(__dirname, '../fixtures/eval-conversations.jsonl');
 
 interface EvalConversation {
   id: string;

@@ -27,6 +27,25 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/** Continuing someone's conversation needs that session's token (or the agent key). */
+export class SessionAccessError extends AppError {
+  constructor() {
+    super(
+      403,
+      'session_token_required',
+      'This conversation can only be continued with its session token (X-Session-Token, returned when it started).',
+    );
+  }
+}
+
+/** The database cannot be reached; the client may retry after a while. */
+export class DatabaseUnavailableError extends AppError {
+  readonly retryAfterSeconds = 5;
+  constructor(options?: { cause?: unknown }) {
+    super(503, 'database_unavailable', 'The service cannot reach its database right now. Please try again shortly.', options);
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(message: string) {
     super(404, 'not_found', message);

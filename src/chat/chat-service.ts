@@ -4,6 +4,7 @@ import type { SupportGraph } from '../agent/graph';
 import type { SupportStateType } from '../agent/state';
 import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
 import type { Config } from '../config';
+import { SessionAccessError } from '../errors';
 import type { ContextMessage } from '../memory/context';
 import { resolveMemory, type EffectiveMemory, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
 import type { MemoryReport } from '../memory/strategies';
@@ -15,6 +16,8 @@ import type { ChatStore, NewMessage, RetrievedDocument, SessionRecord, StoredMes
 export interface ChatRequest {
   message: string;
   sessionId?: string;
+  /** The caller proved it may continue this session (its session token, or the agent key). */
+  mayContinueSession?: boolean;
   userId?: string;
   agentType?: string;
   memoryStrategy?: MemoryStrategyInput;
@@ -93,6 +96,8 @@ export class ChatService {
     const startedAt = performance.now();
 
     const session = request.sessionId ? await store.getSession(sessionId) : null;
+    // A known session id alone must not let anyone read or write into that conversation.
+    if (session && !request.mayContinueSession) throw new SessionAccessError();
     const agent = this.agentFor(request.agentType ?? session?.agentType);
     const userId = request.userId ?? session?.userId ?? null;
     const memory = resolveMemory({

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { UnauthorizedError } from '../errors';
 
 /**
@@ -7,14 +7,18 @@ import { UnauthorizedError } from '../errors';
  * compared in constant time (over digests, so lengths leak nothing either).
  */
 export function requireAgentKey(agentApiKey: string): RequestHandler {
-  const expected = digest(agentApiKey);
+  const isAgent = agentKeyCheck(agentApiKey);
   return (req, _res, next) => {
+    next(isAgent(req) ? undefined : new UnauthorizedError());
+  };
+}
+
+/** Whether a request carries `Authorization: Bearer <agent key>`. */
+export function agentKeyCheck(agentApiKey: string): (req: Request) => boolean {
+  const expected = digest(agentApiKey);
+  return (req) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
-    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-      next(new UnauthorizedError());
-      return;
-    }
-    next();
+    return match !== null && timingSafeEqual(digest(match[1]!), expected);
   };
 }
 

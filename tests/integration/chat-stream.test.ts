@@ -110,7 +110,11 @@ describe('POST /api/v1/chat/stream with the real ChatOpenAI client', () => {
       expect((await online.postChat({ message, session_id: 'stream-summary', memory_strategy: strategy })).status).toBe(200);
     }
     stub.requests.length = 0;
-    const streamed = await postStream(streamURL(online), { message: 'Third question', session_id: 'stream-summary', memory_strategy: strategy });
+    const streamed = await postStream(
+      streamURL(online),
+      { message: 'Third question', session_id: 'stream-summary', memory_strategy: strategy },
+      { headers: { 'x-session-token': online.sessionToken('stream-summary')! } },
+    );
     expect(stub.chatRequests().some((r) => r.body.model === SUMMARY_MODEL && r.body.stream === true)).toBe(true);
     const done = streamed.events.at(-1)!;
     expect(done.event).toBe('done');
@@ -174,14 +178,23 @@ describe('the customer’s own conversation, by session token', () => {
     expect(JSON.stringify(mine.body)).not.toContain('tracking_events');
   });
 
-  it('never hands the token to someone who only knows the session id, and refuses reads without it', async () => {
+  it('lets nobody who only knows the session id continue it, read it or get its token', async () => {
     const first = await offline.postChat({ message: 'Hello there', session_id: 'someone-else' });
     expect(first.body.session_token).toEqual(expect.any(String));
-    const intruder = await offline.postChat({ message: 'Me too', session_id: 'someone-else' });
-    expect(intruder.status).toBe(200);
-    expect(intruder.body.session_token).toBeUndefined();
-    const forged = await offline.postChat({ message: 'Me too', session_id: 'someone-else' }, { 'x-session-token': 'forged' });
-    expect(forged.body.session_token).toBeUndefined();
+    const before = await offline.countRows('chat_messages');
+    for (const token of ['', 'forged', first.body.session_token.slice(0, -1) + 'x']) {
+      const intruder = await offline.postChat({ message: 'Me too', session_id: 'someone-else' }, { 'x-session-token': token });
+      expect(intruder.status).toBe(403);
+      expect(intruder.body.error.code).toBe('session_token_required');
+      expect(JSON.stringify(intruder.body)).not.toContain(first.body.session_token);
+    }
+    const streamed = await postStream(streamURL(offline), { message: 'Me too', session_id: 'someone-else' });
+    expect(streamed.status).toBe(403);
+    expect(await offline.countRows('chat_messages')).toBe(before);
+
+    // The agent key may continue any session (a shop's back office, the review console).
+    const agent = await offline.postChat({ message: 'An agent here', session_id: 'someone-else' }, { authorization: `Bearer ${TEST_AGENT_KEY}`, 'x-session-token': '' });
+    expect(agent.status).toBe(200);
 
     expect((await readBack('someone-else')).status).toBe(401);
     expect((await readBack('someone-else', 'forged')).status).toBe(401);

@@ -211,11 +211,15 @@ describe('summarize: a rolling summary made once, extended, and kept across a re
   });
 
   it('continues from the stored summary after a restart, and extends it incrementally', async () => {
+    const token = service.sessionToken(sessionId)!;
     await service.close();
     service = await startTestService({ env: env(), dataDir });
     forgetRequests();
 
-    const afterRestart = await service.postChat({ message: 'When will the replacement ship?', session_id: sessionId, memory_strategy: strategy });
+    const afterRestart = await service.postChat(
+      { message: 'When will the replacement ship?', session_id: sessionId, memory_strategy: strategy },
+      { 'x-session-token': token },
+    );
     expect(afterRestart.status).toBe(200);
     // 4 user turns after the summary again: the summary is extended with the previous one merged in.
     expect(summaryRequests()).toHaveLength(1);

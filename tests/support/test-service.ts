@@ -23,7 +23,14 @@ export interface TestService {
   dataDir: string;
   /** Stops the server and closes the database (keeps dataDir, so a restart can reopen it). */
   close(): Promise<void>;
+  /**
+   * POST /api/v1/chat. Like the widget, it keeps each session's token from the
+   * answers and sends it back when it continues that session, unless the test
+   * passes its own X-Session-Token header.
+   */
   postChat(body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /** The session token postChat has kept for a session (for requests made without postChat). */
+  sessionToken(sessionId: string): string | undefined;
   getHistory(sessionId: string, query?: string, key?: string | null): Promise<{ status: number; body: any }>;
   /** Any other endpoint: a JSON body when given, the agent key unless key is null. */
   request(method: string, path: string, body?: unknown, key?: string | null): Promise<{ status: number; body: any }>;
@@ -59,6 +66,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   });
   const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  const sessionTokens = new Map<string, string>();
   const call = async (url: string, init?: RequestInit) => {
     const response = await fetch(url, init);
     const text = await response.text();
@@ -82,12 +90,19 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await deps.close();
     },
-    postChat: (body, headers = {}) =>
-      call(`${baseURL}/api/v1/chat`, {
+    postChat: async (body, headers = {}) => {
+      const sessionId = typeof body === 'object' && body !== null ? (body as { session_id?: unknown }).session_id : undefined;
+      const token = typeof sessionId === 'string' ? sessionTokens.get(sessionId) : undefined;
+      const hasOwnToken = Object.keys(headers).some((h) => h.toLowerCase() === 'x-session-token');
+      const response = await call(`${baseURL}/api/v1/chat`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
+        headers: { 'content-type': 'application/json', ...(token && !hasOwnToken && { 'x-session-token': token }), ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),
-      }),
+      });
+      if (typeof response.body?.session_token === 'string') sessionTokens.set(response.body.session_id, response.body.session_token);
+      return response;
+    },
+    sessionToken: (sessionId) => sessionTokens.get(sessionId),
     getHistory: (sessionId, query = '', key = TEST_AGENT_KEY) =>
       call(`${baseURL}/api/v1/chat/history/${encodeURIComponent(sessionId)}${query}`, {
         headers: key === null ? {} : { authorization: `Bearer ${key}` },

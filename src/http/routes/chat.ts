@@ -3,7 +3,7 @@ import type { ChatOutcome, ChatRequest, ChatService } from '../../chat/chat-serv
 import { AppError, NotFoundError, UnauthorizedError } from '../../errors';
 import type { Logger } from '../../observability/logger';
 import type { ChatStore, StoredMessage } from '../../store/types';
-import { requireAgentKey } from '../auth';
+import { agentKeyCheck, requireAgentKey } from '../auth';
 import { describeError, logFailure } from '../error-handler';
 import { chatRequestSchema, encodeCursor, historyQuerySchema, sessionIdSchema, sessionListQuerySchema } from '../schemas';
 import { SESSION_TOKEN_HEADER, type SessionTokens } from '../session-token';
@@ -33,6 +33,10 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
   const historyQuery = historyQuerySchema(parts.historyLimitMax);
   const sessionsQuery = sessionListQuerySchema();
   const agentOnly = requireAgentKey(parts.agentApiKey);
+  const isAgent = agentKeyCheck(parts.agentApiKey);
+  /** The session token for this id, or the agent key: either lets a caller continue the session. */
+  const provesSession = (req: Request, sessionId: string) =>
+    parts.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER)) || isAgent(req);
 
   /** The validated request, or a 4xx before anything is answered or stored. */
   const readChatRequest = (req: Request): ChatRequest => {
@@ -43,6 +47,7 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     return {
       message: body.message,
       sessionId: body.session_id,
+      mayContinueSession: body.session_id !== undefined && provesSession(req, body.session_id),
       userId: body.user_id,
       agentType: body.agent_type,
       memoryStrategy: body.memory_strategy,
@@ -51,50 +56,61 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
   };
 
   /**
-   * The answer as the client gets it: with the session token when this request
-   * started the session or proved it holds the token already, so a token is
-   * never handed to someone who merely knows a session id.
+   * The answer as the client gets it, with the session's token: only a request
+   * that started the session or proved it may continue it gets this far.
    */
-  const withSessionToken = (req: Request, outcome: ChatOutcome) => {
-    const { session_id } = outcome.answer;
-    const proven = parts.sessionTokens.verify(session_id, req.get(SESSION_TOKEN_HEADER));
-    return outcome.sessionCreated || proven ? { ...outcome.answer, session_token: parts.sessionTokens.issue(session_id) } : outcome.answer;
-  };
+  const withSessionToken = (outcome: ChatOutcome) => ({
+    ...outcome.answer,
+    session_token: parts.sessionTokens.issue(outcome.answer.session_id),
+  });
 
   router.post('/chat', async (req, res) => {
     const request = readChatRequest(req);
     const abort = abortOnHangUp(res);
     const outcome = await parts.chatService.answer(request, abort.signal);
-    res.json(withSessionToken(req, outcome));
+    res.json(withSessionToken(outcome));
   });
 
   router.post('/chat/stream', async (req, res) => {
     const request = readChatRequest(req);
     const abort = abortOnHangUp(res);
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      // Proxies such as nginx would otherwise buffer the whole answer.
-      'X-Accel-Buffering': 'no',
-    });
-    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    res.write(': stream open\n\n');
-    const heartbeat = setInterval(() => res.write(': ping\n\n'), parts.streamHeartbeatMs);
+    // The stream opens with its first event (or heartbeat): a request refused before
+    // that (no access to the session, database down) still gets a plain status and JSON.
+    let opened = false;
+    const open = () => {
+      if (opened) return;
+      opened = true;
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-cache, no-transform',
+        Connection: 'keep-alive',
+        // Proxies such as nginx would otherwise buffer the whole answer.
+        'X-Accel-Buffering': 'no',
+      });
+    };
+    const send = (event: string, data: unknown) => {
+      open();
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    const heartbeat = setInterval(() => {
+      open();
+      res.write(': ping\n\n');
+    }, parts.streamHeartbeatMs);
     try {
       const outcome = await parts.chatService.answer(request, abort.signal, {
         onSources: (sources) => send('sources', { sources }),
         onToken: (delta) => send('token', { delta }),
       });
-      send('done', withSessionToken(req, outcome));
+      send('done', withSessionToken(outcome));
     } catch (error) {
       if (abort.signal.aborted) return;
+      if (!opened) throw error;
       const { status, code, message } = describeError(error);
       logFailure(parts.logger, error, req, status, code);
       send('error', { code, message });
     } finally {
       clearInterval(heartbeat);
-      res.end();
+      if (opened) res.end();
     }
   });
 

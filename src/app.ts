@@ -1,5 +1,7 @@
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import { errorHandler, notFoundHandler } from './http/error-handler';
+import { chatRateLimits, widgetCors, type RateLimitSettings } from './http/protection';
 import { chatRoutes, type ChatRoutesParts } from './http/routes/chat';
 import { conversationRoutes } from './http/routes/conversations';
 import { DEFAULT_PUBLIC_DIR, pagesRoutes } from './http/routes/pages';
@@ -12,16 +14,30 @@ export interface AppParts {
   health: HealthParts;
   metrics: Metrics;
   logger: Logger;
+  /** Origins whose pages may call the chat endpoints from a browser (WIDGET_ALLOWED_ORIGINS). */
+  widgetOrigins: string[];
+  rateLimits: RateLimitSettings;
+  /** Express's `trust proxy`: how many proxies to believe for the client address (TRUST_PROXY). */
+  trustProxy: number;
 }
 
 /** JSON bodies above this are refused with 413; a chat message is far smaller. */
 export const JSON_BODY_LIMIT = '100kb';
 
+/** What the widget calls from shops' pages; only these answer cross-origin requests. */
+const WIDGET_ENDPOINTS = /^\/api\/v1\/chat(?:\/stream|\/feedback|\/conversation\/[^/]+)?$/;
+
 /** The Express app, without listening: index.ts listens, tests use port 0. */
 export function createApp(parts: AppParts): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', parts.trustProxy);
+  // The pages set their own Content-Security-Policy; the API answers JSON only.
+  app.use(helmet({ contentSecurityPolicy: false }));
+  const cors = widgetCors(parts.widgetOrigins);
+  app.use((req, res, next) => (WIDGET_ENDPOINTS.test(req.path) ? cors(req, res, next) : next()));
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
+  app.post(['/api/v1/chat', '/api/v1/chat/stream'], ...chatRateLimits(parts.rateLimits));
   app.use(healthRoutes(parts.health));
   app.get('/metrics', async (_req, res) => {
     res.type(parts.metrics.registry.contentType).send(await parts.metrics.registry.metrics());

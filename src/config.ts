@@ -43,6 +43,8 @@ const environmentSchema = z.object({
   OPENAI_EMBEDDING_MODEL: z.string().trim().min(1).default('text-embedding-3-small'),
   OPENAI_TIMEOUT_MS: positiveInt.default(30000),
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** `offline`: when the hosted model fails, the offline responder answers (marked in the answer). */
+  MODEL_FALLBACK: z.enum(['none', 'offline']).default('none'),
   /** The model that writes rolling summaries; OPENAI_MODEL when unset. */
   SUMMARY_MODEL: optionalText,
 
@@ -59,6 +61,14 @@ const environmentSchema = z.object({
   /** Offline mode only: pause between streamed pieces, so streaming shows in the demo. */
   OFFLINE_STREAM_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(15),
   STREAM_HEARTBEAT_MS: positiveInt.min(100).max(120_000).default(15000),
+
+  /** Comma-separated origins (https://shop.example) whose pages may call the chat endpoints. */
+  WIDGET_ALLOWED_ORIGINS: z.string().trim().default(''),
+  RATE_LIMIT_WINDOW_MS: positiveInt.max(3_600_000).default(60_000),
+  RATE_LIMIT_PER_CLIENT: positiveInt.max(1_000_000).default(60),
+  RATE_LIMIT_PER_SESSION: positiveInt.max(1_000_000).default(20),
+  /** Proxies in front of the service whose X-Forwarded-For to believe (0: none). */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
 
   MESSAGE_MAX_CHARS: positiveInt.max(100_000).default(4000),
   HISTORY_LIMIT_MAX: positiveInt.max(10_000).default(500),
@@ -85,6 +95,8 @@ export interface Config {
     embeddingModel: string;
     timeoutMs: number;
     maxRetries: number;
+    /** What answers when the hosted model fails. */
+    fallback: 'none' | 'offline';
   };
   history: { enabled: boolean; maxMessages: number; maxTokens: number };
   /** Tool results longer than this are cut in the model's context (the stored copy stays whole). */
@@ -95,6 +107,10 @@ export interface Config {
   offlineStreamDelayMs: number;
   retrieval: { topK: number; minSimilarity: number; escalationThreshold: number };
   limits: { messageMaxChars: number; historyLimitMax: number };
+  /** Browser origins allowed to call the chat endpoints (the widget on a shop's site). */
+  widgetOrigins: string[];
+  rateLimits: { windowMs: number; perClient: number; perSession: number };
+  trustProxy: number;
   /** Folder ingested on first start when the knowledge base is empty; null: none. */
   knowledgeSeedDir: string | null;
 }
@@ -103,6 +119,23 @@ export interface Config {
 export type StorageConfig =
   | { kind: 'pglite'; dataDir: string }
   | { kind: 'postgres'; url: string; poolMax: number };
+
+/** "https://a.example, https://b.example" → the origins, each checked to be scheme://host[:port]. */
+function parseOrigins(list: string): string[] {
+  const origins = list.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const origin of origins) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || parsed.origin !== origin) {
+      throw new ConfigError(`Invalid environment:\n  WIDGET_ALLOWED_ORIGINS: "${origin}" is not an origin such as https://shop.example`);
+    }
+  }
+  return origins;
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -151,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       embeddingModel: e.OPENAI_EMBEDDING_MODEL,
       timeoutMs: e.OPENAI_TIMEOUT_MS,
       maxRetries: e.OPENAI_MAX_RETRIES,
+      fallback: e.MODEL_FALLBACK,
     },
     history: {
       enabled: e.CONVERSATION_HISTORY_ENABLED,
@@ -169,6 +203,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       escalationThreshold: e.ESCALATION_CONFIDENCE_THRESHOLD ?? (e.OPENAI_API_KEY ? 0.3 : 0.2),
     },
     limits: { messageMaxChars: e.MESSAGE_MAX_CHARS, historyLimitMax: e.HISTORY_LIMIT_MAX },
+    widgetOrigins: parseOrigins(e.WIDGET_ALLOWED_ORIGINS),
+    rateLimits: { windowMs: e.RATE_LIMIT_WINDOW_MS, perClient: e.RATE_LIMIT_PER_CLIENT, perSession: e.RATE_LIMIT_PER_SESSION },
+    trustProxy: e.TRUST_PROXY,
     knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === 'none' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),
   };
 }

@@ -14,6 +14,7 @@ import { createRetriever } from './knowledge/retriever';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
 import { TokenCounter, type CountableMessage } from './memory/tokens';
 import { createChatModel } from './models/chat-model';
+import { ExtractiveChatModel } from './models/extractive-chat-model';
 import type { Logger } from './observability/logger';
 import { Metrics } from './observability/metrics';
 import { SqlCommerceStore } from './store/commerce-store';
@@ -75,6 +76,8 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const retriever = createRetriever(store, embedder, config.retrieval);
     const tools = createSupportTools({ commerce: new SqlCommerceStore(db), retriever });
     const summarizer = createSummarizer(config, tokenCounter);
+    // Only a hosted model can fail over; offline mode is already the fallback.
+    const fallbackModel = config.openai.apiKey && config.openai.fallback === 'offline' ? new ExtractiveChatModel(tokenCounter) : undefined;
     const countTokens = (m: CountableMessage) => tokenCounter.countMessage(m);
     const agents = new Map<string, AgentRuntime>();
     for (const spec of AGENT_SPECS.values()) {
@@ -82,6 +85,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
         retriever,
         chatModel: chatModel.model,
         modelName: chatModel.name,
+        fallbackModel,
         tools: tools.filter((t) => spec.tools.includes(t.name)),
         instructions: spec.instructions,
         escalationThreshold: config.retrieval.escalationThreshold,
@@ -115,6 +119,9 @@ export async function createDependencies(config: Config, logger: Logger, databas
           agentTypes: [...AGENT_SPECS.keys()],
         },
         metrics,
+        widgetOrigins: config.widgetOrigins,
+        rateLimits: config.rateLimits,
+        trustProxy: config.trustProxy,
         health: {
           pingDatabase: async () => {
             await db.query('select 1');

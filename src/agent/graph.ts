@@ -17,7 +17,7 @@ export interface SupportGraphParts extends ApplyMemoryOptions, GenerateResponseO
  */
 export function buildSupportGraph(parts: SupportGraphParts) {
   return new StateGraph(SupportState)
-    .addNode('retrieve', makeRetrieveNode(parts.retriever))
+    .addNode('retrieve', makeRetrieveNode(parts.retriever, parts.logger))
     .addNode('apply_memory', makeApplyMemoryNode(parts))
     .addNode('generate_response', makeGenerateResponseNode(parts))
     .addNode('tools', new ToolNode(parts.tools))

@@ -12,6 +12,11 @@ export interface TokenUsage {
   total_tokens: number;
 }
 
+/** The knowledge base could not be searched (embeddings down): answered without it, low confidence. */
+export const DEGRADED_KNOWLEDGE = 'knowledge_unavailable';
+/** The hosted model failed: the offline responder answered (MODEL_FALLBACK=offline). */
+export const DEGRADED_MODEL = 'model_fallback_offline';
+
 export const NO_USAGE: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 /** The support graph's state. Fields are replaced by the node that writes them unless a reducer says otherwise. */
@@ -55,6 +60,8 @@ export const SupportState = Annotation.Root({
   }),
   /** The model that wrote the response. */
   model: Annotation<string>,
+  /** What went wrong but was worked around (DEGRADED_* codes), reported with the answer. */
+  degraded: Annotation<string[]>({ reducer: (all, more) => [...new Set([...all, ...more])], default: () => [] }),
 });
 
 export type SupportStateType = typeof SupportState.State;

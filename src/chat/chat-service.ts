@@ -50,6 +50,12 @@ export interface ChatAnswer {
   /** What the model was sent of the conversation so far. */
   history: { messages: number; tokens: number };
   memory: MemoryOutcome;
+  /**
+   * What failed but was worked around: `knowledge_unavailable` (embeddings down,
+   * answered without the help center) and `model_fallback_offline` (the offline
+   * responder answered for the hosted model). Empty normally.
+   */
+  degraded: string[];
 }
 
 /** What a streamed answer reports while it is being made. */
@@ -174,6 +180,7 @@ export class ChatService {
         tool_calls: result.messages.filter((m) => m.getType() === 'tool').length,
         memory: { ...result.memory_report, source: memory.source, memory_injection: memory.memoryInjection },
         latency_ms: latencyMs,
+        ...(result.degraded.length > 0 && { degraded: result.degraded }),
         ...(timeToFirstTokenMs !== null && { streamed: true, time_to_first_token_ms: timeToFirstTokenMs }),
       },
       'Answered chat message',
@@ -193,6 +200,7 @@ export class ChatService {
         tokens: result.model_history.reduce((sum, m) => sum + m.tokens, 0),
       },
       memory: outcome,
+      degraded: result.degraded,
     };
     return { answer, sessionCreated: session === null };
   }

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError } from '../errors';
+import { AppError, DatabaseUnavailableError } from '../errors';
 import type { Logger } from '../observability/logger';
 
 /** Errors raised by express.json() (body-parser), by their documented `type`. */
@@ -25,6 +25,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const { status, code, message } = describeError(error);
     logFailure(logger, error, req, status, code);
     if (res.headersSent || res.destroyed) return;
+    if (error instanceof DatabaseUnavailableError) res.set('Retry-After', String(error.retryAfterSeconds));
     res.status(status).json({ error: { code, message } });
   };
 }

@@ -319,20 +319,29 @@ export function sanitize(messages: ContextMessage[]): ContextMessage[] {
   const firstUser = messages.findIndex((m) => m.role === 'user');
   const started = firstUser < 0 ? [] : messages.slice(firstUser);
 
-  const answered = new Set(started.filter((m) => m.role === 'tool').map((m) => m.tool_call_id));
-  const called = new Set<string | null | undefined>();
+  // A call's result is one of the tool messages right after its call message (as the
+  // chat API requires), matched there by id: ids need not be unique in a conversation
+  // (some OpenAI-compatible servers restart them every turn, a missing id is stored as
+  // ''), so a result elsewhere with the same id does not answer it.
   const result: ContextMessage[] = [];
-  for (const message of started) {
-    if (message.role === 'assistant' && message.tool_calls?.length) {
-      const calls = message.tool_calls.filter((c) => answered.has(c.id));
-      calls.forEach((c) => called.add(c.id));
-      if (calls.length === message.tool_calls.length) result.push(message);
-      else if (calls.length > 0 || message.content !== '') result.push({ ...message, tool_calls: calls.length > 0 ? calls : null });
-    } else if (message.role === 'tool') {
-      if (called.has(message.tool_call_id)) result.push(message);
-    } else {
+  for (let i = 0; i < started.length; i++) {
+    const message = started[i]!;
+    if (message.role === 'tool') continue; // taken with its call message below; a stray result is dropped
+    if (!(message.role === 'assistant' && message.tool_calls?.length)) {
       result.push(message);
+      continue;
     }
+    let end = i + 1;
+    while (end < started.length && started[end]!.role === 'tool') end++;
+    const results = new Map<string, ContextMessage>();
+    for (const r of started.slice(i + 1, end)) {
+      if (typeof r.tool_call_id === 'string' && !results.has(r.tool_call_id)) results.set(r.tool_call_id, r);
+    }
+    const seen = new Set<string>();
+    const calls = message.tool_calls.filter((c) => results.has(c.id) && !seen.has(c.id) && seen.add(c.id));
+    if (calls.length === message.tool_calls.length) result.push(message);
+    else if (calls.length > 0 || message.content !== '') result.push({ ...message, tool_calls: calls.length > 0 ? calls : null });
+    for (const r of results.values()) if (seen.has(r.tool_call_id!)) result.push(r);
   }
   return result;
 }

@@ -1,4 +1,5 @@
 import { Pool, type PoolClient } from 'pg';
+import { DatabaseUnavailableError } from '../errors';
 import type { SqlDatabase, SqlQueryable } from './database';
 
 // How long a statement waits for a connection (a new one, or a free one from a busy
@@ -60,10 +61,30 @@ export function openPostgresDatabase(options: PostgresOptions): SqlDatabase {
 
 function queryable(target: Pool | PoolClient): SqlQueryable {
   return {
-    query: async <Row>(sql: string, params?: unknown[]) => (await target.query(sql, params)).rows as Row[],
+    query: async <Row>(sql: string, params?: unknown[]) => (await withReachability(() => target.query(sql, params))).rows as Row[],
     // Without parameters `pg` uses the simple protocol, which runs a script of several statements.
     exec: async (sql) => {
-      await target.query(sql);
+      await withReachability(() => target.query(sql));
     },
   };
+}
+
+/** Network failures and the server's "connection exception" / "shutting down" classes. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03']);
+
+/**
+ * The server being down is the client's business only as "try again later" (503
+ * with Retry-After), not as a 500: the pool reconnects once it is back.
+ */
+async function withReachability<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : '';
+    const unreachable =
+      (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) ||
+      /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(message);
+    throw unreachable ? new DatabaseUnavailableError({ cause: error }) : error;
+  }
 }

@@ -124,14 +124,14 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
     expect(await service.countRows('chat_messages')).toBe(before);
   });
 
-  it('answers 502 when the embeddings fail, and stores nothing', async () => {
-    const before = await service.countRows('chat_messages');
+  it('answers without the knowledge base when the embeddings fail, marked as such and escalated', async () => {
     stub.setEmbeddingsFailure(503);
+    stub.enqueueChat({ content: 'I could not look that up just now.' });
     const { status, body } = await service.postChat({ message: 'Hello?', session_id: 'openai-embed-fail' });
-    expect(status).toBe(502);
-    expect(body.error.code).toBe('embedding_unavailable');
-    expect(stub.chatRequests()).toHaveLength(0);
-    expect(await service.countRows('chat_messages')).toBe(before);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ degraded: ['knowledge_unavailable'], confidence: 0, sources: [] });
+    expect(stub.chatRequests()).toHaveLength(1);
+    expect(lastChatRequest().messages[0]!.content).toContain('none matched');
   });
 
   it('cancels the model request when the client hangs up, and stores nothing', async () => {

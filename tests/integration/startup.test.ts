@@ -20,7 +20,7 @@ afterAll(async () => {
 const openaiEnv = () => ({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: stub.baseURL, OPENAI_MAX_RETRIES: '0' });
 
 describe('starting the service', () => {
-  it('starts without the seed knowledge when the embedder is down, logs why, and answers 502 to questions', async () => {
+  it('starts without the seed knowledge when the embedder is down, logs why, and answers without it, marked', async () => {
     stub.reset();
     stub.setEmbeddingsFailure(503);
     const { logger, lines } = capturingLogger();
@@ -30,8 +30,9 @@ describe('starting the service', () => {
       expect(await service.countRows('documents')).toBe(0);
       expect((await fetch(`${service.baseURL}/health`)).status).toBe(200);
       const { status, body } = await service.postChat({ message: 'Where is my parcel?' });
-      expect(status).toBe(502);
-      expect(body.error.code).toBe('embedding_unavailable');
+      expect(status).toBe(200);
+      expect(body.degraded).toEqual(['knowledge_unavailable']);
+      expect(body.escalated).toBe(true);
     } finally {
       await service.close();
     }

@@ -57,6 +57,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     DATA_DIR: dataDir,
     AGENT_API_KEY: TEST_AGENT_KEY,
     KNOWLEDGE_SEED_DIR: HELP_CENTER_DIR,
+    // Tests fire many requests from one address; the rate-limit test sets its own.
+    RATE_LIMIT_PER_CLIENT: '1000000',
+    RATE_LIMIT_PER_SESSION: '1000000',
     ...options.env,
   });
   const db = await openPgliteDatabase(options.dataDir ? path.join(dataDir, 'pglite') : undefined);

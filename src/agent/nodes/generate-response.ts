@@ -5,7 +5,8 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ModelTimeoutError, ModelUnavailableError } from '../../errors';
 import { buildPromptMessages } from '../prompts';
-import type { SupportStateType, SupportStateUpdate, TokenUsage } from '../state';
+import type { Logger } from '../../observability/logger';
+import { DEGRADED_MODEL, type SupportStateType, type SupportStateUpdate, type TokenUsage } from '../state';
 
 /** Appended when confidence is below the threshold (and no tool grounded the answer): the customer is offered a person. */
 export const HUMAN_HANDOFF_OFFER =
@@ -22,6 +23,9 @@ export interface GenerateResponseOptions {
   /** Deadline for each model call, retries included (OPENAI_TIMEOUT_MS). */
   timeoutMs: number;
   toolOutputMaxChars: number;
+  /** Answers when the model fails (MODEL_FALLBACK=offline): the offline responder. */
+  fallbackModel?: BaseChatModel;
+  logger: Logger;
 }
 
 /**
@@ -31,8 +35,12 @@ export interface GenerateResponseOptions {
  * words is the answer, with its token usage and whether it had to be escalated.
  */
 export function makeGenerateResponseNode(options: GenerateResponseOptions) {
-  const withTools: Runnable<BaseMessage[], AIMessage> =
-    options.tools.length > 0 && options.chatModel.bindTools ? options.chatModel.bindTools(options.tools) : options.chatModel;
+  const withTools = (model: BaseChatModel): Runnable<BaseMessage[], AIMessage> =>
+    options.tools.length > 0 && model.bindTools ? model.bindTools(options.tools) : model;
+  const primary = { withTools: withTools(options.chatModel), plain: options.chatModel };
+  const fallback = options.fallbackModel
+    ? { withTools: withTools(options.fallbackModel), plain: options.fallbackModel }
+    : null;
 
   return async function generateResponse(
     state: SupportStateType,
@@ -46,12 +54,24 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
       toolOutputMaxChars: options.toolOutputMaxChars,
     });
     const toolRounds = state.messages.filter((m) => m.getType() === 'ai').length;
-    const model = toolRounds < MAX_TOOL_ROUNDS ? withTools : options.chatModel;
+    const pick = (choice: typeof primary) => (toolRounds < MAX_TOOL_ROUNDS ? choice.withTools : choice.plain);
 
-    const reply = await invokeWithDeadline(model, messages, config, options);
+    // Once the turn fell back to the offline responder it stays with it.
+    const fellBackBefore = state.degraded.includes(DEGRADED_MODEL) && fallback !== null;
+    let reply: AIMessage;
+    let degraded: string[] = [];
+    try {
+      reply = await invokeWithDeadline(pick(fellBackBefore ? fallback : primary), messages, config, options);
+    } catch (error) {
+      const modelFailed = error instanceof ModelUnavailableError || error instanceof ModelTimeoutError;
+      if (!fallback || fellBackBefore || !modelFailed || config.signal?.aborted) throw error;
+      options.logger.warn({ err: error, cause: error.cause, session_id: state.session_id }, 'The model failed: the offline responder answers (MODEL_FALLBACK=offline)');
+      reply = await invokeWithDeadline(pick(fallback), messages, config, options);
+      degraded = [DEGRADED_MODEL];
+    }
     const usage = usageOf(reply);
     if (reply.tool_calls?.length && toolRounds < MAX_TOOL_ROUNDS) {
-      return { messages: [reply], usage };
+      return { messages: [reply], usage, degraded };
     }
 
     const answer = reply.text.trim();
@@ -66,6 +86,7 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
       response: escalated ? `${answer}\n\n${HUMAN_HANDOFF_OFFER}` : answer,
       escalated,
       usage,
+      degraded,
       model: (reply.response_metadata?.model_name as string | undefined) ?? options.modelName,
     };
   };

@@ -7,15 +7,22 @@ export interface HealthParts {
   info: Record<string, string>;
 }
 
-/** GET /health: 200 when the database answers, 503 when it does not. */
+/**
+ * GET /health/live: the process answers (restart it when this fails).
+ * GET /health/ready (and /health): 200 when the database answers, 503 when it
+ * does not (take the instance out of the load balancer until it does).
+ */
 export function healthRoutes(parts: HealthParts): Router {
   const router = Router();
-  router.get('/health', async (_req, res) => {
+  router.get('/health/live', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get(['/health', '/health/ready'], async (_req, res) => {
     try {
       await parts.pingDatabase();
       res.json({ status: 'ok', database: 'ok', ...parts.info });
     } catch {
-      res.status(503).json({ status: 'unavailable', database: 'unreachable', ...parts.info });
+      res.status(503).set('Retry-After', '5').json({ status: 'unavailable', database: 'unreachable', ...parts.info });
     }
   });
   return router;

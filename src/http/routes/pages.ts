@@ -34,7 +34,11 @@ export function pagesRoutes(options: PagesOptions): Router {
 
   router.get('/', sendPage('index.html'));
   router.get('/review', sendPage('review.html'));
-  for (const file of ['widget.js', 'review.js', 'review.css', 'shop.css']) {
+  // Shops load widget.js from their own pages, so it may be used cross-origin.
+  router.get('/widget.js', (_req, res) =>
+    sendBuilt(res, options.publicDir, 'widget.js', { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'cross-origin' }),
+  );
+  for (const file of ['review.js', 'review.css', 'shop.css']) {
     router.get(`/${file}`, (_req, res) => sendBuilt(res, options.publicDir, file, { 'X-Content-Type-Options': 'nosniff' }));
   }
   // Anything else the build adds later (images, fonts); unknown names fall through to the JSON 404.

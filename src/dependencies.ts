@@ -6,6 +6,7 @@ import { createSupportTools } from './agent/tools';
 import { AGENT_SPECS } from './agents';
 import type { AppParts } from './app';
 import { ChatService, type AgentRuntime } from './chat/chat-service';
+import { IdempotentRequests } from './chat/idempotency';
 import { ConfigError, type Config, type StorageConfig } from './config';
 import { SessionTokens } from './http/session-token';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
@@ -142,6 +143,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
           agentApiKey,
           sessionTokens: new SessionTokens(agentApiKey),
           streamHeartbeatMs: config.streamHeartbeatMs,
+          idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
           logger,
           messageMaxChars: config.limits.messageMaxChars,
           historyLimitMax: config.limits.historyLimitMax,

@@ -131,7 +131,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     }
     const metrics = new Metrics();
     const agentApiKey = await resolveAgentApiKey(config, logger);
-    const chatService = new ChatService({ store, retriever, agents, tokenCounter, history: config.history, metrics, logger });
+    const chatService = new ChatService({ store, agents, tokenCounter, history: config.history, metrics, logger });
 
     return {
       store,

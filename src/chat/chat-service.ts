@@ -4,7 +4,6 @@ import type { SupportGraph } from '../agent/graph';
 import type { SupportStateType } from '../agent/state';
 import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
 import type { Config } from '../config';
-import type { Retriever } from '../knowledge/retriever';
 import type { ContextMessage } from '../memory/context';
 import { resolveMemory, type EffectiveMemory, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
 import type { MemoryReport } from '../memory/strategies';
@@ -93,8 +92,6 @@ export interface AgentRuntime {
 
 export interface ChatServiceParts {
   store: ChatStore;
-  /** Starts embedding the question while the session and its history load (see Retriever.prefetch). */
-  retriever?: Pick<Retriever, 'prefetch'>;
   agents: ReadonlyMap<string, AgentRuntime>;
   tokenCounter: TokenCounter;
   history: Config['history'];
@@ -125,8 +122,6 @@ export class ChatService {
       mark = now;
     };
 
-    // The embedding model's round trip overlaps the database reads below instead of following them.
-    this.parts.retriever?.prefetch?.(request.message);
     const session = request.sessionId ? await store.getSession(sessionId) : null;
     lap('session');
     const agent = this.agentFor(request.agentType ?? session?.agentType);

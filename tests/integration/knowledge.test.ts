@@ -127,34 +127,3 @@ describe('retrieval', () => {
     await expect(retriever.retrieve('refund')).rejects.toThrow(/embedded with "offline-hashing-v1".*"text-embedding-3-small".*re-ingest/);
   });
 });
-
-describe('prefetching the question\'s embedding', () => {
-  /** The offline embedder, recording each query it is asked to embed. */
-  function queryCountingEmbedder(): Embedder & { queries: string[] } {
-    const queries: string[] = [];
-    const embeddings = new HashingEmbeddings();
-    const embedQuery = embeddings.embedQuery.bind(embeddings);
-    embeddings.embedQuery = async (text: string) => {
-      queries.push(text);
-      return embedQuery(text);
-    };
-    return { embeddings, model: OFFLINE_EMBEDDING_MODEL, queries };
-  }
-
-  it('starts the embedding at prefetch, and the retrieval of that text uses it instead of embedding again', async () => {
-    const embedder = queryCountingEmbedder();
-    await ingestFiles(await findSourceFiles([path.join(HELP_CENTER_DIR, 'refunds.md')], REPO_ROOT), store, embedder);
-    const retriever = createRetriever(store, embedder, { topK: 2, minSimilarity: 0 });
-
-    retriever.prefetch!('How long does a refund take?');
-    expect(embedder.queries).toEqual(['How long does a refund take?']); // under way before anything awaits
-    const prefetched = await retriever.retrieve('How long does a refund take?');
-    expect(embedder.queries).toHaveLength(1);
-    expect(prefetched.map((d) => d.source)).toContain('knowledge/help-center/refunds.md');
-
-    // Used once: the same question later, or another one, is embedded afresh, with the same result.
-    expect(await retriever.retrieve('How long does a refund take?')).toEqual(prefetched);
-    await retriever.retrieve('Do you refund shipping?');
-    expect(embedder.queries).toEqual(['How long does a refund take?', 'How long does a refund take?', 'Do you refund shipping?']);
-  });
-});

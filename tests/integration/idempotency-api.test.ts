@@ -80,6 +80,18 @@ describe('Idempotency-Key on the chat endpoints, two instances on one database',
     });
     return { status: response.status, headers: response.headers, body: (await response.json()) as any };
   }
+  /** A stream, and its Idempotent-Replayed header. */
+  async function postStreamWithHeaders(url: string, body: unknown, key: string) {
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
+    const events = (await response.text())
+      .split('\n\n')
+      .filter((block) => block.startsWith('event: '))
+      .map((block) => {
+        const [eventLine, dataLine] = block.split('\n');
+        return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) };
+      });
+    return { events, replayed: response.headers.get('idempotent-replayed') };
+  }
   const count = async (sql: string, params: unknown[] = []) => (await db.query<{ n: number }>(sql, params))[0]!.n;
   const messagesOf = (sessionId: string) => count('select count(*)::int as n from chat_messages where session_id = $1', [sessionId]);
 
@@ -150,8 +162,9 @@ describe('Idempotency-Key on the chat endpoints, two instances on one database',
     const done = first.events.find((e) => e.event === 'done')!;
     expect(first.events.map((e) => e.event)).toContain('token');
 
-    const replay = await postStream(`${instances[1]!.baseURL}/api/v1/chat/stream`, body, { headers: { 'idempotency-key': 'stream-1' } });
+    const replay = await postStreamWithHeaders(`${instances[1]!.baseURL}/api/v1/chat/stream`, body, 'stream-1');
     expect(replay.events).toEqual([{ event: 'done', data: done.data }]);
+    expect(replay.replayed).toBe('true');
     expect((await post(0, body, 'stream-1')).body).toEqual(done.data);
     expect(stub.chatRequests()).toHaveLength(1);
     expect(await messagesOf('idem-stream')).toBe(2);

@@ -99,6 +99,7 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
       Connection: 'keep-alive',
       // Proxies such as nginx would otherwise buffer the whole answer.
       'X-Accel-Buffering': 'no',
+      ...('replay' in start && { [IDEMPOTENT_REPLAYED_HEADER]: 'true' }),
     });
     const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     if ('replay' in start) {

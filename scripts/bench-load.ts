@@ -19,6 +19,7 @@
  * Progress goes to stderr; the tables to stdout and the file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -138,6 +139,29 @@ async function stop(service: Child): Promise<void> {
   await exited;
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); null elsewhere. */
+function cpuMsOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks of 1/100 s (USER_HZ on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** The service's node process: tsx runs the code in a child of the process spawned. */
+function serverPidOf(service: Child): number {
+  const pid = service.child.pid!;
+  try {
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    return children.length > 0 ? Number(children[0]) : pid;
+  } catch {
+    return pid;
+  }
+}
+
 /** The bare endpoint: Express parsing a JSON body and answering JSON, nothing else. */
 const BARE_SERVER = `
   const express = require('express');
@@ -156,6 +180,8 @@ interface LevelResult {
   failures: number;
   /** Mean ms per stage over the answers of this level (service only). */
   stages?: Record<string, number>;
+  /** CPU ms per request: the service's process, and this one (database, model stub, load generator). */
+  cpu?: { service: number | null; bench: number };
 }
 
 async function drive(url: string, connections: number, withStages: boolean): Promise<LevelResult> {
@@ -199,6 +225,17 @@ async function drive(url: string, connections: number, withStages: boolean): Pro
   };
 }
 
+/** One line per level: the stage that took most of the service's time, and its share. */
+function dominantStages(levels: LevelResult[]): string {
+  return levels
+    .map((level) => {
+      const { total, ...parts } = level.stages as Record<(typeof STAGES)[number], number>;
+      const [stage, ms] = Object.entries(parts).sort((a, b) => b[1] - a[1])[0]!;
+      return `- ${level.connections} connection(s): ${stage} took most of the service's time, ${((ms / total) * 100).toFixed(0)}% of ${total.toFixed(1)} ms.`;
+    })
+    .join('\n');
+}
+
 function table(header: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
@@ -237,7 +274,15 @@ async function main(): Promise<void> {
       progress(`${connections} connection(s), ${SECONDS} s each: bare endpoint`);
       const bareResult = await drive(`${bare.baseURL}/bare`, connections, false);
       progress(`${connections} connection(s): service`);
+      const pid = serverPidOf(service);
+      const [serviceCpu, benchCpu] = [cpuMsOf(pid), process.cpuUsage()];
       const serviceResult = await drive(`${service.baseURL}/api/v1/chat`, connections, true);
+      const serviceCpuAfter = cpuMsOf(pid);
+      const benchCpuUsed = process.cpuUsage(benchCpu);
+      serviceResult.cpu = {
+        service: serviceCpu !== null && serviceCpuAfter !== null ? (serviceCpuAfter - serviceCpu) / serviceResult.requests : null,
+        bench: (benchCpuUsed.user + benchCpuUsed.system) / 1000 / serviceResult.requests,
+      };
       progress(`  service ${serviceResult.rps.toFixed(0)} req/s, p99 ${serviceResult.p99} ms; bare ${bareResult.rps.toFixed(0)} req/s`);
       results.push({ service: serviceResult, bare: bareResult });
     }
@@ -253,8 +298,13 @@ async function main(): Promise<void> {
     results.map(({ service: s, bare: b }) => [s.connections, s.rps.toFixed(0), s.p50, s.p99, s.failures, b.rps.toFixed(0), b.p50, b.p99, `${((s.rps / b.rps) * 100).toFixed(1)}%`]),
   );
   const stages = table(
-    ['connections', ...STAGES.map((s) => `${s} ms`)],
-    results.map(({ service: s }) => [s.connections, ...STAGES.map((stage) => s.stages![stage]!.toFixed(2))]),
+    ['connections', ...STAGES.map((s) => `${s} ms`), 'service CPU ms', 'benchmark process CPU ms'],
+    results.map(({ service: s }) => [
+      s.connections,
+      ...STAGES.map((stage) => s.stages![stage]!.toFixed(2)),
+      s.cpu?.service === null || s.cpu === undefined ? 'n/a' : s.cpu.service.toFixed(1),
+      s.cpu ? s.cpu.bench.toFixed(1) : 'n/a',
+    ]),
   );
   const section = [
     MARKERS.start,
@@ -272,9 +322,11 @@ async function main(): Promise<void> {
     '',
     '### The service\'s own time per request, by stage (mean ms, from Server-Timing)',
     '',
-    'session: the session row; window: the history the memory strategy needs; retrieval: embedding the question and match_documents; memory: the strategy; model: the model calls; tools: tool rounds; persist: storing the turn; total: all of ChatService.answer (the rest of a request\'s latency is HTTP, validation and JSON, and waiting for a connection of the pool).',
+    'session: the session row; window: the history the memory strategy needs; retrieval: embedding the question and match_documents; memory: the strategy; model: the model calls; tools: tool rounds; persist: storing the turn; total: all of ChatService.answer (the rest of a request\'s latency is HTTP, validation and JSON, and waiting for a connection of the pool). CPU ms: CPU time per request of the service\'s process, and of the benchmark process, which runs the database (PGlite, when used), the model stub (its embeddings are computed) and autocannon.',
     '',
     stages,
+    '',
+    dominantStages(results.map((r) => r.service)),
     MARKERS.end,
   ].join('\n');
   console.log(section);

@@ -6,11 +6,10 @@
  * files have their chunks replaced. Progress goes to stderr, the summary to stdout.
  */
 import { loadConfig, loadDotEnvFile } from '../src/config';
-import { describeStorage, openDatabase } from '../src/dependencies';
+import { describeStorage, openStorage } from '../src/dependencies';
 import { createEmbedder } from '../src/knowledge/embeddings';
 import { findSourceFiles, ingestFiles, type IngestProgress } from '../src/knowledge/ingest';
 import { applyMigrations } from '../src/store/migrations';
-import { SqlStore } from '../src/store/sql-store';
 
 async function main(): Promise<number> {
   const paths = process.argv.slice(2).filter((a) => a !== '--');
@@ -28,12 +27,13 @@ async function main(): Promise<number> {
   }
 
   const embedder = createEmbedder(config);
-  const db = await openDatabase(config);
+  const storage = await openStorage(config);
   try {
-    await applyMigrations(db);
+    // Through Supabase's API nothing can be migrated: the schema must be there already.
+    if (storage.db) await applyMigrations(storage.db);
     console.error(`Ingesting ${files.length} file(s) with ${embedder.model} into ${describeStorage(config.storage)}`);
     const startedAt = Date.now();
-    const summary = await ingestFiles(files, new SqlStore(db), embedder, printProgress);
+    const summary = await ingestFiles(files, storage.store, embedder, printProgress);
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
     console.log(
       `Done in ${seconds}s: ${summary.files} files (${summary.added} added, ${summary.updated} updated, ` +
@@ -41,7 +41,7 @@ async function main(): Promise<number> {
     );
     return 0;
   } finally {
-    await db.close();
+    await storage.close();
   }
 }
 

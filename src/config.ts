@@ -32,8 +32,12 @@ const environmentSchema = z.object({
       .optional(),
   ),
   DATABASE_POOL_MAX: positiveInt.max(1000).default(10),
-  SUPABASE_URL: optionalText,
+  SUPABASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be the project URL, e.g. https://abcd.supabase.co' }).optional()),
   SUPABASE_SERVICE_ROLE_KEY: optionalText,
+  /** How long a chat request's Idempotency-Key is remembered. */
+  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  /** How long a duplicate of a request in progress waits for its answer before a 409. */
+  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 
   AGENT_API_KEY: optionalText,
 
@@ -111,14 +115,16 @@ export interface Config {
   widgetOrigins: string[];
   rateLimits: { windowMs: number; perClient: number; perSession: number };
   trustProxy: number;
+  idempotency: { ttlHours: number; waitMs: number };
   /** Folder ingested on first start when the knowledge base is empty; null: none. */
   knowledgeSeedDir: string | null;
 }
 
-/** Where conversations and knowledge live: embedded PGlite files, or a Postgres server. */
+/** Where conversations and knowledge live: embedded PGlite files, a Postgres server, or a Supabase project's API. */
 export type StorageConfig =
   | { kind: 'pglite'; dataDir: string }
-  | { kind: 'postgres'; url: string; poolMax: number };
+  | { kind: 'postgres'; url: string; poolMax: number }
+  | { kind: 'supabase'; url: string; serviceRoleKey: string };
 
 /** "https://a.example, https://b.example" → the origins, each checked to be scheme://host[:port]. */
 function parseOrigins(list: string): string[] {
@@ -159,12 +165,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
 
-  if (e.SUPABASE_URL || e.SUPABASE_SERVICE_ROLE_KEY) {
+  if (Boolean(e.SUPABASE_URL) !== Boolean(e.SUPABASE_SERVICE_ROLE_KEY)) {
     // Refuse rather than silently fall back to the embedded database: a production
     // deployment writing to a local file would lose conversations.
+    const missing = e.SUPABASE_URL ? 'SUPABASE_SERVICE_ROLE_KEY' : 'SUPABASE_URL';
+    throw new ConfigError(`${missing} is not set: the Supabase backend needs both SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY.`);
+  }
+  if (e.SUPABASE_URL && e.DATABASE_URL) {
+    // Two places to write conversations to: refuse to guess which one is meant.
     throw new ConfigError(
-      'SUPABASE_URL / SUPABASE_SERVICE_ROLE_KEY are set, but the Supabase API backend is not available yet. ' +
-        "Unset them and set DATABASE_URL to the project's Postgres connection string (Supabase: Connect → connection pooler).",
+      'DATABASE_URL and SUPABASE_URL are both set: set one. DATABASE_URL talks to Postgres directly (Supabase: ' +
+        "the pooler's connection string); SUPABASE_URL with SUPABASE_SERVICE_ROLE_KEY goes through Supabase's API.",
     );
   }
 
@@ -174,7 +185,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     storage: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX }
-      : { kind: 'pglite', dataDir: path.resolve(e.DATA_DIR) },
+      : e.SUPABASE_URL && e.SUPABASE_SERVICE_ROLE_KEY
+        ? { kind: 'supabase', url: e.SUPABASE_URL, serviceRoleKey: e.SUPABASE_SERVICE_ROLE_KEY }
+        : { kind: 'pglite', dataDir: path.resolve(e.DATA_DIR) },
     agentApiKey: e.AGENT_API_KEY ?? null,
     openai: {
       apiKey: e.OPENAI_API_KEY ?? null,
@@ -206,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     widgetOrigins: parseOrigins(e.WIDGET_ALLOWED_ORIGINS),
     rateLimits: { windowMs: e.RATE_LIMIT_WINDOW_MS, perClient: e.RATE_LIMIT_PER_CLIENT, perSession: e.RATE_LIMIT_PER_SESSION },
     trustProxy: e.TRUST_PROXY,
+    idempotency: { ttlHours: e.IDEMPOTENCY_KEY_TTL_HOURS, waitMs: e.IDEMPOTENCY_WAIT_MS },
     knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === 'none' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),
   };
 }

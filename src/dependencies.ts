@@ -6,6 +6,7 @@ import { createSupportTools } from './agent/tools';
 import { AGENT_SPECS } from './agents';
 import type { AppParts } from './app';
 import { ChatService, type AgentRuntime } from './chat/chat-service';
+import { IdempotentRequests } from './chat/idempotency';
 import { ConfigError, type Config, type StorageConfig } from './config';
 import { SessionTokens } from './http/session-token';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
@@ -23,6 +24,7 @@ import { applyMigrations } from './store/migrations';
 import { openPgliteDatabase } from './store/pglite';
 import { openPostgresDatabase } from './store/postgres';
 import { SqlStore } from './store/sql-store';
+import { createSupabaseClient, supabaseFunctionCaller } from './store/supabase';
 
 /** Everything the service is made of, built once at start. */
 export interface Dependencies {
@@ -32,9 +34,35 @@ export interface Dependencies {
   close(): Promise<void>;
 }
 
-/** Opens the database for the configured backend: a Postgres server (DATABASE_URL) or PGlite files under DATA_DIR. */
+/**
+ * The configured storage, opened: the stores over it, and the SQL connection when
+ * there is one (PGlite, DATABASE_URL; Supabase's API has none, so no migrations).
+ */
+export interface OpenStorage {
+  store: SqlStore;
+  commerce: SqlCommerceStore;
+  db: SqlDatabase | null;
+  close(): Promise<void>;
+}
+
+/** Opens the configured backend; `database`, when given, is used instead (tests). */
+export async function openStorage(config: Config, logger?: Logger, database?: SqlDatabase): Promise<OpenStorage> {
+  if (!database && config.storage.kind === 'supabase') {
+    const functions = supabaseFunctionCaller(createSupabaseClient(config.storage));
+    return { store: new SqlStore(functions), commerce: new SqlCommerceStore(functions), db: null, close: async () => {} };
+  }
+  const db = database ?? (await openDatabase(config, logger));
+  return { store: new SqlStore(db), commerce: new SqlCommerceStore(db), db, close: () => db.close() };
+}
+
+/** Opens the database for a SQL backend: a Postgres server (DATABASE_URL) or PGlite files under DATA_DIR. */
 export async function openDatabase(config: Config, logger?: Logger): Promise<SqlDatabase> {
   const storage = config.storage;
+  if (storage.kind === 'supabase') {
+    throw new ConfigError(
+      "Supabase's API cannot run SQL scripts: to migrate, set DATABASE_URL to the project's connection string instead of SUPABASE_URL, or run supabase db push.",
+    );
+  }
   if (storage.kind === 'postgres') {
     return openPostgresDatabase({
       connectionString: storage.url,
@@ -49,6 +77,7 @@ export async function openDatabase(config: Config, logger?: Logger): Promise<Sql
 /** Where the data lives, for messages: the PGlite folder, or the server without user or password. */
 export function describeStorage(storage: StorageConfig): string {
   if (storage.kind === 'pglite') return `pglite (${storage.dataDir})`;
+  if (storage.kind === 'supabase') return `supabase (${new URL(storage.url).host})`;
   const url = new URL(storage.url);
   return `postgres (${url.host}${url.pathname})`;
 }
@@ -59,11 +88,16 @@ export function describeStorage(storage: StorageConfig): string {
  * answers out of the box.
  */
 export async function createDependencies(config: Config, logger: Logger, database?: SqlDatabase): Promise<Dependencies> {
-  const db = database ?? (await openDatabase(config, logger));
+  const storage = await openStorage(config, logger, database);
   try {
-    const applied = await applyMigrations(db);
-    if (applied.length > 0) logger.info({ migrations: applied }, `Applied ${applied.length} database migration(s)`);
-    const store = new SqlStore(db);
+    const { store } = storage;
+    if (storage.db) {
+      const applied = await applyMigrations(storage.db);
+      if (applied.length > 0) logger.info({ migrations: applied }, `Applied ${applied.length} database migration(s)`);
+    } else {
+      // Through Supabase's API the service cannot migrate: check that someone did.
+      await store.ping();
+    }
 
     const embedder = createEmbedder(config);
     const tokenCounter = new TokenCounter(config.openai.chatModel);
@@ -74,7 +108,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     await prepareKnowledge(config, store, embedder, logger);
 
     const retriever = createRetriever(store, embedder, config.retrieval);
-    const tools = createSupportTools({ commerce: new SqlCommerceStore(db), retriever });
+    const tools = createSupportTools({ commerce: storage.commerce, retriever });
     const summarizer = createSummarizer(config, tokenCounter);
     // Only a hosted model can fail over; offline mode is already the fallback.
     const fallbackModel = config.openai.apiKey && config.openai.fallback === 'offline' ? new ExtractiveChatModel(tokenCounter) : undefined;
@@ -113,6 +147,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
           agentApiKey,
           sessionTokens: new SessionTokens(agentApiKey),
           streamHeartbeatMs: config.streamHeartbeatMs,
+          idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
           logger,
           messageMaxChars: config.limits.messageMaxChars,
           historyLimitMax: config.limits.historyLimitMax,
@@ -123,16 +158,14 @@ export async function createDependencies(config: Config, logger: Logger, databas
         rateLimits: config.rateLimits,
         trustProxy: config.trustProxy,
         health: {
-          pingDatabase: async () => {
-            await db.query('select 1');
-          },
+          pingDatabase: () => store.ping(),
           info: { storage: config.storage.kind, model: chatModel.name, embedding_model: embedder.model },
         },
       },
-      close: () => db.close(),
+      close: () => storage.close(),
     };
   } catch (error) {
-    await db.close().catch(() => {});
+    await storage.close().catch(() => {});
     throw error;
   }
 }
@@ -188,7 +221,9 @@ export async function resolveAgentApiKey(config: Config, logger: Logger): Promis
   if (config.agentApiKey) return config.agentApiKey;
   if (config.storage.kind !== 'pglite') {
     // Instances behind a load balancer must accept one key; a key generated per machine would differ.
-    throw new ConfigError('AGENT_API_KEY is required with DATABASE_URL: every instance of the service must accept the same key.');
+    throw new ConfigError(
+      `AGENT_API_KEY is required with ${config.storage.kind === 'supabase' ? 'SUPABASE_URL' : 'DATABASE_URL'}: every instance of the service must accept the same key.`,
+    );
   }
   const file = path.join(config.storage.dataDir, 'agent-api-key');
   const existing = await fs.readFile(file, 'utf8').catch(() => null);

@@ -79,3 +79,27 @@ export class EmbeddingModelMismatchError extends AppError {
     super(500, 'embedding_model_mismatch', message);
   }
 }
+
+/** Another request with the same Idempotency-Key has not finished yet. */
+export class IdempotencyInProgressError extends AppError {
+  constructor(message = 'A request with this Idempotency-Key is still being answered. Retry later to get its answer.') {
+    super(409, 'idempotency_in_progress', message);
+  }
+}
+
+/** The Idempotency-Key was used before with another request body. */
+export class IdempotencyKeyReusedError extends AppError {
+  constructor(message = 'This Idempotency-Key was used with a different request. Use a new key for a new request.') {
+    super(422, 'idempotency_key_reused', message);
+  }
+}
+
+/**
+ * This request's claim on its Idempotency-Key lapsed and a retry took it over:
+ * its turn was not stored (the retry's will be).
+ */
+export class IdempotencyKeyLostError extends IdempotencyInProgressError {
+  constructor() {
+    super('A retry with this Idempotency-Key took over while this request was still running; its answer was not stored.');
+  }
+}

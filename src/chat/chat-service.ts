@@ -11,7 +11,7 @@ import type { MemoryReport } from '../memory/strategies';
 import type { TokenCounter } from '../memory/tokens';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { ChatStore, NewMessage, RetrievedDocument, SessionRecord, StoredMessage } from '../store/types';
+import type { ChatStore, IdempotencyClaimToken, NewMessage, RetrievedDocument, SessionRecord, StoredMessage } from '../store/types';
 
 export interface ChatRequest {
   message: string;
@@ -22,6 +22,8 @@ export interface ChatRequest {
   agentType?: string;
   memoryStrategy?: MemoryStrategyInput;
   memoryInjection?: boolean;
+  /** The request's claim on its Idempotency-Key: storing the turn completes it (see IdempotentRequests). */
+  idempotency?: IdempotencyClaimToken;
 }
 
 export interface SourceReference {
@@ -70,6 +72,25 @@ export interface ChatOutcome {
   answer: ChatAnswer;
   /** True when this request started the session (no stored turn existed). */
   sessionCreated: boolean;
+  /** Milliseconds spent in each stage of this answer (absent on a replayed answer). */
+  stages?: StageTimings;
+}
+
+/**
+ * Where an answer's time went, in milliseconds: the session row, the history the
+ * strategy needs (and cross-session memory), retrieval (embedding the question and
+ * match_documents), the memory strategy, the model calls (with tool rounds), and
+ * storing the turn. `total` is the whole of ChatService.answer.
+ */
+export interface StageTimings {
+  session: number;
+  window: number;
+  retrieval: number;
+  memory: number;
+  model: number;
+  tools: number;
+  persist: number;
+  total: number;
 }
 
 /** An agent ready to answer: its spec and its compiled graph. */
@@ -101,9 +122,19 @@ export class ChatService {
     const sessionId = request.sessionId ?? randomUUID();
     const startedAt = performance.now();
 
+    const stages: StageTimings = { session: 0, window: 0, retrieval: 0, memory: 0, model: 0, tools: 0, persist: 0, total: 0 };
+    let mark = startedAt;
+    /** Adds the time since the last mark to a stage. */
+    const lap = (stage: keyof StageTimings) => {
+      const now = performance.now();
+      stages[stage] += now - mark;
+      mark = now;
+    };
+
     const session = request.sessionId ? await store.getSession(sessionId) : null;
     // A known session id alone must not let anyone read or write into that conversation.
     if (session && !request.mayContinueSession) throw new SessionAccessError();
+    lap('session');
     const agent = this.agentFor(request.agentType ?? session?.agentType);
     const userId = request.userId ?? session?.userId ?? null;
     const memory = resolveMemory({
@@ -124,6 +155,7 @@ export class ChatService {
       `Retrieved ${loaded.length} conversation messages for agent (~${loadedTokens} tokens) from session ${sessionId}`,
     );
     const crossSession = memory.memoryInjection && userId ? await store.latestUserSummary(userId, sessionId) : null;
+    lap('window');
 
     const input = {
       query: request.message,
@@ -137,17 +169,41 @@ export class ChatService {
       cross_session_memory: crossSession?.summary ?? null,
     };
     const runConfig = { signal, configurable: { user_id: userId } };
-    const { result, timeToFirstTokenMs } = listener
-      ? await this.streamGraph(agent.graph, input, runConfig, listener, startedAt)
-      : { result: await agent.graph.invoke(input, runConfig), timeToFirstTokenMs: null };
+    const { result, timeToFirstTokenMs } = await this.streamGraph(agent.graph, input, runConfig, listener, startedAt, (node) =>
+      lap(NODE_STAGES[node] ?? 'model'),
+    );
 
     const sources = citedSources(result.retrieved_documents);
     const confidence = round(result.confidence);
     const latencyMs = Math.round(performance.now() - startedAt);
+    const outcome: MemoryOutcome = {
+      ...result.memory_report,
+      source: memory.source,
+      settings: memory.settings,
+      memory_injection: memory.memoryInjection,
+    };
+    const answer: ChatAnswer = {
+      session_id: sessionId,
+      message_id: '', // the stored answer's id, below
+      agent_type: agent.spec.key,
+      response: result.response,
+      confidence,
+      escalated: result.escalated,
+      sources,
+      usage: result.usage,
+      history: {
+        messages: result.model_history.length,
+        tokens: result.model_history.reduce((sum, m) => sum + m.tokens, 0),
+      },
+      memory: outcome,
+      degraded: result.degraded,
+    };
     const stored = await store.appendTurn({
       sessionId,
       userId,
       agentType: agent.spec.key,
+      // With an Idempotency-Key the answer is kept with the turn, for retries.
+      idempotency: request.idempotency && { ...request.idempotency, response: { ...answer } },
       messages: [
         { role: 'user', content: request.message, tokenCount: tokenCounter.countMessage({ content: request.message }) },
         ...result.messages.map((m) => this.toNewMessage(m)),
@@ -161,14 +217,12 @@ export class ChatService {
         },
       ],
     });
+    answer.message_id = stored.at(-1)!.id;
+    lap('persist');
+    stages.total = performance.now() - startedAt;
 
     this.parts.metrics.recordMemory(result.memory_report, result.compacted_by_tool);
-    const outcome: MemoryOutcome = {
-      ...result.memory_report,
-      source: memory.source,
-      settings: memory.settings,
-      memory_injection: memory.memoryInjection,
-    };
+    logger.debug({ session_id: sessionId, stages: roundStages(stages) }, 'Answer stages (ms)');
     logger.info(
       {
         session_id: sessionId,
@@ -185,49 +239,39 @@ export class ChatService {
       },
       'Answered chat message',
     );
-
-    const answer: ChatAnswer = {
-      session_id: sessionId,
-      message_id: stored.at(-1)!.id,
-      agent_type: agent.spec.key,
-      response: result.response,
-      confidence,
-      escalated: result.escalated,
-      sources,
-      usage: result.usage,
-      history: {
-        messages: result.model_history.length,
-        tokens: result.model_history.reduce((sum, m) => sum + m.tokens, 0),
-      },
-      memory: outcome,
-      degraded: result.degraded,
-    };
-    return { answer, sessionCreated: session === null };
+    return { answer, sessionCreated: session === null, stages: roundStages(stages) };
   }
 
   /**
-   * Runs the graph streaming: the sources once retrieval is done, then the text
-   * pieces of the answering node's model calls (the summarizer's, in
-   * apply_memory, never leak). Returns the final state, like invoke.
+   * Runs the graph, reporting each node as it finishes (`onNodeDone`, for the
+   * stage timings: the nodes run one after another, so the time between two
+   * updates is the later node's). With a listener it also streams: the sources
+   * once retrieval is done, then the text pieces of the answering node's model
+   * calls (the summarizer's, in apply_memory, never leak). Returns the final
+   * state, like invoke.
    */
   private async streamGraph(
     graph: SupportGraph,
     input: Parameters<SupportGraph['invoke']>[0],
     runConfig: { signal?: AbortSignal; configurable: { user_id: string | null } },
-    listener: AnswerListener,
+    listener: AnswerListener | undefined,
     startedAt: number,
+    onNodeDone: (node: string) => void,
   ) {
     let timeToFirstTokenMs: number | null = null;
     let streamedText = '';
     let result: SupportStateType | undefined;
-    const stream = await graph.stream(input, { ...runConfig, streamMode: ['messages', 'updates', 'values'] });
+    const streamMode = listener ? (['messages', 'updates', 'values'] as const) : (['updates', 'values'] as const);
+    const stream = await graph.stream(input, { ...runConfig, streamMode: [...streamMode] });
     for await (const [mode, chunk] of stream) {
       if (mode === 'values') {
         result = chunk as SupportStateType;
       } else if (mode === 'updates') {
-        const retrieved = (chunk as Record<string, Partial<SupportStateType>>)['retrieve']?.retrieved_documents;
-        if (retrieved) listener.onSources?.(citedSources(retrieved));
-      } else if (mode === 'messages') {
+        const update = chunk as Record<string, Partial<SupportStateType>>;
+        for (const node of Object.keys(update)) onNodeDone(node);
+        const retrieved = update['retrieve']?.retrieved_documents;
+        if (retrieved) listener?.onSources?.(citedSources(retrieved));
+      } else if (listener && mode === 'messages') {
         const [message, metadata] = chunk as [BaseMessage, { langgraph_node?: string }];
         if (metadata.langgraph_node !== 'generate_response' || !AIMessageChunk.isInstance(message)) continue;
         const delta = message.text;
@@ -240,7 +284,7 @@ export class ChatService {
     if (!result) throw new Error('The graph stream ended without a final state');
     // What the node added after the model (the offer of a human agent) streams last,
     // so the pieces always add up to the stored response.
-    if (result.response.startsWith(streamedText) && result.response.length > streamedText.length) {
+    if (listener && result.response.startsWith(streamedText) && result.response.length > streamedText.length) {
       listener.onToken?.(result.response.slice(streamedText.length));
     }
     return { result, timeToFirstTokenMs };
@@ -311,6 +355,18 @@ function toContextMessage(m: StoredMessage): ContextMessage {
     tokens: m.tokenCount,
     seq: m.seq,
   };
+}
+
+/** The stage each graph node's time counts to. */
+const NODE_STAGES: Record<string, keyof StageTimings> = {
+  retrieve: 'retrieval',
+  apply_memory: 'memory',
+  generate_response: 'model',
+  tools: 'tools',
+};
+
+function roundStages(stages: StageTimings): StageTimings {
+  return Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, Math.round(v * 100) / 100])) as unknown as StageTimings;
 }
 
 function round(value: number): number {

@@ -1,4 +1,5 @@
 import { parseJsonColumn, type SqlQueryable } from './database';
+import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type SqlFunctionCaller } from './sql-functions';
 
 /** Mirrors the check constraint on orders.status (migration 20261122000800_sample_commerce). */
 export type OrderStatus = 'processing' | 'shipped' | 'in_transit' | 'held_at_depot' | 'delivered' | 'cancelled';
@@ -71,17 +72,11 @@ export interface CommerceStore {
   findCustomer(userId: string): Promise<CustomerProfile | null>;
 }
 
-// Dates as text: drivers turn a date column into a JS Date at local midnight,
-// which shifts the day in some time zones.
-const SQL = {
-  order: `
-    select order_id, user_id, status, carrier, ship_date::text as ship_date, destination_city,
-           items, tracking_events, created_at
-    from orders where order_id = $1`,
-  customer: `
-    select user_id, name, email, phone, city, loyalty_tier, member_since::text as member_since,
-           purchase_history, created_at
-    from customer_profiles where user_id = $1`,
+// find_order and find_customer (migration 20261122001200_read_functions) hand
+// dates back as text, so no driver shifts the day by time zone.
+const FN = {
+  order: sqlFunction('find_order', { p_order_id: 'text' }),
+  customer: sqlFunction('find_customer', { p_user_id: 'text' }),
 } as const;
 
 /** Drivers differ: PGlite parses jsonb, some setups hand back text. */
@@ -111,17 +106,22 @@ interface CustomerRow {
   created_at: Date | string;
 }
 
-/** The shop's tables (customer_profiles, orders) in any Postgres with the project's migrations. */
+/** The shop's tables (customer_profiles, orders) in any Postgres with the project's migrations, read through its functions. */
 export class SqlCommerceStore implements CommerceStore {
-  constructor(private readonly db: SqlQueryable) {}
+  private readonly fn: SqlFunctionCaller;
+
+  /** Over a SQL connection, or over any other caller of the same functions (Supabase). */
+  constructor(target: SqlQueryable | SqlFunctionCaller) {
+    this.fn = isSqlFunctionCaller(target) ? target : sqlFunctionCaller(target);
+  }
 
   async findOrder(orderId: string): Promise<OrderRecord | null> {
-    const [row] = await this.db.query<OrderRow>(SQL.order, [orderId]);
+    const [row] = await this.fn.rows<OrderRow>(FN.order, { p_order_id: orderId });
     return row ? toOrderRecord(row) : null;
   }
 
   async findCustomer(userId: string): Promise<CustomerProfile | null> {
-    const [row] = await this.db.query<CustomerRow>(SQL.customer, [userId]);
+    const [row] = await this.fn.rows<CustomerRow>(FN.customer, { p_user_id: userId });
     return row ? toCustomerProfile(row) : null;
   }
 }

@@ -55,10 +55,18 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   );
 }
 
+// The Supabase CLI's own ledger (supabase db push, supabase migration up).
+const CLI_LEDGER = 'supabase_migrations.schema_migrations';
+
 /**
  * Applies the migrations not yet recorded in schema_migrations, in order, in one
  * transaction under an advisory lock, so instances starting together apply each
  * file once. Returns the versions it applied.
+ *
+ * A database migrated with the Supabase CLI keeps its record in
+ * supabase_migrations.schema_migrations instead: the versions found there count
+ * as applied (and are copied into schema_migrations), so the two can take turns.
+ * The CLI does not read this runner's ledger; see the README for the other way round.
  */
 export async function applyMigrations(db: SqlDatabase, dir = MIGRATIONS_DIR): Promise<string[]> {
   const migrations = await readMigrations(dir);
@@ -68,6 +76,15 @@ export async function applyMigrations(db: SqlDatabase, dir = MIGRATIONS_DIR): Pr
     const applied = new Set(
       (await tx.query<{ version: string }>('select version from schema_migrations')).map((r) => r.version),
     );
+    const [cli] = await tx.query<{ present: boolean }>(`select to_regclass('${CLI_LEDGER}') is not null as present`);
+    if (cli?.present) {
+      for (const { version } of await tx.query<{ version: string }>(`select version from ${CLI_LEDGER}`)) {
+        const migration = migrations.find((m) => m.version === version);
+        if (!migration || applied.has(version)) continue;
+        await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [version, migration.name]);
+        applied.add(version);
+      }
+    }
     const pending = migrations.filter((m) => !applied.has(m.version));
     for (const migration of pending) {
       await tx.exec(migration.sql).catch((error: unknown) => {

@@ -1,11 +1,15 @@
-import { EmbeddingModelMismatchError } from '../errors';
+import { EmbeddingModelMismatchError, IdempotencyKeyLostError } from '../errors';
 import type { ConversationMemorySetting } from '../memory/settings';
-import { parseJsonColumn, sqlStateOf, type SqlDatabase } from './database';
+import { parseJsonColumn, sqlStateOf, type SqlQueryable } from './database';
+import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type SqlFunctionCaller } from './sql-functions';
 import type {
   ChatStore,
   DocumentChunk,
   DocumentQuery,
   HistoryWindowLimits,
+  IdempotencyClaim,
+  IdempotencyClaimToken,
+  IdempotencyStore,
   KnowledgeStore,
   RetrievedDocument,
   SessionListPage,
@@ -19,32 +23,58 @@ import type {
 
 /** SQLSTATE that match_documents() raises when the query's embedding model differs. */
 const EMBEDDING_MODEL_MISMATCH = 'EM001';
+/** SQLSTATE that append_turn_idempotent() raises when the request no longer holds its key. */
+const IDEMPOTENCY_KEY_LOST = 'IK001';
 
-const SQL = {
-  historyWindow: 'select * from history_window($1, $2, $3)',
-  appendTurn: 'select * from append_turn($1, $2, $3, $4::jsonb)',
-  session: 'select * from chat_sessions where session_id = $1',
-  recentMessages: `
-    select * from (
-      select * from chat_messages where session_id = $1 order by seq desc limit $2
-    ) newest order by seq asc`,
-  messagesAfter: 'select * from session_messages_after($1, $2)',
-  saveSummary: 'select save_session_summary($1, $2, $3, $4) as stored',
-  setMemorySetting: 'select set_session_memory($1, $2::jsonb) as found',
-  latestUserSummary: 'select * from latest_user_summary($1, $2)',
-  listSessions: 'select * from list_sessions($1, $2, $3, $4, $5)',
-  matchDocuments: 'select * from match_documents($1::vector, $2, $3, $4)',
-  sourceChunks: `
-    select chunk_index, content_hash, embedding_model from documents
-    where source = $1 order by chunk_index`,
-  embeddingsByHash: `
-    select distinct on (content_hash) content_hash, embedding::text as embedding from documents
-    where content_hash = any($1::text[]) and embedding_model = $2`,
-  deleteSource: 'delete from documents where source = $1',
-  insertChunk: `
-    insert into documents (source, title, chunk_index, content, content_hash, metadata, embedding, embedding_model)
-    values ($1, $2, $3, $4, $5, $6::jsonb, $7::vector, $8)`,
-  embeddingModels: 'select distinct embedding_model from documents order by embedding_model',
+/** The migrations' functions the store calls; every method is one call. */
+const FN = {
+  historyWindow: sqlFunction('history_window', { p_session_id: 'text', p_max_messages: 'integer', p_max_tokens: 'integer' }),
+  appendTurn: sqlFunction('append_turn', { p_session_id: 'text', p_user_id: 'text', p_agent_type: 'text', p_messages: 'jsonb' }),
+  appendTurnIdempotent: sqlFunction('append_turn_idempotent', {
+    p_key: 'text',
+    p_claim_token: 'uuid',
+    p_session_id: 'text',
+    p_user_id: 'text',
+    p_agent_type: 'text',
+    p_messages: 'jsonb',
+    p_response: 'jsonb',
+  }),
+  session: sqlFunction('get_session', { p_session_id: 'text' }),
+  recentMessages: sqlFunction('recent_messages', { p_session_id: 'text', p_limit: 'integer' }),
+  messagesAfter: sqlFunction('session_messages_after', { p_session_id: 'text', p_after_seq: 'integer' }),
+  saveSummary: sqlFunction('save_session_summary', {
+    p_session_id: 'text',
+    p_summary: 'text',
+    p_through_seq: 'integer',
+    p_share_with_user: 'boolean',
+  }),
+  setMemorySetting: sqlFunction('set_session_memory', { p_session_id: 'text', p_setting: 'jsonb' }),
+  latestUserSummary: sqlFunction('latest_user_summary', { p_user_id: 'text', p_exclude_session_id: 'text' }),
+  listSessions: sqlFunction('list_sessions', {
+    p_pattern: 'text',
+    p_escalated: 'boolean',
+    p_after_updated_at: 'text',
+    p_after_session_id: 'text',
+    p_limit: 'integer',
+  }),
+  claimIdempotencyKey: sqlFunction('claim_idempotency_key', {
+    p_key: 'text',
+    p_request_hash: 'text',
+    p_ttl_seconds: 'integer',
+    p_lease_seconds: 'integer',
+  }),
+  releaseIdempotencyKey: sqlFunction('release_idempotency_key', { p_key: 'text', p_claim_token: 'uuid' }),
+  matchDocuments: sqlFunction('match_documents', {
+    p_query_embedding: 'vector',
+    p_embedding_model: 'text',
+    p_match_count: 'integer',
+    p_min_similarity: 'double precision',
+  }),
+  sourceChunks: sqlFunction('source_chunks', { p_source: 'text' }),
+  embeddingsByHash: sqlFunction('embeddings_by_hash', { p_content_hashes: 'text[]', p_embedding_model: 'text' }),
+  replaceSourceChunks: sqlFunction('replace_source_chunks', { p_source: 'text', p_chunks: 'jsonb' }),
+  embeddingModels: sqlFunction('embedding_models', {}),
+  ping: sqlFunction('storage_ping', {}),
 } as const;
 
 interface MessageRow {
@@ -81,15 +111,26 @@ interface SessionRow {
 }
 
 /**
- * Chat and knowledge storage over any Postgres with the project's migrations.
- * The logic that must be atomic or fast lives in SQL functions (history_window,
- * append_turn, match_documents), so every backend shares it.
+ * Chat, knowledge and idempotency storage over any Postgres with the project's
+ * migrations. Every method is one call of a SQL function (history_window,
+ * append_turn, match_documents, …), so the logic lives in the migrations and
+ * every backend shares it: over a SQL connection (pg, PGlite) the calls are
+ * selects; over Supabase's API they are PostgREST .rpc() calls.
  */
-export class SqlStore implements ChatStore, KnowledgeStore {
-  constructor(private readonly db: SqlDatabase) {}
+export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
+  private readonly fn: SqlFunctionCaller;
+
+  /** Over a SQL connection, or over any other caller of the same functions (Supabase). */
+  constructor(target: SqlQueryable | SqlFunctionCaller) {
+    this.fn = isSqlFunctionCaller(target) ? target : sqlFunctionCaller(target);
+  }
 
   async loadHistoryWindow(sessionId: string, limits: HistoryWindowLimits): Promise<StoredMessage[]> {
-    const rows = await this.db.query<MessageRow>(SQL.historyWindow, [sessionId, limits.maxMessages, limits.maxTokens]);
+    const rows = await this.fn.rows<MessageRow>(FN.historyWindow, {
+      p_session_id: sessionId,
+      p_max_messages: limits.maxMessages,
+      p_max_tokens: limits.maxTokens,
+    });
     return rows.map(toStoredMessage);
   }
 
@@ -105,62 +146,65 @@ export class SqlStore implements ChatStore, KnowledgeStore {
       escalated: m.escalated ?? null,
       metadata: m.metadata ?? {},
     }));
-    const rows = await this.db.query<MessageRow>(SQL.appendTurn, [
-      turn.sessionId,
-      turn.userId,
-      turn.agentType,
-      JSON.stringify(messages),
-    ]);
-    return rows.map(toStoredMessage);
+    const args = { p_session_id: turn.sessionId, p_user_id: turn.userId, p_agent_type: turn.agentType, p_messages: messages };
+    if (!turn.idempotency) return (await this.fn.rows<MessageRow>(FN.appendTurn, args)).map(toStoredMessage);
+    try {
+      const { key, claimToken, response } = turn.idempotency;
+      const rows = await this.fn.rows<MessageRow>(FN.appendTurnIdempotent, { ...args, p_key: key, p_claim_token: claimToken, p_response: response });
+      return rows.map(toStoredMessage);
+    } catch (error) {
+      if (sqlStateOf(error) === IDEMPOTENCY_KEY_LOST) throw new IdempotencyKeyLostError();
+      throw error;
+    }
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | null> {
-    const [row] = await this.db.query<SessionRow>(SQL.session, [sessionId]);
+    const [row] = await this.fn.rows<SessionRow>(FN.session, { p_session_id: sessionId });
     return row ? toSessionRecord(row) : null;
   }
 
   async listRecentMessages(sessionId: string, limit: number): Promise<StoredMessage[]> {
-    const rows = await this.db.query<MessageRow>(SQL.recentMessages, [sessionId, limit]);
+    const rows = await this.fn.rows<MessageRow>(FN.recentMessages, { p_session_id: sessionId, p_limit: limit });
     return rows.map(toStoredMessage);
   }
 
   async listMessagesAfter(sessionId: string, afterSeq: number): Promise<StoredMessage[]> {
-    const rows = await this.db.query<MessageRow>(SQL.messagesAfter, [sessionId, afterSeq]);
+    const rows = await this.fn.rows<MessageRow>(FN.messagesAfter, { p_session_id: sessionId, p_after_seq: afterSeq });
     return rows.map(toStoredMessage);
   }
 
   async saveSummary(sessionId: string, summary: SessionSummary): Promise<boolean> {
-    const [row] = await this.db.query<{ stored: boolean }>(SQL.saveSummary, [
-      sessionId,
-      summary.summary,
-      summary.throughSeq,
-      summary.shareWithUser,
-    ]);
-    return row?.stored === true;
+    const stored = await this.fn.value<boolean>(FN.saveSummary, {
+      p_session_id: sessionId,
+      p_summary: summary.summary,
+      p_through_seq: summary.throughSeq,
+      p_share_with_user: summary.shareWithUser,
+    });
+    return stored === true;
   }
 
   async setMemorySetting(sessionId: string, setting: ConversationMemorySetting | null): Promise<boolean> {
-    const [row] = await this.db.query<{ found: boolean }>(SQL.setMemorySetting, [
-      sessionId,
-      setting === null ? null : JSON.stringify(setting),
-    ]);
-    return row?.found === true;
+    const found = await this.fn.value<boolean>(FN.setMemorySetting, { p_session_id: sessionId, p_setting: setting });
+    return found === true;
   }
 
   async latestUserSummary(userId: string, excludeSessionId: string): Promise<{ sessionId: string; summary: string } | null> {
-    const [row] = await this.db.query<{ session_id: string; summary: string }>(SQL.latestUserSummary, [userId, excludeSessionId]);
+    const [row] = await this.fn.rows<{ session_id: string; summary: string }>(FN.latestUserSummary, {
+      p_user_id: userId,
+      p_exclude_session_id: excludeSessionId,
+    });
     return row ? { sessionId: row.session_id, summary: row.summary } : null;
   }
 
   async listSessions(query: SessionListQuery): Promise<SessionListPage> {
     // One row more than asked tells whether another page follows.
-    const rows = await this.db.query<SessionRow & { cursor_updated_at: string }>(SQL.listSessions, [
-      query.text ? `%${escapeLikePattern(query.text)}%` : null,
-      query.escalated ?? null,
-      query.after?.updatedAt ?? null,
-      query.after?.sessionId ?? null,
-      query.limit + 1,
-    ]);
+    const rows = await this.fn.rows<SessionRow & { cursor_updated_at: string }>(FN.listSessions, {
+      p_pattern: query.text ? `%${escapeLikePattern(query.text)}%` : null,
+      p_escalated: query.escalated ?? null,
+      p_after_updated_at: query.after?.updatedAt ?? null,
+      p_after_session_id: query.after?.sessionId ?? null,
+      p_limit: query.limit + 1,
+    });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
@@ -169,9 +213,37 @@ export class SqlStore implements ChatStore, KnowledgeStore {
     };
   }
 
+  async claimIdempotencyKey(key: string, requestHash: string, options: { ttlSeconds: number; leaseSeconds: number }): Promise<IdempotencyClaim> {
+    const [row] = await this.fn.rows<{
+      outcome: IdempotencyClaim['outcome'];
+      claim_token: string | null;
+      response: Record<string, unknown> | string | null;
+      session_created: boolean | null;
+    }>(FN.claimIdempotencyKey, {
+      p_key: key,
+      p_request_hash: requestHash,
+      p_ttl_seconds: options.ttlSeconds,
+      p_lease_seconds: options.leaseSeconds,
+    });
+    switch (row?.outcome) {
+      case 'claimed':
+        return { outcome: 'claimed', claim: { key, claimToken: row.claim_token! } };
+      case 'completed':
+        return { outcome: 'completed', response: parseJsonColumn(row.response)!, sessionCreated: row.session_created === true };
+      case 'mismatch':
+        return { outcome: 'mismatch' };
+      default:
+        return { outcome: 'in_progress' };
+    }
+  }
+
+  async releaseIdempotencyKey(claim: IdempotencyClaimToken): Promise<boolean> {
+    return (await this.fn.value<boolean>(FN.releaseIdempotencyKey, { p_key: claim.key, p_claim_token: claim.claimToken })) === true;
+  }
+
   async matchDocuments(query: DocumentQuery): Promise<RetrievedDocument[]> {
     try {
-      const rows = await this.db.query<{
+      const rows = await this.fn.rows<{
         id: string;
         source: string;
         title: string;
@@ -179,7 +251,12 @@ export class SqlStore implements ChatStore, KnowledgeStore {
         content: string;
         metadata: Record<string, unknown> | string;
         similarity: number;
-      }>(SQL.matchDocuments, [toVectorLiteral(query.embedding), query.embeddingModel, query.count, query.minSimilarity]);
+      }>(FN.matchDocuments, {
+        p_query_embedding: toVectorLiteral(query.embedding),
+        p_embedding_model: query.embeddingModel,
+        p_match_count: query.count,
+        p_min_similarity: query.minSimilarity,
+      });
       return rows.map((r) => ({
         id: r.id,
         source: r.source,
@@ -198,43 +275,44 @@ export class SqlStore implements ChatStore, KnowledgeStore {
   }
 
   async listSourceChunks(source: string): Promise<StoredChunkInfo[]> {
-    const rows = await this.db.query<{ chunk_index: number; content_hash: string; embedding_model: string }>(
-      SQL.sourceChunks,
-      [source],
-    );
+    const rows = await this.fn.rows<{ chunk_index: number; content_hash: string; embedding_model: string }>(FN.sourceChunks, {
+      p_source: source,
+    });
     return rows.map((r) => ({ chunkIndex: r.chunk_index, contentHash: r.content_hash, embeddingModel: r.embedding_model }));
   }
 
   async findEmbeddingsByHash(contentHashes: string[], embeddingModel: string): Promise<Map<string, number[]>> {
     if (contentHashes.length === 0) return new Map();
-    const rows = await this.db.query<{ content_hash: string; embedding: string }>(SQL.embeddingsByHash, [
-      contentHashes,
-      embeddingModel,
-    ]);
+    const rows = await this.fn.rows<{ content_hash: string; embedding: string }>(FN.embeddingsByHash, {
+      p_content_hashes: contentHashes,
+      p_embedding_model: embeddingModel,
+    });
     return new Map(rows.map((r) => [r.content_hash, JSON.parse(r.embedding) as number[]]));
   }
 
   async replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.query(SQL.deleteSource, [source]);
-      for (const c of chunks) {
-        await tx.query(SQL.insertChunk, [
-          source,
-          c.title,
-          c.chunkIndex,
-          c.content,
-          c.contentHash,
-          JSON.stringify(c.metadata),
-          toVectorLiteral(c.embedding),
-          c.embeddingModel,
-        ]);
-      }
+    await this.fn.value<number>(FN.replaceSourceChunks, {
+      p_source: source,
+      p_chunks: chunks.map((c) => ({
+        title: c.title,
+        chunk_index: c.chunkIndex,
+        content: c.content,
+        content_hash: c.contentHash,
+        metadata: c.metadata,
+        embedding: toVectorLiteral(c.embedding),
+        embedding_model: c.embeddingModel,
+      })),
     });
   }
 
   async listEmbeddingModels(): Promise<string[]> {
-    const rows = await this.db.query<{ embedding_model: string }>(SQL.embeddingModels);
+    const rows = await this.fn.rows<{ embedding_model: string }>(FN.embeddingModels, {});
     return rows.map((r) => r.embedding_model);
+  }
+
+  /** Resolves when the database answers and has the schema (for /health). */
+  async ping(): Promise<void> {
+    if ((await this.fn.value<boolean>(FN.ping, {})) !== true) throw new Error('The database has no chat_sessions table: apply the migrations');
   }
 }
 

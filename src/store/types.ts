@@ -104,6 +104,13 @@ export interface TurnToAppend {
   userId: string | null;
   agentType: string;
   messages: NewMessage[];
+  /**
+   * Completes this idempotency claim in the same statement: the turn is stored
+   * with its key or not at all. `response` is what the client got; its
+   * `message_id` is set to the stored answer's id. Throws IdempotencyKeyLostError
+   * (nothing stored) when the claim is no longer held.
+   */
+  idempotency?: IdempotencyClaimToken & { response: Record<string, unknown> };
 }
 
 /**
@@ -203,4 +210,38 @@ export interface KnowledgeStore {
 
   /** The embedding models the stored chunks were made with. */
   listEmbeddingModels(): Promise<string[]>;
+}
+
+/** A request's hold on an idempotency key, from claimIdempotencyKey. */
+export interface IdempotencyClaimToken {
+  key: string;
+  claimToken: string;
+}
+
+/** What claimIdempotencyKey found. */
+export type IdempotencyClaim =
+  /** The caller runs the request, then stores its turn with appendTurn({ idempotency }) or releases the key. */
+  | { outcome: 'claimed'; claim: IdempotencyClaimToken }
+  /** The turn was stored: the answer as the first request returned it. */
+  | { outcome: 'completed'; response: Record<string, unknown>; sessionCreated: boolean }
+  /** Another request holds the key and has not finished. */
+  | { outcome: 'in_progress' }
+  /** The key was used with another request. */
+  | { outcome: 'mismatch' };
+
+/**
+ * Idempotency keys, kept in the database so every instance sees them. A key is
+ * claimed before the work, completed in the same statement that stores the turn
+ * (TurnToAppend.idempotency), or released when the work failed.
+ */
+export interface IdempotencyStore {
+  /**
+   * Claims `key` for a request whose body has digest `requestHash`. A key expires
+   * `ttlSeconds` after it was first claimed; a claim not completed within
+   * `leaseSeconds` may be taken over by a retry (its first holder then can no longer complete it).
+   */
+  claimIdempotencyKey(key: string, requestHash: string, options: { ttlSeconds: number; leaseSeconds: number }): Promise<IdempotencyClaim>;
+
+  /** Gives the key up after a failed request, so a retry runs it. False when the claim was no longer held. */
+  releaseIdempotencyKey(claim: IdempotencyClaimToken): Promise<boolean>;
 }

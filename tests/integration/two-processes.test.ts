@@ -73,10 +73,10 @@ async function stop(service: ServiceProcess): Promise<void> {
   await exited;
 }
 
-async function postChat(service: ServiceProcess, body: Record<string, string>) {
+async function postChat(service: ServiceProcess, body: Record<string, string>, headers: Record<string, string> = {}) {
   const response = await fetch(`${service.baseURL}/api/v1/chat`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as { session_id: string; message_id: string } };
@@ -147,6 +147,18 @@ describe('two service processes on one database', () => {
     expect(new Set(ids).size).toBe(10);
     const counts = await db.query<{ message_count: number }>('select message_count from chat_sessions where session_id = any($1::text[])', [ids]);
     expect(counts.map((c) => c.message_count)).toEqual(ids.map(() => 2));
+  });
+
+  it('stores one turn for 10 requests with one Idempotency-Key sent through both processes at once, and answers all of them with it', async () => {
+    const body = { session_id: 'two-idem', message: 'How long does a refund take?' };
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => postChat(services[i % 2]!, body, { 'idempotency-key': 'two-processes-key' })),
+    );
+    expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
+    for (const r of responses) expect(r.body).toEqual(responses[0]!.body);
+    const rows = await db.query<{ id: string; role: string }>('select id, role from chat_messages where session_id = $1 order by seq', ['two-idem']);
+    expect(rows.map((r) => r.role)).toEqual(['user', 'assistant']);
+    expect(responses[0]!.body.message_id).toBe(rows[1]!.id);
   });
 
   it('shows a session written by both processes in full from either one', async () => {

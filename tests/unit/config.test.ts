@@ -55,8 +55,26 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://user:secret@db/support' })).not.toThrow(/secret/);
   });
 
-  it('refuses the Supabase settings it cannot honour yet rather than writing to a local file', () => {
-    expect(() => loadConfig({ SUPABASE_URL: 'https://x.supabase.co' })).toThrow(ConfigError);
-    expect(() => loadConfig({ SUPABASE_SERVICE_ROLE_KEY: 'key', DATABASE_URL: 'postgres://db/support' })).toThrow(/SUPABASE_URL/);
+  it('uses the Supabase API with SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY, and refuses half of it rather than writing to a local file', () => {
+    expect(loadConfig({ SUPABASE_URL: 'https://x.supabase.co', SUPABASE_SERVICE_ROLE_KEY: 'service-key' }).storage).toEqual({
+      kind: 'supabase',
+      url: 'https://x.supabase.co',
+      serviceRoleKey: 'service-key',
+    });
+    expect(() => loadConfig({ SUPABASE_URL: 'https://x.supabase.co' })).toThrow(/SUPABASE_SERVICE_ROLE_KEY is not set/);
+    expect(() => loadConfig({ SUPABASE_SERVICE_ROLE_KEY: 'key' })).toThrow(/SUPABASE_URL is not set/);
+    expect(() => loadConfig({ SUPABASE_URL: 'x.supabase.co', SUPABASE_SERVICE_ROLE_KEY: 'key' })).toThrow(/SUPABASE_URL: must be the project URL/);
+  });
+
+  it('refuses DATABASE_URL together with SUPABASE_URL instead of guessing where conversations go', () => {
+    const both = { DATABASE_URL: 'postgres://db/support', SUPABASE_URL: 'https://x.supabase.co', SUPABASE_SERVICE_ROLE_KEY: 'key' };
+    expect(() => loadConfig(both)).toThrow(ConfigError);
+    expect(() => loadConfig(both)).toThrow(/both set: set one/);
+  });
+
+  it('remembers idempotency keys for 24 hours and lets a duplicate wait 10 s by default', () => {
+    expect(loadConfig({}).idempotency).toEqual({ ttlHours: 24, waitMs: 10_000 });
+    expect(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '1.5', IDEMPOTENCY_WAIT_MS: '0' }).idempotency).toEqual({ ttlHours: 1.5, waitMs: 0 });
+    expect(() => loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '0' })).toThrow(/IDEMPOTENCY_KEY_TTL_HOURS/);
   });
 });

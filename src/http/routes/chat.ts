@@ -1,8 +1,9 @@
 import { Router, type Request, type Response } from 'express';
-import type { ChatOutcome, ChatRequest, ChatService } from '../../chat/chat-service';
+import type { ChatOutcome, ChatRequest, ChatService, StageTimings } from '../../chat/chat-service';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotentRequests, type IdempotentStart } from '../../chat/idempotency';
 import { AppError, NotFoundError, UnauthorizedError } from '../../errors';
 import type { Logger } from '../../observability/logger';
-import type { ChatStore, StoredMessage } from '../../store/types';
+import type { ChatStore, IdempotencyClaimToken, StoredMessage } from '../../store/types';
 import { agentKeyCheck, requireAgentKey } from '../auth';
 import { describeError, logFailure } from '../error-handler';
 import { chatRequestSchema, encodeCursor, historyQuerySchema, sessionIdSchema, sessionListQuerySchema } from '../schemas';
@@ -19,6 +20,8 @@ export interface ChatRoutesParts {
   agentTypes: string[];
   /** How often a stream sends a comment line while the answer is being made. */
   streamHeartbeatMs: number;
+  /** Idempotency-Key handling (keys kept in the database). */
+  idempotency: IdempotentRequests;
   logger: Logger;
 }
 
@@ -63,16 +66,38 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     ...outcome.answer,
     session_token: parts.sessionTokens.issue(outcome.answer.session_id),
   });
+  /** A stored answer replayed for a repeated Idempotency-Key: the token only if its request started the session, or this one proves it may continue it. */
+  const replayed = (req: Request, outcome: ChatOutcome) =>
+    outcome.sessionCreated || provesSession(req, outcome.answer.session_id) ? withSessionToken(outcome) : outcome.answer;
+
+  /**
+   * With an Idempotency-Key: the stored answer of an earlier request with that key,
+   * or the claim to run this one. Without: run it. Answered before any stream starts,
+   * so 400/409/422 are plain JSON.
+   */
+  const startChat = async (req: Request): Promise<IdempotentStart | { request: ChatRequest; claim?: undefined }> => {
+    const request = readChatRequest(req);
+    const key = IdempotentRequests.readKey(req.get(IDEMPOTENCY_KEY_HEADER));
+    return key ? parts.idempotency.begin(key, request) : { request };
+  };
+  /** Runs the chat; a claimed key is given up when it fails, so that a retry runs again. */
+  const runChat = (start: { request: ChatRequest; claim?: IdempotencyClaimToken }, work: (request: ChatRequest) => Promise<ChatOutcome>) =>
+    start.claim ? parts.idempotency.run({ claim: start.claim }, () => work(start.request)) : work(start.request);
 
   router.post('/chat', async (req, res) => {
-    const request = readChatRequest(req);
+    const start = await startChat(req);
+    if ('replay' in start) {
+      res.set(IDEMPOTENT_REPLAYED_HEADER, 'true').json(replayed(req, start.replay));
+      return;
+    }
     const abort = abortOnHangUp(res);
-    const outcome = await parts.chatService.answer(request, abort.signal);
+    const outcome = await runChat(start, (request) => parts.chatService.answer(request, abort.signal));
+    if (outcome.stages) res.set('Server-Timing', serverTiming(outcome.stages));
     res.json(withSessionToken(outcome));
   });
 
   router.post('/chat/stream', async (req, res) => {
-    const request = readChatRequest(req);
+    const start = await startChat(req);
     const abort = abortOnHangUp(res);
     // The stream opens with its first event (or heartbeat): a request refused before
     // that (no access to the session, database down) still gets a plain status and JSON.
@@ -86,21 +111,30 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
         Connection: 'keep-alive',
         // Proxies such as nginx would otherwise buffer the whole answer.
         'X-Accel-Buffering': 'no',
+        ...('replay' in start && { [IDEMPOTENT_REPLAYED_HEADER]: 'true' }),
       });
     };
     const send = (event: string, data: unknown) => {
       open();
       res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
+    if ('replay' in start) {
+      // A repeated Idempotency-Key: the stored answer as the one `done` event, nothing streamed again.
+      send('done', replayed(req, start.replay));
+      res.end();
+      return;
+    }
     const heartbeat = setInterval(() => {
       open();
       res.write(': ping\n\n');
     }, parts.streamHeartbeatMs);
     try {
-      const outcome = await parts.chatService.answer(request, abort.signal, {
-        onSources: (sources) => send('sources', { sources }),
-        onToken: (delta) => send('token', { delta }),
-      });
+      const outcome = await runChat(start, (request) =>
+        parts.chatService.answer(request, abort.signal, {
+          onSources: (sources) => send('sources', { sources }),
+          onToken: (delta) => send('token', { delta }),
+        }),
+      );
       send('done', withSessionToken(outcome));
     } catch (error) {
       if (abort.signal.aborted) return;
@@ -177,6 +211,13 @@ function abortOnHangUp(res: Response): AbortController {
     if (!res.writableEnded) abort.abort();
   });
   return abort;
+}
+
+/** The answer's stages as a Server-Timing header: `window;dur=1.2, retrieval;dur=3.4, …`. */
+function serverTiming(stages: StageTimings): string {
+  return Object.entries(stages)
+    .map(([name, ms]) => `${name};dur=${ms}`)
+    .join(', ');
 }
 
 function isCustomerVisible(m: StoredMessage): boolean {

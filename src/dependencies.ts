@@ -15,6 +15,8 @@ import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/s
 import { TokenCounter, type CountableMessage } from './memory/tokens';
 import { createChatModel } from './models/chat-model';
 import type { Logger } from './observability/logger';
+import { measuredRetriever } from './observability/instrument';
+import { createTracing, NO_TRACING, type Tracing } from './observability/langfuse';
 import { Metrics } from './observability/metrics';
 import { SqlCommerceStore } from './store/commerce-store';
 import type { SqlDatabase } from './store/database';
@@ -27,7 +29,9 @@ import { SqlStore } from './store/sql-store';
 export interface Dependencies {
   appParts: AppParts;
   store: SqlStore;
-  /** Closes the database; call after the server stopped taking requests. */
+  /** Langfuse tracing (or NO_TRACING): tests flush it to see what was sent. */
+  tracing: Tracing;
+  /** Flushes the traces (bounded by LANGFUSE_FLUSH_TIMEOUT_MS), then closes the database; call after the server stopped taking requests. */
   close(): Promise<void>;
 }
 
@@ -59,6 +63,7 @@ export function describeStorage(storage: StorageConfig): string {
  */
 export async function createDependencies(config: Config, logger: Logger, database?: SqlDatabase): Promise<Dependencies> {
   const db = database ?? (await openDatabase(config, logger));
+  let tracing: Tracing = NO_TRACING;
   try {
     const applied = await applyMigrations(db);
     if (applied.length > 0) logger.info({ migrations: applied }, `Applied ${applied.length} database migration(s)`);
@@ -72,7 +77,9 @@ export async function createDependencies(config: Config, logger: Logger, databas
     }
     await prepareKnowledge(config, store, embedder, logger);
 
-    const retriever = createRetriever(store, embedder, config.retrieval);
+    const metrics = new Metrics();
+    tracing = createTracing(config.langfuse, logger);
+    const retriever = measuredRetriever(createRetriever(store, embedder, config.retrieval), metrics);
     const tools = createSupportTools({ commerce: new SqlCommerceStore(db), retriever });
     const summarizer = createSummarizer(config, tokenCounter);
     const countTokens = (m: CountableMessage) => tokenCounter.countMessage(m);
@@ -92,12 +99,12 @@ export async function createDependencies(config: Config, logger: Logger, databas
         store,
         windowLimits: { maxMessages: config.history.maxMessages, maxTokens: config.history.maxTokens },
         logger,
+        tracing,
       });
       agents.set(spec.key, { spec, graph });
     }
-    const metrics = new Metrics();
     const agentApiKey = await resolveAgentApiKey(config, logger);
-    const chatService = new ChatService({ store, agents, tokenCounter, history: config.history, metrics, logger });
+    const chatService = new ChatService({ store, agents, tokenCounter, history: config.history, metrics, tracing, logger });
 
     return {
       store,
@@ -122,9 +129,14 @@ export async function createDependencies(config: Config, logger: Logger, databas
           info: { storage: config.storage.kind, model: chatModel.name, embedding_model: embedder.model },
         },
       },
-      close: () => db.close(),
+      tracing,
+      close: async () => {
+        await tracing.shutdown();
+        await db.close();
+      },
     };
   } catch (error) {
+    await tracing.shutdown();
     await db.close().catch(() => {});
     throw error;
   }

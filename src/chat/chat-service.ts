@@ -8,6 +8,7 @@ import type { ContextMessage } from '../memory/context';
 import { resolveMemory, type EffectiveMemory, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
 import type { MemoryReport } from '../memory/strategies';
 import type { TokenCounter } from '../memory/tokens';
+import type { Tracing } from '../observability/langfuse';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { ChatStore, NewMessage, RetrievedDocument, SessionRecord, StoredMessage } from '../store/types';
@@ -75,6 +76,8 @@ export interface ChatServiceParts {
   tokenCounter: TokenCounter;
   history: Config['history'];
   metrics: Metrics;
+  /** Langfuse (or NO_TRACING). */
+  tracing: Tracing;
   logger: Logger;
 }
 
@@ -88,7 +91,7 @@ export class ChatService {
   constructor(private readonly parts: ChatServiceParts) {}
 
   async answer(request: ChatRequest, signal?: AbortSignal, listener?: AnswerListener): Promise<ChatOutcome> {
-    const { store, tokenCounter, logger } = this.parts;
+    const { store, tracing, metrics } = this.parts;
     const sessionId = request.sessionId ?? randomUUID();
     const startedAt = performance.now();
 
@@ -101,7 +104,54 @@ export class ChatService {
       agent: { strategy: agent.spec.memoryStrategy, memory_injection: agent.spec.memoryInjection },
     });
 
-    const loaded = await this.loadHistory(sessionId, session, memory.settings);
+    // One trace per request, its observations tagged with the session, the customer, the agent and the strategy.
+    const trace = {
+      sessionId,
+      userId,
+      tags: [`agent_type:${agent.spec.key}`, `memory:${memory.settings.mode}`, ...(listener ? ['streamed'] : [])],
+      metadata: { agent_type: agent.spec.key, memory_strategy: memory.settings.mode, memory_source: memory.source },
+    };
+    try {
+      return await tracing.trace(listener ? 'chat.stream' : 'chat', { message: request.message }, trace, async (root, traceId) => {
+        const outcome = await this.respond({ request, sessionId, session, agent, userId, memory, traceId, startedAt }, signal, listener);
+        const { answer } = outcome;
+        root.update({ output: { response: answer.response, confidence: answer.confidence, escalated: answer.escalated } });
+        if (traceId) {
+          tracing.score({ traceId, name: 'confidence', value: answer.confidence, dataType: 'NUMERIC' });
+          tracing.score({ traceId, name: 'escalated', value: answer.escalated ? 1 : 0, dataType: 'BOOLEAN' });
+        }
+        return outcome;
+      });
+    } catch (error) {
+      // A customer who hung up is not a model failure.
+      if (!signal?.aborted) metrics.recordAnswerError(error);
+      throw error;
+    }
+  }
+
+  /** Load, graph, persist: the request's steps inside its trace. */
+  private async respond(
+    turn: {
+      request: ChatRequest;
+      sessionId: string;
+      session: SessionRecord | null;
+      agent: AgentRuntime;
+      userId: string | null;
+      memory: EffectiveMemory;
+      traceId: string | null;
+      startedAt: number;
+    },
+    signal?: AbortSignal,
+    listener?: AnswerListener,
+  ): Promise<ChatOutcome> {
+    const { store, tokenCounter, logger, tracing } = this.parts;
+    const { request, sessionId, session, agent, userId, memory, traceId, startedAt } = turn;
+
+    const loaded = await tracing.observe('load_history', 'span', { mode: memory.settings.mode }, async (span) => {
+      const messages = await this.loadHistory(sessionId, session, memory.settings);
+      span.update({ output: { messages: messages.length, tokens: messages.reduce((sum, m) => sum + m.tokenCount, 0) } });
+      return messages;
+    });
     const loadedTokens = loaded.reduce((sum, m) => sum + m.tokenCount, 0);
     logger.info(
       {
@@ -133,25 +183,41 @@ export class ChatService {
     const sources = citedSources(result.retrieved_documents);
     const confidence = round(result.confidence);
     const latencyMs = Math.round(performance.now() - startedAt);
-    const stored = await store.appendTurn({
-      sessionId,
-      userId,
-      agentType: agent.spec.key,
-      messages: [
-        { role: 'user', content: request.message, tokenCount: tokenCounter.countMessage({ content: request.message }) },
-        ...result.messages.map((m) => this.toNewMessage(m)),
-        {
-          role: 'assistant',
-          content: result.response,
-          tokenCount: tokenCounter.countMessage({ content: result.response }),
-          confidence,
-          escalated: result.escalated,
-          metadata: { model: result.model, usage: result.usage, latency_ms: latencyMs, sources, memory: result.memory_report },
+    const turnMessages: NewMessage[] = [
+      { role: 'user', content: request.message, tokenCount: tokenCounter.countMessage({ content: request.message }) },
+      ...result.messages.map((m) => this.toNewMessage(m)),
+      {
+        role: 'assistant',
+        content: result.response,
+        tokenCount: tokenCounter.countMessage({ content: result.response }),
+        confidence,
+        escalated: result.escalated,
+        metadata: {
+          model: result.model,
+          usage: result.usage,
+          latency_ms: latencyMs,
+          sources,
+          memory: result.memory_report,
+          // Feedback on this answer becomes a score on its trace.
+          ...(traceId && { trace_id: traceId }),
         },
-      ],
-    });
+      },
+    ];
+    const stored = await tracing.observe('persist', 'span', { messages: turnMessages.length }, () =>
+      store.appendTurn({ sessionId, userId, agentType: agent.spec.key, messages: turnMessages }),
+    );
 
+    const historyTokens = result.model_history.reduce((sum, m) => sum + m.tokens, 0);
     this.parts.metrics.recordMemory(result.memory_report, result.compacted_by_tool);
+    this.parts.metrics.recordAnswer({
+      agentType: agent.spec.key,
+      model: result.model,
+      usage: result.usage,
+      historyMessages: result.model_history.length,
+      historyTokens,
+      escalated: result.escalated,
+      timeToFirstTokenMs,
+    });
     const outcome: MemoryOutcome = {
       ...result.memory_report,
       source: memory.source,
@@ -183,10 +249,7 @@ export class ChatService {
       escalated: result.escalated,
       sources,
       usage: result.usage,
-      history: {
-        messages: result.model_history.length,
-        tokens: result.model_history.reduce((sum, m) => sum + m.tokens, 0),
-      },
+      history: { messages: result.model_history.length, tokens: historyTokens },
       memory: outcome,
     };
     return { answer, sessionCreated: session === null };

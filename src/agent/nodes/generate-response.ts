@@ -4,6 +4,7 @@ import type { Runnable } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ModelTimeoutError, ModelUnavailableError } from '../../errors';
+import type { Tracing } from '../../observability/langfuse';
 import { buildPromptMessages } from '../prompts';
 import type { SupportStateType, SupportStateUpdate, TokenUsage } from '../state';
 
@@ -22,6 +23,8 @@ export interface GenerateResponseOptions {
   /** Deadline for each model call, retries included (OPENAI_TIMEOUT_MS). */
   timeoutMs: number;
   toolOutputMaxChars: number;
+  /** Each model call as a generation (model, token usage) of the request's trace. */
+  tracing?: Tracing;
 }
 
 /**
@@ -48,7 +51,7 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     const toolRounds = state.messages.filter((m) => m.getType() === 'ai').length;
     const model = toolRounds < MAX_TOOL_ROUNDS ? withTools : options.chatModel;
 
-    const reply = await invokeWithDeadline(model, messages, config, options);
+    const reply = await tracedModelCall(options, messages, () => invokeWithDeadline(model, messages, config, options));
     const usage = usageOf(reply);
     if (reply.tool_calls?.length && toolRounds < MAX_TOOL_ROUNDS) {
       return { messages: [reply], usage };
@@ -102,6 +105,31 @@ async function invokeWithDeadline(
       cause: error,
     });
   }
+}
+
+/**
+ * The model call as a Langfuse generation: what it was sent, what it answered,
+ * the model's name and the token usage it reported (streamed calls report it in
+ * their last chunk, which LangChain joins into the reply).
+ */
+async function tracedModelCall(
+  options: GenerateResponseOptions,
+  messages: BaseMessage[],
+  call: () => Promise<AIMessage>,
+): Promise<AIMessage> {
+  if (!options.tracing?.enabled) return call();
+  const input = messages.map((m) => ({ role: m.getType(), content: m.text }));
+  return options.tracing.observe('model', 'generation', input, async (generation) => {
+    generation.update({ model: options.modelName });
+    const reply = await call();
+    const usage = usageOf(reply);
+    generation.update({
+      model: (reply.response_metadata?.model_name as string | undefined) ?? options.modelName,
+      output: reply.tool_calls?.length ? { tool_calls: reply.tool_calls.map((c) => ({ name: c.name, args: c.args })) } : reply.text,
+      usageDetails: { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens },
+    });
+    return reply;
+  });
 }
 
 function usageOf(reply: AIMessage): TokenUsage {

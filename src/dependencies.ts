@@ -19,6 +19,7 @@ import { measuredRetriever } from './observability/instrument';
 import { createTracing, NO_TRACING, type Tracing } from './observability/langfuse';
 import { Metrics } from './observability/metrics';
 import { SqlCommerceStore } from './store/commerce-store';
+import { FeedbackStore } from './store/feedback-store';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openPgliteDatabase } from './store/pglite';
@@ -105,6 +106,8 @@ export async function createDependencies(config: Config, logger: Logger, databas
     }
     const agentApiKey = await resolveAgentApiKey(config, logger);
     const chatService = new ChatService({ store, agents, tokenCounter, history: config.history, metrics, tracing, logger });
+    const sessionTokens = new SessionTokens(agentApiKey);
+    const feedback = new FeedbackStore(db);
 
     return {
       store,
@@ -114,13 +117,15 @@ export async function createDependencies(config: Config, logger: Logger, databas
           chatService,
           store,
           agentApiKey,
-          sessionTokens: new SessionTokens(agentApiKey),
+          sessionTokens,
           streamHeartbeatMs: config.streamHeartbeatMs,
+          feedback,
           logger,
           messageMaxChars: config.limits.messageMaxChars,
           historyLimitMax: config.limits.historyLimitMax,
           agentTypes: [...AGENT_SPECS.keys()],
         },
+        feedback: { feedback, agentApiKey, sessionTokens, tracing, metrics, logger },
         metrics,
         health: {
           pingDatabase: async () => {

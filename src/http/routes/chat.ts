@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { ChatOutcome, ChatRequest, ChatService } from '../../chat/chat-service';
 import { AppError, NotFoundError, UnauthorizedError } from '../../errors';
 import type { Logger } from '../../observability/logger';
+import type { AnswerFeedback, FeedbackStore } from '../../store/feedback-store';
 import type { ChatStore, StoredMessage } from '../../store/types';
 import { requireAgentKey } from '../auth';
 import { describeError, logFailure } from '../error-handler';
@@ -19,6 +20,8 @@ export interface ChatRoutesParts {
   agentTypes: string[];
   /** How often a stream sends a comment line while the answer is being made. */
   streamHeartbeatMs: number;
+  /** Customers' ratings of answers, shown with each answer (POST /chat/feedback stores them). */
+  feedback: FeedbackStore;
   logger: Logger;
 }
 
@@ -105,12 +108,15 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     }
     const session = await parts.store.getSession(sessionId);
     if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
-    const messages = await parts.store.listRecentMessages(sessionId, parts.historyLimitMax);
+    const [messages, ratings] = await Promise.all([
+      parts.store.listRecentMessages(sessionId, parts.historyLimitMax),
+      parts.feedback.forSession(sessionId),
+    ]);
     res.json({
       session_id: sessionId,
       escalated: session.escalated,
-      // The customer's view: their messages and the answers, no tool traffic.
-      messages: messages.filter(isCustomerVisible).map(toMessageItem),
+      // The customer's view: their messages and the answers (with their own rating), no tool traffic.
+      messages: messages.filter(isCustomerVisible).map((m) => withFeedback(toMessageItem(m), m, ratings)),
     });
   });
 
@@ -139,10 +145,10 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     const { limit } = parseInput(historyQuery, req.query);
     const session = await parts.store.getSession(sessionId);
     if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
-    const messages = await parts.store.listRecentMessages(sessionId, limit);
+    const [messages, ratings] = await Promise.all([parts.store.listRecentMessages(sessionId, limit), parts.feedback.forSession(sessionId)]);
     res.json({
       session_id: sessionId,
-      messages: messages.map(toHistoryItem),
+      messages: messages.map((m) => withFeedback(toHistoryItem(m), m, ratings)),
       count: messages.length,
       total: session.messageCount,
     });
@@ -179,6 +185,13 @@ function toMessageItem(m: StoredMessage) {
     ...(m.escalated !== null && { escalated: m.escalated }),
     ...(Array.isArray(sources) && { sources }),
   };
+}
+
+/** An answer carries its rating (`feedback`, null when unrated); other messages nothing. */
+function withFeedback<T extends object>(item: T, m: StoredMessage, ratings: Map<string, AnswerFeedback>) {
+  if (m.role !== 'assistant' || m.toolCalls?.length) return item;
+  const f = ratings.get(m.id);
+  return { ...item, feedback: f ? { rating: f.rating, comment: f.comment, updated_at: f.updatedAt.toISOString() } : null };
 }
 
 /** A stored message as the review endpoints show it: everything, tool traffic included. */

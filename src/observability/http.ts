@@ -43,18 +43,23 @@ export function requestLogging(logger: Logger): RequestHandler {
     customAttributeKeys: { reqId: 'request_id' },
     customProps: (req) => ({ request_id: req.id }),
     serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
+      req: (req: { method: string; url: string; raw?: Request }) => ({ method: req.method, path: pathOf(req.raw ?? req) }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
     // Answers the client caused are not the service's errors.
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-    customSuccessMessage: (req, res) => `${req.method} ${(req.url ?? '').split('?')[0]} ${res.statusCode}`,
-    customErrorMessage: (req, res) => `${req.method} ${(req.url ?? '').split('?')[0]} ${res.statusCode}`,
+    customSuccessMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
+    customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
   });
   return (req, res, next) => {
     http(req, res);
     requestContext.run({ requestId: String(req.id) }, next);
   };
+}
+
+/** The path as the client sent it (a router rewrites req.url), without the query: it can hold search text. */
+function pathOf(req: { url?: string; originalUrl?: string }): string {
+  return (req.originalUrl ?? req.url ?? '').split('?')[0]!;
 }
 
 /**
@@ -77,16 +82,31 @@ export const keepRequestContextOnError: ErrorRequestHandler = (error, req, _res,
 export function requestMetrics(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const startedAt = performance.now();
+    const route = captureRoute(req);
     res.once('close', () => {
-      metrics.recordRequest(req.method, routeOf(req), res.statusCode, (performance.now() - startedAt) / 1000);
+      metrics.recordRequest(req.method, route.label, res.statusCode, (performance.now() - startedAt) / 1000);
     });
     next();
   };
 }
 
-/** The matched route's pattern (/api/v1/chat/history/:session_id), never the raw path, so labels stay few. */
-function routeOf(req: Request): string {
-  const route = req.route as { path?: unknown } | undefined;
-  if (route && typeof route.path === 'string') return `${req.baseUrl}${route.path}`;
-  return 'unmatched';
+/**
+ * The matched route's pattern (/api/v1/chat/history/:session_id), never the raw
+ * path, so labels stay few; "unmatched" for 404s and static files. Taken when the
+ * router sets req.route, since by the time the response closes a failed request
+ * has left its router and req.baseUrl no longer says where it was mounted.
+ */
+function captureRoute(req: Request): { label: string } {
+  const captured = { label: 'unmatched' };
+  let value: unknown;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => value,
+    set: (route: { path?: unknown } | undefined) => {
+      value = route;
+      if (route && typeof route.path === 'string') captured.label = `${req.baseUrl}${route.path}`;
+    },
+  });
+  return captured;
 }

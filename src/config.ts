@@ -77,6 +77,14 @@ const environmentSchema = z.object({
   MESSAGE_MAX_CHARS: positiveInt.max(100_000).default(4000),
   HISTORY_LIMIT_MAX: positiveInt.max(10_000).default(500),
 
+  /** Langfuse tracing: on when both keys are set. LANGFUSE_BASE_URL for a self-hosted Langfuse. */
+  LANGFUSE_PUBLIC_KEY: optionalText,
+  LANGFUSE_SECRET_KEY: optionalText,
+  LANGFUSE_BASE_URL: optionalText.pipe(z.url().optional()),
+  LANGFUSE_TIMEOUT_MS: positiveInt.max(60_000).default(5000),
+  LANGFUSE_FLUSH_TIMEOUT_MS: positiveInt.max(60_000).default(3000),
+  LANGFUSE_ENVIRONMENT: optionalText,
+
   /** `none` turns seeding off. */
   KNOWLEDGE_SEED_DIR: z.string().trim().default('./knowledge/help-center'),
 });
@@ -118,6 +126,20 @@ export interface Config {
   idempotency: { ttlHours: number; waitMs: number };
   /** Folder ingested on first start when the knowledge base is empty; null: none. */
   knowledgeSeedDir: string | null;
+  /** Langfuse tracing; null: off. */
+  langfuse: LangfuseConfig | null;
+}
+
+/** Where traces go: Langfuse Cloud or a self-hosted Langfuse (LANGFUSE_BASE_URL). */
+export interface LangfuseConfig {
+  publicKey: string;
+  secretKey: string;
+  baseUrl: string;
+  /** How long one export request to Langfuse may take before it is dropped. */
+  exportTimeoutMs: number;
+  /** How long a flush (at shutdown) waits for the last spans and scores to leave. */
+  flushTimeoutMs: number;
+  environment?: string;
 }
 
 /** Where conversations and knowledge live: embedded PGlite files, a Postgres server, or a Supabase project's API. */
@@ -221,5 +243,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     idempotency: { ttlHours: e.IDEMPOTENCY_KEY_TTL_HOURS, waitMs: e.IDEMPOTENCY_WAIT_MS },
     knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === 'none' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),
+    // Both keys or nothing: one key alone cannot authenticate, so tracing stays off.
+    langfuse:
+      e.LANGFUSE_PUBLIC_KEY && e.LANGFUSE_SECRET_KEY
+        ? {
+            publicKey: e.LANGFUSE_PUBLIC_KEY,
+            secretKey: e.LANGFUSE_SECRET_KEY,
+            baseUrl: (e.LANGFUSE_BASE_URL ?? 'https://cloud.langfuse.com').replace(/\/+$/, ''),
+            exportTimeoutMs: e.LANGFUSE_TIMEOUT_MS,
+            flushTimeoutMs: e.LANGFUSE_FLUSH_TIMEOUT_MS,
+            environment: e.LANGFUSE_ENVIRONMENT,
+          }
+        : null,
   };
 }

@@ -17,8 +17,11 @@ import { TokenCounter, type CountableMessage } from './memory/tokens';
 import { createChatModel } from './models/chat-model';
 import { ExtractiveChatModel } from './models/extractive-chat-model';
 import type { Logger } from './observability/logger';
+import { measuredRetriever } from './observability/instrument';
+import { createTracing, NO_TRACING, type Tracing } from './observability/langfuse';
 import { Metrics } from './observability/metrics';
 import { SqlCommerceStore } from './store/commerce-store';
+import { FeedbackStore } from './store/feedback-store';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openPgliteDatabase } from './store/pglite';
@@ -30,7 +33,9 @@ import { createSupabaseClient, supabaseFunctionCaller } from './store/supabase';
 export interface Dependencies {
   appParts: AppParts;
   store: SqlStore;
-  /** Closes the database; call after the server stopped taking requests. */
+  /** Langfuse tracing (or NO_TRACING): tests flush it to see what was sent. */
+  tracing: Tracing;
+  /** Flushes the traces (bounded by LANGFUSE_FLUSH_TIMEOUT_MS), then closes the database; call after the server stopped taking requests. */
   close(): Promise<void>;
 }
 
@@ -41,6 +46,7 @@ export interface Dependencies {
 export interface OpenStorage {
   store: SqlStore;
   commerce: SqlCommerceStore;
+  feedback: FeedbackStore;
   db: SqlDatabase | null;
   close(): Promise<void>;
 }
@@ -49,10 +55,16 @@ export interface OpenStorage {
 export async function openStorage(config: Config, logger?: Logger, database?: SqlDatabase): Promise<OpenStorage> {
   if (!database && config.storage.kind === 'supabase') {
     const functions = supabaseFunctionCaller(createSupabaseClient(config.storage));
-    return { store: new SqlStore(functions), commerce: new SqlCommerceStore(functions), db: null, close: async () => {} };
+    return {
+      store: new SqlStore(functions),
+      commerce: new SqlCommerceStore(functions),
+      feedback: new FeedbackStore(functions),
+      db: null,
+      close: async () => {},
+    };
   }
   const db = database ?? (await openDatabase(config, logger));
-  return { store: new SqlStore(db), commerce: new SqlCommerceStore(db), db, close: () => db.close() };
+  return { store: new SqlStore(db), commerce: new SqlCommerceStore(db), feedback: new FeedbackStore(db), db, close: () => db.close() };
 }
 
 /** Opens the database for a SQL backend: a Postgres server (DATABASE_URL) or PGlite files under DATA_DIR. */
@@ -89,6 +101,7 @@ export function describeStorage(storage: StorageConfig): string {
  */
 export async function createDependencies(config: Config, logger: Logger, database?: SqlDatabase): Promise<Dependencies> {
   const storage = await openStorage(config, logger, database);
+  let tracing: Tracing = NO_TRACING;
   try {
     const { store } = storage;
     if (storage.db) {
@@ -107,7 +120,9 @@ export async function createDependencies(config: Config, logger: Logger, databas
     }
     await prepareKnowledge(config, store, embedder, logger);
 
-    const retriever = createRetriever(store, embedder, config.retrieval);
+    const metrics = new Metrics();
+    tracing = createTracing(config.langfuse, logger);
+    const retriever = measuredRetriever(createRetriever(store, embedder, config.retrieval), metrics);
     const tools = createSupportTools({ commerce: storage.commerce, retriever });
     const summarizer = createSummarizer(config, tokenCounter);
     // Only a hosted model can fail over; offline mode is already the fallback.
@@ -130,12 +145,14 @@ export async function createDependencies(config: Config, logger: Logger, databas
         store,
         windowLimits: { maxMessages: config.history.maxMessages, maxTokens: config.history.maxTokens },
         logger,
+        tracing,
       });
       agents.set(spec.key, { spec, graph });
     }
-    const metrics = new Metrics();
     const agentApiKey = await resolveAgentApiKey(config, logger);
-    const chatService = new ChatService({ store, agents, tokenCounter, history: config.history, metrics, logger });
+    const chatService = new ChatService({ store, agents, tokenCounter, history: config.history, metrics, tracing, logger });
+    const sessionTokens = new SessionTokens(agentApiKey);
+    const feedback = storage.feedback;
 
     return {
       store,
@@ -145,14 +162,16 @@ export async function createDependencies(config: Config, logger: Logger, databas
           chatService,
           store,
           agentApiKey,
-          sessionTokens: new SessionTokens(agentApiKey),
+          sessionTokens,
           streamHeartbeatMs: config.streamHeartbeatMs,
           idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
+          feedback,
           logger,
           messageMaxChars: config.limits.messageMaxChars,
           historyLimitMax: config.limits.historyLimitMax,
           agentTypes: [...AGENT_SPECS.keys()],
         },
+        feedback: { feedback, agentApiKey, sessionTokens, tracing, metrics, logger },
         metrics,
         widgetOrigins: config.widgetOrigins,
         rateLimits: config.rateLimits,
@@ -162,9 +181,14 @@ export async function createDependencies(config: Config, logger: Logger, databas
           info: { storage: config.storage.kind, model: chatModel.name, embedding_model: embedder.model },
         },
       },
-      close: () => storage.close(),
+      tracing,
+      close: async () => {
+        await tracing.shutdown();
+        await storage.close();
+      },
     };
   } catch (error) {
+    await tracing.shutdown();
     await storage.close().catch(() => {});
     throw error;
   }

@@ -42,8 +42,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-/** Stop taking requests, let in-flight ones finish (bounded), then close the database. */
-async function stop(signal: string, server: Server, closeDatabase: () => Promise<void>, logger: Logger): Promise<void> {
+/** Stop taking requests, let in-flight ones finish (bounded), then flush the traces and close the database. */
+async function stop(signal: string, server: Server, closeDependencies: () => Promise<void>, logger: Logger): Promise<void> {
   logger.info({ signal }, 'Shutting down: no new requests');
   const forced = setTimeout(() => {
     logger.error(`Shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms: exiting anyway`);
@@ -51,10 +51,14 @@ async function stop(signal: string, server: Server, closeDatabase: () => Promise
   }, SHUTDOWN_TIMEOUT_MS);
   forced.unref();
 
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Idle keep-alive connections would hold close() until they time out.
+  server.closeIdleConnections();
+  await closed;
   logger.info('HTTP server closed');
-  await closeDatabase();
-  logger.info('Database closed');
+  // The last traces and scores go to Langfuse first (bounded by LANGFUSE_FLUSH_TIMEOUT_MS).
+  await closeDependencies();
+  logger.info('Traces flushed, database closed');
   process.exit(0);
 }
 

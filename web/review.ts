@@ -49,6 +49,8 @@ interface HistoryMessage {
   tool_calls?: ToolCall[];
   tool_call_id?: string;
   name?: string;
+  /** The customer's rating of an answer (null: not rated). */
+  feedback?: { rating: 'up' | 'down'; comment: string | null; updated_at: string } | null;
 }
 
 interface History {
@@ -403,9 +405,15 @@ function systemEntry(m: HistoryMessage): HTMLLIElement {
 function answerEntry(m: HistoryMessage): HTMLLIElement {
   const confidence = typeof m.confidence === 'number' ? el('span', { class: 'badge' }, `confidence ${m.confidence.toFixed(2)}`) : null;
   const escalated = m.escalated ? el('span', { class: 'badge escalated' }, 'Escalated') : null;
+  const rated = m.feedback
+    ? el('span', { class: `badge rated-${m.feedback.rating}` }, m.feedback.rating === 'up' ? 'Rated helpful' : 'Rated not helpful')
+    : null;
   const text = el('div', { class: 'text' });
   renderAnswerText(text, m.content);
-  const entry = el('li', { class: 'entry assistant' }, entryHeader('Support agent (AI)', m, confidence, escalated), text);
+  const entry = el('li', { class: 'entry assistant' }, entryHeader('Support agent (AI)', m, confidence, escalated, rated), text);
+  if (m.feedback?.comment) {
+    entry.append(el('blockquote', { class: 'feedback-comment' }, el('strong', {}, "Customer's comment: "), m.feedback.comment));
+  }
   const sources = Array.isArray(m.sources) ? m.sources.filter((s) => typeof s?.title === 'string' && typeof s?.source === 'string') : [];
   if (sources.length > 0) {
     entry.append(

@@ -36,6 +36,7 @@ interface StoredSession {
 /** The `done` event's payload, as far as the widget uses it (the same as POST /api/v1/chat). */
 interface ChatAnswer {
   session_id: string;
+  message_id: string;
   session_token?: string;
   response: string;
   escalated: boolean;
@@ -44,8 +45,17 @@ interface ChatAnswer {
 
 /** GET /api/v1/chat/conversation/:session_id: the customer's own view of it. */
 interface Conversation {
-  messages: { role: 'user' | 'assistant'; content: string; sources?: Source[]; escalated?: boolean }[];
+  messages: {
+    id: string;
+    role: 'user' | 'assistant';
+    content: string;
+    sources?: Source[];
+    escalated?: boolean;
+    feedback?: { rating: Rating } | null;
+  }[];
 }
+
+type Rating = 'up' | 'down';
 
 /** The API's message limit (MESSAGE_MAX_CHARS' default); the server checks it again. */
 const MESSAGE_MAX_CHARS = 4000;
@@ -210,7 +220,11 @@ function mount(config: WidgetConfig): void {
       log.replaceChildren();
       for (const message of messages) {
         if (message.role === 'user') log.append(userBubble(String(message.content)));
-        else if (message.role === 'assistant') log.append(finishedAnswer(String(message.content), message.sources, message.escalated === true));
+        else if (message.role === 'assistant') {
+          const answer = finishedAnswer(String(message.content), message.sources, message.escalated === true);
+          if (typeof message.id === 'string') answer.append(ratingButtons(session, message.id, message.feedback?.rating ?? null));
+          log.append(answer);
+        }
       }
       if (messages.length === 0) showWelcome();
       log.append(...sentMeanwhile);
@@ -226,6 +240,47 @@ function mount(config: WidgetConfig): void {
       }
     }
     scrollToEnd();
+  }
+
+  /**
+   * "Helpful" / "Not helpful" under an answer: toggle buttons (aria-pressed) that
+   * send the rating (POST /api/v1/chat/feedback with the session token). Rating
+   * again replaces the earlier rating.
+   */
+  function ratingButtons(session: StoredSession, messageId: string, current: Rating | null): HTMLElement {
+    const group = el('div', { class: 'rating', role: 'group', 'aria-label': 'Was this answer helpful?' });
+    const buttons = new Map<Rating, HTMLButtonElement>();
+    const show = (rating: Rating | null) => {
+      for (const [value, button] of buttons) button.setAttribute('aria-pressed', String(value === rating));
+    };
+    for (const [rating, label] of [
+      ['up', 'Helpful'],
+      ['down', 'Not helpful'],
+    ] as const) {
+      const button = el('button', { type: 'button', class: `rate rate-${rating}`, 'aria-pressed': 'false' }, thumbIcon(rating), label);
+      button.addEventListener('click', async () => {
+        if (button.getAttribute('aria-pressed') === 'true') return;
+        for (const b of buttons.values()) b.disabled = true;
+        try {
+          const response = await fetch(`${config.apiBase}/api/v1/chat/feedback`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', [SESSION_TOKEN_HEADER]: session.session_token },
+            body: JSON.stringify({ session_id: session.session_id, message_id: messageId, rating }),
+          });
+          if (!response.ok) throw await apiErrorOf(response);
+          show(rating);
+          showStatus('Thank you for your feedback.');
+        } catch {
+          showStatus('Your rating could not be sent. Please try again.', 'error');
+        } finally {
+          for (const b of buttons.values()) b.disabled = false;
+        }
+      });
+      buttons.set(rating, button);
+      group.append(button);
+    }
+    show(current);
+    return group;
   }
 
   function showWelcome(): void {
@@ -298,7 +353,10 @@ function mount(config: WidgetConfig): void {
       // The stored session changes only with an answer that completed (the server saved it).
       const token = finished.session_token ?? (session?.session_id === finished.session_id ? session.session_token : undefined);
       if (token) sessions.save({ session_id: finished.session_id, session_token: token });
-      answer.replaceWith(finishedAnswer(finished.response, finished.sources, finished.escalated === true));
+      const done = finishedAnswer(finished.response, finished.sources, finished.escalated === true);
+      const saved = sessions.load();
+      if (saved && typeof finished.message_id === 'string') done.append(ratingButtons(saved, finished.message_id, null));
+      answer.replaceWith(done);
     } catch (error) {
       answer.remove();
       question.remove();
@@ -447,6 +505,21 @@ function renderSources(answer: HTMLElement, sources: unknown): void {
   const handoff = answer.querySelector('.handoff');
   if (handoff) answer.insertBefore(list, handoff);
   else answer.append(list);
+}
+
+/** A thumb up or down, drawn inline (no emoji font needed); the button's text names it. */
+function thumbIcon(direction: Rating): SVGSVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', 'M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6C6.2 8 6 8.5 6 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z');
+  path.setAttribute('fill', 'currentColor');
+  svg.append(path);
+  if (direction === 'down') svg.setAttribute('transform', 'rotate(180)');
+  return svg;
 }
 
 /** A speech bubble, drawn inline: no image request, no emoji font needed. */

@@ -1,14 +1,18 @@
 import { END, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import type { Retriever } from '../knowledge/retriever';
+import { tracedNode, tracedTools } from '../observability/instrument';
+import type { Tracing } from '../observability/langfuse';
 import { makeApplyMemoryNode, type ApplyMemoryOptions } from './nodes/apply-memory';
 import { makeGenerateResponseNode, routeAfterResponse, type GenerateResponseOptions } from './nodes/generate-response';
 import { makeRetrieveNode } from './nodes/retrieve';
-import { SupportState } from './state';
+import { SupportState, type SupportStateType, type SupportStateUpdate } from './state';
 
 /** Everything the nodes need: the retriever, the memory step's parts and the model's. */
 export interface SupportGraphParts extends ApplyMemoryOptions, GenerateResponseOptions {
   retriever: Retriever;
+  /** Each node (and model and tool call) as an observation of the request's trace; off when omitted. */
+  tracing?: Tracing;
 }
 
 /**
@@ -16,16 +20,52 @@ export interface SupportGraphParts extends ApplyMemoryOptions, GenerateResponseO
  * Exported so tests can compile it with their own parts.
  */
 export function buildSupportGraph(parts: SupportGraphParts) {
+  const { tracing } = parts;
+  const tools = new ToolNode(tracedTools(tracing, parts.tools));
   return new StateGraph(SupportState)
-    .addNode('retrieve', makeRetrieveNode(parts.retriever, parts.logger))
-    .addNode('apply_memory', makeApplyMemoryNode(parts))
-    .addNode('generate_response', makeGenerateResponseNode(parts))
-    .addNode('tools', new ToolNode(parts.tools))
+    .addNode(
+      'retrieve',
+      tracedNode(tracing, 'retrieve', 'retriever', makeRetrieveNode(parts.retriever, parts.logger), {
+        input: (state) => state.query,
+        output: (update) => ({
+          output: {
+            confidence: update.confidence,
+            documents: update.retrieved_documents?.map((d) => ({ source: d.source, title: d.title, similarity: d.similarity })),
+          },
+          metadata: { hits: update.retrieved_documents?.length ?? 0 },
+        }),
+      }),
+    )
+    .addNode(
+      'apply_memory',
+      tracedNode(tracing, 'apply_memory', 'span', makeApplyMemoryNode(parts), {
+        input: (state) => ({ strategy: state.memory_settings.mode, loaded_messages: state.conversation_history.length }),
+        // tokens_before / tokens_after: the prompt with the whole history, and as the model is sent it.
+        output: (update) => ({ output: update.memory_report, metadata: { ...update.memory_report } }),
+      }),
+    )
+    .addNode(
+      'generate_response',
+      tracedNode(tracing, 'generate_response', 'span', makeGenerateResponseNode(parts), {
+        output: (update) => ({
+          output: update.response !== undefined ? { escalated: update.escalated } : { tool_calls: toolCallNames(update) },
+        }),
+      }),
+    )
+    .addNode(
+      'tools',
+      tracing?.enabled ? tracedNode<SupportStateType, SupportStateUpdate>(tracing, 'tools', 'span', (state, config) => tools.invoke(state, config)) : tools,
+    )
     .addEdge(START, 'retrieve')
     .addEdge('retrieve', 'apply_memory')
     .addEdge('apply_memory', 'generate_response')
     .addConditionalEdges('generate_response', routeAfterResponse, ['tools', END])
     .addEdge('tools', 'generate_response');
+}
+
+function toolCallNames(update: SupportStateUpdate): string[] {
+  const messages = Array.isArray(update.messages) ? update.messages : [];
+  return messages.flatMap((m) => ('tool_calls' in m && Array.isArray(m.tool_calls) ? m.tool_calls.map((c: { name: string }) => c.name) : []));
 }
 
 /** Compiled once per agent at start; each request is one invoke. */

@@ -9,6 +9,7 @@ import type { ContextMessage } from '../memory/context';
 import { resolveMemory, type EffectiveMemory, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
 import type { MemoryReport } from '../memory/strategies';
 import type { TokenCounter } from '../memory/tokens';
+import type { Tracing } from '../observability/langfuse';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { ChatStore, IdempotencyClaimToken, NewMessage, RetrievedDocument, SessionRecord, StoredMessage } from '../store/types';
@@ -105,6 +106,8 @@ export interface ChatServiceParts {
   tokenCounter: TokenCounter;
   history: Config['history'];
   metrics: Metrics;
+  /** Langfuse (or NO_TRACING). */
+  tracing: Tracing;
   logger: Logger;
 }
 
@@ -118,23 +121,16 @@ export class ChatService {
   constructor(private readonly parts: ChatServiceParts) {}
 
   async answer(request: ChatRequest, signal?: AbortSignal, listener?: AnswerListener): Promise<ChatOutcome> {
-    const { store, tokenCounter, logger } = this.parts;
+    const { store, tracing, metrics } = this.parts;
     const sessionId = request.sessionId ?? randomUUID();
     const startedAt = performance.now();
 
-    const stages: StageTimings = { session: 0, window: 0, retrieval: 0, memory: 0, model: 0, tools: 0, persist: 0, total: 0 };
-    let mark = startedAt;
-    /** Adds the time since the last mark to a stage. */
-    const lap = (stage: keyof StageTimings) => {
-      const now = performance.now();
-      stages[stage] += now - mark;
-      mark = now;
-    };
+    const clock = new StageClock(startedAt);
 
     const session = request.sessionId ? await store.getSession(sessionId) : null;
     // A known session id alone must not let anyone read or write into that conversation.
     if (session && !request.mayContinueSession) throw new SessionAccessError();
-    lap('session');
+    clock.lap('session');
     const agent = this.agentFor(request.agentType ?? session?.agentType);
     const userId = request.userId ?? session?.userId ?? null;
     const memory = resolveMemory({
@@ -143,7 +139,55 @@ export class ChatService {
       agent: { strategy: agent.spec.memoryStrategy, memory_injection: agent.spec.memoryInjection },
     });
 
-    const loaded = await this.loadHistory(sessionId, session, memory.settings);
+    // One trace per request, its observations tagged with the session, the customer, the agent and the strategy.
+    const trace = {
+      sessionId,
+      userId,
+      tags: [`agent_type:${agent.spec.key}`, `memory:${memory.settings.mode}`, ...(listener ? ['streamed'] : [])],
+      metadata: { agent_type: agent.spec.key, memory_strategy: memory.settings.mode, memory_source: memory.source },
+    };
+    try {
+      return await tracing.trace(listener ? 'chat.stream' : 'chat', { message: request.message }, trace, async (root, traceId) => {
+        const outcome = await this.respond({ request, sessionId, session, agent, userId, memory, traceId, startedAt, clock }, signal, listener);
+        const { answer } = outcome;
+        root.update({ output: { response: answer.response, confidence: answer.confidence, escalated: answer.escalated } });
+        if (traceId) {
+          tracing.score({ traceId, name: 'confidence', value: answer.confidence, dataType: 'NUMERIC' });
+          tracing.score({ traceId, name: 'escalated', value: answer.escalated ? 1 : 0, dataType: 'BOOLEAN' });
+        }
+        return outcome;
+      });
+    } catch (error) {
+      // A customer who hung up is not a model failure.
+      if (!signal?.aborted) metrics.recordAnswerError(error);
+      throw error;
+    }
+  }
+
+  /** Load, graph, persist: the request's steps inside its trace. */
+  private async respond(
+    turn: {
+      request: ChatRequest;
+      sessionId: string;
+      session: SessionRecord | null;
+      agent: AgentRuntime;
+      userId: string | null;
+      memory: EffectiveMemory;
+      traceId: string | null;
+      startedAt: number;
+      clock: StageClock;
+    },
+    signal?: AbortSignal,
+    listener?: AnswerListener,
+  ): Promise<ChatOutcome> {
+    const { store, tokenCounter, logger, tracing } = this.parts;
+    const { request, sessionId, session, agent, userId, memory, traceId, startedAt, clock } = turn;
+
+    const loaded = await tracing.observe('load_history', 'span', { mode: memory.settings.mode }, async (span) => {
+      const messages = await this.loadHistory(sessionId, session, memory.settings);
+      span.update({ output: { messages: messages.length, tokens: messages.reduce((sum, m) => sum + m.tokenCount, 0) } });
+      return messages;
+    });
     const loadedTokens = loaded.reduce((sum, m) => sum + m.tokenCount, 0);
     logger.info(
       {
@@ -155,7 +199,7 @@ export class ChatService {
       `Retrieved ${loaded.length} conversation messages for agent (~${loadedTokens} tokens) from session ${sessionId}`,
     );
     const crossSession = memory.memoryInjection && userId ? await store.latestUserSummary(userId, sessionId) : null;
-    lap('window');
+    clock.lap('window');
 
     const input = {
       query: request.message,
@@ -170,7 +214,7 @@ export class ChatService {
     };
     const runConfig = { signal, configurable: { user_id: userId } };
     const { result, timeToFirstTokenMs } = await this.streamGraph(agent.graph, input, runConfig, listener, startedAt, (node) =>
-      lap(NODE_STAGES[node] ?? 'model'),
+      clock.lap(NODE_STAGES[node] ?? 'model'),
     );
 
     const sources = citedSources(result.retrieved_documents);
@@ -182,6 +226,7 @@ export class ChatService {
       settings: memory.settings,
       memory_injection: memory.memoryInjection,
     };
+    const historyTokens = result.model_history.reduce((sum, m) => sum + m.tokens, 0);
     const answer: ChatAnswer = {
       session_id: sessionId,
       message_id: '', // the stored answer's id, below
@@ -191,38 +236,55 @@ export class ChatService {
       escalated: result.escalated,
       sources,
       usage: result.usage,
-      history: {
-        messages: result.model_history.length,
-        tokens: result.model_history.reduce((sum, m) => sum + m.tokens, 0),
-      },
+      history: { messages: result.model_history.length, tokens: historyTokens },
       memory: outcome,
       degraded: result.degraded,
     };
-    const stored = await store.appendTurn({
-      sessionId,
-      userId,
-      agentType: agent.spec.key,
-      // With an Idempotency-Key the answer is kept with the turn, for retries.
-      idempotency: request.idempotency && { ...request.idempotency, response: { ...answer } },
-      messages: [
-        { role: 'user', content: request.message, tokenCount: tokenCounter.countMessage({ content: request.message }) },
-        ...result.messages.map((m) => this.toNewMessage(m)),
-        {
-          role: 'assistant',
-          content: result.response,
-          tokenCount: tokenCounter.countMessage({ content: result.response }),
-          confidence,
-          escalated: result.escalated,
-          metadata: { model: result.model, usage: result.usage, latency_ms: latencyMs, sources, memory: result.memory_report },
+    const turnMessages: NewMessage[] = [
+      { role: 'user', content: request.message, tokenCount: tokenCounter.countMessage({ content: request.message }) },
+      ...result.messages.map((m) => this.toNewMessage(m)),
+      {
+        role: 'assistant',
+        content: result.response,
+        tokenCount: tokenCounter.countMessage({ content: result.response }),
+        confidence,
+        escalated: result.escalated,
+        metadata: {
+          model: result.model,
+          usage: result.usage,
+          latency_ms: latencyMs,
+          sources,
+          memory: result.memory_report,
+          // Feedback on this answer becomes a score on its trace.
+          ...(traceId && { trace_id: traceId }),
         },
-      ],
-    });
+      },
+    ];
+    const stored = await tracing.observe('persist', 'span', { messages: turnMessages.length }, () =>
+      store.appendTurn({
+        sessionId,
+        userId,
+        agentType: agent.spec.key,
+        // With an Idempotency-Key the answer is kept with the turn, for retries.
+        idempotency: request.idempotency && { ...request.idempotency, response: { ...answer } },
+        messages: turnMessages,
+      }),
+    );
     answer.message_id = stored.at(-1)!.id;
-    lap('persist');
-    stages.total = performance.now() - startedAt;
+    clock.lap('persist');
+    clock.stages.total = performance.now() - startedAt;
 
     this.parts.metrics.recordMemory(result.memory_report, result.compacted_by_tool);
-    logger.debug({ session_id: sessionId, stages: roundStages(stages) }, 'Answer stages (ms)');
+    logger.debug({ session_id: sessionId, stages: roundStages(clock.stages) }, 'Answer stages (ms)');
+    this.parts.metrics.recordAnswer({
+      agentType: agent.spec.key,
+      model: result.model,
+      usage: result.usage,
+      historyMessages: result.model_history.length,
+      historyTokens,
+      escalated: result.escalated,
+      timeToFirstTokenMs,
+    });
     logger.info(
       {
         session_id: sessionId,
@@ -239,7 +301,7 @@ export class ChatService {
       },
       'Answered chat message',
     );
-    return { answer, sessionCreated: session === null, stages: roundStages(stages) };
+    return { answer, sessionCreated: session === null, stages: roundStages(clock.stages) };
   }
 
   /**
@@ -371,4 +433,20 @@ function roundStages(stages: StageTimings): StageTimings {
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
+}
+
+/** Time per stage of one answer: each lap adds the time since the previous one to a stage. */
+class StageClock {
+  readonly stages: StageTimings = { session: 0, window: 0, retrieval: 0, memory: 0, model: 0, tools: 0, persist: 0, total: 0 };
+  private mark: number;
+
+  constructor(startedAt: number) {
+    this.mark = startedAt;
+  }
+
+  lap(stage: keyof StageTimings): void {
+    const now = performance.now();
+    this.stages[stage] += now - this.mark;
+    this.mark = now;
+  }
 }

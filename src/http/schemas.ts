@@ -27,7 +27,9 @@ export function chatRequestSchema(messageMaxChars: number, agentTypes: string[])
     message: requiredString('message')
       .trim()
       .min(1, 'message must not be empty')
-      .max(messageMaxChars, `message must be at most ${messageMaxChars} characters`),
+      .max(messageMaxChars, `message must be at most ${messageMaxChars} characters`)
+      // Postgres text cannot hold NUL, and a lone surrogate is not text at all.
+      .refine((m) => !m.includes('\u0000') && m.isWellFormed(), 'message must not contain NUL characters or broken unicode'),
     session_id: sessionIdSchema.optional(),
     user_id: userIdSchema.optional(),
     agent_type: z.enum(agentTypes, { error: `agent_type must be one of: ${agentTypes.join(', ')}` }).optional(),
@@ -61,10 +63,13 @@ export function encodeCursor(cursor: SessionCursor): string {
   return Buffer.from(JSON.stringify([cursor.updatedAt, cursor.sessionId])).toString('base64url');
 }
 
+const POSTGRES_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+
 const cursorSchema = z.string({ error: 'cursor must be a string' }).transform((text, ctx): SessionCursor => {
   try {
     const [updatedAt, sessionId] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    if (typeof updatedAt === 'string' && !Number.isNaN(Date.parse(updatedAt)) && typeof sessionId === 'string') {
+    // Only the timestamp form Postgres printed: anything Date.parse merely tolerates is refused.
+    if (typeof updatedAt === 'string' && POSTGRES_TIMESTAMP.test(updatedAt) && typeof sessionId === 'string') {
       return { updatedAt, sessionId };
     }
   } catch {
@@ -84,7 +89,13 @@ export function sessionListQuerySchema() {
       .max(100, 'limit must be at most 100')
       .default(20),
     cursor: cursorSchema.optional(),
-    q: z.string({ error: 'q must be a single text' }).trim().max(200, 'q must be at most 200 characters').optional()
+    q: z
+      .string({ error: 'q must be a single text' })
+      .trim()
+      .max(200, 'q must be at most 200 characters')
+      .regex(/^[^\p{Cc}]*$/u, 'q must not contain control characters')
+      .refine((q) => q.isWellFormed(), 'q must be valid unicode')
+      .optional()
       .transform((q) => (q === '' ? undefined : q)),
     escalated: z.enum(['true', 'false'], { error: 'escalated must be true or false' }).optional()
       .transform((v) => (v === undefined ? undefined : v === 'true')),

@@ -12,6 +12,11 @@ const { getEncoding, getEncodingNameForModel }: typeof JsTiktoken = require('js-
  */
 export const MESSAGE_OVERHEAD_TOKENS = 3;
 
+/** Runs without whitespace longer than this are counted in slices of this size. */
+const RUN_SLICE = 64;
+const LONG_RUN = /\S{65}/;
+const LONG_RUNS = /\S{65,}/g;
+
 /** What a message needs for counting: its text and, for assistant tool calls, their calls. */
 export interface CountableMessage {
   content: string;
@@ -41,9 +46,24 @@ export class TokenCounter {
 
   /** Tokens in a plain text. */
   countText(text: string): number {
+    if (!LONG_RUN.test(text)) return this.encode(text);
+    // js-tiktoken's cost grows with the square of a run without spaces ("!!!!…", CJK
+    // text): a 4,000-character run took seconds and blocked the server. Such runs are
+    // counted in slices, which can overcount by at most a token per slice.
+    let total = 0;
+    let last = 0;
+    for (const run of text.matchAll(LONG_RUNS)) {
+      total += this.encode(text.slice(last, run.index));
+      for (let at = 0; at < run[0].length; at += RUN_SLICE) total += this.encode(run[0].slice(at, at + RUN_SLICE));
+      last = run.index + run[0].length;
+    }
+    return total + this.encode(text.slice(last));
+  }
+
+  private encode(text: string): number {
     // allowedSpecial 'all' would let "<|endoftext|>" in a customer's message be read
     // as a control token; counting it as ordinary text is what the API bills.
-    return this.encoder.encode(text, [], []).length;
+    return text === '' ? 0 : this.encoder.encode(text, [], []).length;
   }
 
   /** Tokens a stored message costs in a chat request: text, tool calls, name, framing. */

@@ -137,7 +137,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   async appendTurn(turn: TurnToAppend): Promise<StoredMessage[]> {
     const messages = turn.messages.map((m) => ({
       role: m.role,
-      content: m.content,
+      content: storableText(m.content),
       tool_calls: m.toolCalls ?? null,
       tool_call_id: m.toolCallId ?? null,
       name: m.name ?? null,
@@ -361,4 +361,13 @@ function toSessionRecord(r: SessionRow): SessionRecord {
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   };
+}
+
+/**
+ * Text as Postgres can store it: the customer's message is checked at the door, but
+ * model answers and tool results may still carry NUL or a lone surrogate, which
+ * jsonb and text refuse; losing those characters beats losing the turn.
+ */
+function storableText(text: string): string {
+  return text.replaceAll('\u0000', '').toWellFormed();
 }

@@ -129,6 +129,9 @@ test("a customer's conversation in the widget is found by its text and reads the
     await shop.getByRole('textbox', { name: 'Your message' }).press('Enter');
     await shop.locator('[data-support-widget] .message.assistant:not(.welcome):not([aria-busy])').nth(before).waitFor();
   }
+  // The customer finds the second answer useless.
+  await shop.locator('[data-support-widget] .message.assistant:not(.welcome)').nth(1).getByRole('button', { name: 'Not helpful' }).click();
+  await shop.locator('[data-support-widget] .rate-down[aria-pressed="true"]').waitFor();
   const customerSaw = await shop.locator('[data-support-widget] .message:not(.welcome) .text').allTextContents();
   await customer.close();
 
@@ -144,6 +147,9 @@ test("a customer's conversation in the widget is found by its text and reads the
   expect(await answers.count()).toBe(2);
   await expect(answers.first().locator('.badge').first().textContent()).resolves.toMatch(/^confidence 0\.\d\d$/);
   await expect(answers.first().locator('.sources').textContent()).resolves.toContain('knowledge/help-center/refunds.md');
+  // The customer's rating, on the answer it was given to.
+  expect(await answers.first().locator('.badge.rated-down, .badge.rated-up').count()).toBe(0);
+  await expect(answers.nth(1).locator('.badge.rated-down').textContent()).resolves.toBe('Rated not helpful');
   await expect(page.locator('#detail-facts').textContent()).resolves.toContain("the support agent's default");
   expect(await page.locator('#detail-heading').textContent()).toBe('How long does a refund take?');
   await saveScreenshot(page, 'review-conversation');

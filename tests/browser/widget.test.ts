@@ -169,6 +169,43 @@ test('after a reload the earlier messages are shown and the next question contin
   ]);
 });
 
+test('a customer rates an answer with the keyboard: the pressed button says so, a new rating replaces it, and it is kept after a reload', async () => {
+  await openWidget();
+  const answer = await ask(REFUND_QUESTION);
+  const helpful = answer.getByRole('button', { name: 'Helpful', exact: true });
+  const notHelpful = answer.getByRole('button', { name: 'Not helpful' });
+  expect(await answer.getByRole('group', { name: 'Was this answer helpful?' }).count()).toBe(1);
+  expect([await helpful.getAttribute('aria-pressed'), await notHelpful.getAttribute('aria-pressed')]).toEqual(['false', 'false']);
+
+  await helpful.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(
+    () => (globalThis as any).document.querySelector('[data-support-widget]').shadowRoot.querySelector('.rate-up[aria-pressed="true"]') !== null,
+  );
+  await expect(page.locator('[data-support-widget] .status').textContent()).resolves.toContain('Thank you');
+  const session = (await storedSession())!;
+  const history = await service.getHistory(session.session_id);
+  const answerId = history.body.messages[1].id;
+  expect(history.body.messages[1].feedback).toMatchObject({ rating: 'up' });
+
+  // A second rating replaces the first: one row, and only one button pressed.
+  await notHelpful.focus();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(
+    () => (globalThis as any).document.querySelector('[data-support-widget]').shadowRoot.querySelector('.rate-down[aria-pressed="true"]') !== null,
+  );
+  expect(await helpful.getAttribute('aria-pressed')).toBe('false');
+  expect(await service.db.query('select rating from answer_feedback where message_id = $1', [answerId])).toEqual([{ rating: 'down' }]);
+  await saveScreenshot(page, 'widget-rated');
+
+  await page.reload();
+  await page.locator('[data-support-widget] .message.user').first().waitFor();
+  const restored = answers().first();
+  await restored.getByRole('button', { name: 'Not helpful' }).waitFor();
+  expect(await restored.getByRole('button', { name: 'Not helpful' }).getAttribute('aria-pressed')).toBe('true');
+  expect(await restored.getByRole('button', { name: 'Helpful', exact: true }).getAttribute('aria-pressed')).toBe('false');
+});
+
 test('an answer the agent is not confident about tells the customer it was handed to a human agent', async () => {
   await openWidget();
   const answer = await ask(OFF_TOPIC_QUESTION);

@@ -26,6 +26,7 @@ describe('migrations', () => {
       `select relname, relrowsecurity from pg_class where relkind = 'r' and relnamespace = 'public'::regnamespace order by relname`,
     );
     expect(tables.map((t) => t.relname)).toEqual([
+      'answer_feedback',
       'chat_messages',
       'chat_sessions',
       'conversation_summaries',

@@ -3,6 +3,7 @@ import type { ChatOutcome, ChatRequest, ChatService, StageTimings } from '../../
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotentRequests, type IdempotentStart } from '../../chat/idempotency';
 import { AppError, NotFoundError, UnauthorizedError } from '../../errors';
 import type { Logger } from '../../observability/logger';
+import type { AnswerFeedback, FeedbackStore } from '../../store/feedback-store';
 import type { ChatStore, IdempotencyClaimToken, StoredMessage } from '../../store/types';
 import { agentKeyCheck, requireAgentKey } from '../auth';
 import { describeError, logFailure } from '../error-handler';
@@ -22,6 +23,8 @@ export interface ChatRoutesParts {
   streamHeartbeatMs: number;
   /** Idempotency-Key handling (keys kept in the database). */
   idempotency: IdempotentRequests;
+  /** Customers' ratings of answers, shown with each answer (POST /chat/feedback stores them). */
+  feedback: FeedbackStore;
   logger: Logger;
 }
 
@@ -108,7 +111,6 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
       res.writeHead(200, {
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-cache, no-transform',
-        Connection: 'keep-alive',
         // Proxies such as nginx would otherwise buffer the whole answer.
         'X-Accel-Buffering': 'no',
         ...('replay' in start && { [IDEMPOTENT_REPLAYED_HEADER]: 'true' }),
@@ -155,12 +157,15 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     }
     const session = await parts.store.getSession(sessionId);
     if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
-    const messages = await parts.store.listRecentMessages(sessionId, parts.historyLimitMax);
+    const [messages, ratings] = await Promise.all([
+      parts.store.listRecentMessages(sessionId, parts.historyLimitMax),
+      parts.feedback.forSession(sessionId),
+    ]);
     res.json({
       session_id: sessionId,
       escalated: session.escalated,
-      // The customer's view: their messages and the answers, no tool traffic.
-      messages: messages.filter(isCustomerVisible).map(toMessageItem),
+      // The customer's view: their messages and the answers (with their own rating), no tool traffic.
+      messages: messages.filter(isCustomerVisible).map((m) => withFeedback(toMessageItem(m), m, ratings)),
     });
   });
 
@@ -189,10 +194,10 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     const { limit } = parseInput(historyQuery, req.query);
     const session = await parts.store.getSession(sessionId);
     if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
-    const messages = await parts.store.listRecentMessages(sessionId, limit);
+    const [messages, ratings] = await Promise.all([parts.store.listRecentMessages(sessionId, limit), parts.feedback.forSession(sessionId)]);
     res.json({
       session_id: sessionId,
-      messages: messages.map(toHistoryItem),
+      messages: messages.map((m) => withFeedback(toHistoryItem(m), m, ratings)),
       count: messages.length,
       total: session.messageCount,
     });
@@ -236,6 +241,13 @@ function toMessageItem(m: StoredMessage) {
     ...(m.escalated !== null && { escalated: m.escalated }),
     ...(Array.isArray(sources) && { sources }),
   };
+}
+
+/** An answer carries its rating (`feedback`, null when unrated); other messages nothing. */
+function withFeedback<T extends object>(item: T, m: StoredMessage, ratings: Map<string, AnswerFeedback>) {
+  if (m.role !== 'assistant' || m.toolCalls?.length) return item;
+  const f = ratings.get(m.id);
+  return { ...item, feedback: f ? { rating: f.rating, comment: f.comment, updated_at: f.updatedAt.toISOString() } : null };
 }
 
 /** A stored message as the review endpoints show it: everything, tool traffic included. */

@@ -31,6 +31,7 @@ describe('migrations', () => {
       'conversation_summaries',
       'customer_profiles',
       'documents',
+      'idempotency_keys',
       'orders',
       'schema_migrations',
     ]);

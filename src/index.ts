@@ -52,9 +52,12 @@ async function stop(signal: string, server: Server, closeDependencies: () => Pro
   forced.unref();
 
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  // Idle keep-alive connections would hold close() until they time out.
+  // Idle keep-alive connections would hold close() until they time out, and a
+  // stream's connection only becomes idle once its answer is done: keep closing them.
   server.closeIdleConnections();
+  const closeIdle = setInterval(() => server.closeIdleConnections(), 100);
   await closed;
+  clearInterval(closeIdle);
   logger.info('HTTP server closed');
   // The last traces and scores go to Langfuse first (bounded by LANGFUSE_FLUSH_TIMEOUT_MS).
   await closeDependencies();

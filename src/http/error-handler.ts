@@ -48,7 +48,8 @@ export function describeError(error: unknown): { status: number; code: string; m
   // Express and body-parser mark client mistakes they detect (a bad %-escape in a path,
   // a body that is not the gzip it claims) with a 4xx status meant to be shown.
   const { status, expose } = (error ?? {}) as { status?: unknown; expose?: unknown };
-  if (expose === true && typeof status === 'number' && status >= 400 && status < 500) {
+  const clientMistake = expose === true || error instanceof URIError;
+  if (clientMistake && typeof status === 'number' && status >= 400 && status < 500) {
     return { status, code: 'bad_request', message: 'The request could not be read: check its path, encoding and body.' };
   }
   return { status: 500, code: 'internal_error', message: 'Something went wrong on our side. Please try again.' };

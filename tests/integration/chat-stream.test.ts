@@ -1,7 +1,7 @@
 import { HUMAN_HANDOFF_OFFER } from '../../src/agent/nodes/generate-response';
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { postStream, type SseEvent } from '../support/sse';
-import { startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
+import { openAIStubEnv, startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
 
 /**
  * POST /api/v1/chat/stream (Server-Sent Events), the customer's read-back with a
@@ -18,16 +18,7 @@ beforeAll(async () => {
   [offline, online] = await Promise.all([
     startTestService({ env: { STREAM_HEARTBEAT_MS: '100' } }),
     startTestService({
-      env: {
-        OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: stub.baseURL,
-        OPENAI_TIMEOUT_MS: '5000',
-        OPENAI_MAX_RETRIES: '0',
-        SUMMARY_MODEL,
-        STREAM_HEARTBEAT_MS: '100',
-        RETRIEVAL_MIN_SIMILARITY: '-1',
-        ESCALATION_CONFIDENCE_THRESHOLD: '0',
-      },
+      env: openAIStubEnv(stub.baseURL, { OPENAI_TIMEOUT_MS: '5000', SUMMARY_MODEL, STREAM_HEARTBEAT_MS: '100' }),
     }),
   ]);
 });

@@ -3,7 +3,7 @@ import { createLogger } from '../../src/observability/logger';
 import { FEEDBACK_COMMENT_MAX_CHARS } from '../../src/http/routes/feedback';
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { postStream } from '../support/sse';
-import { startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
+import { openAIStubEnv, startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
 
 /**
  * Answer ratings (POST /api/v1/chat/feedback), the Prometheus metrics moving as
@@ -26,14 +26,7 @@ beforeAll(async () => {
   [offline, online] = await Promise.all([
     startTestService({ env: { OFFLINE_STREAM_DELAY_MS: '0' }, logger: createLogger('info', logSink) }),
     startTestService({
-      env: {
-        OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: stub.baseURL,
-        OPENAI_TIMEOUT_MS: '300',
-        OPENAI_MAX_RETRIES: '0',
-        RETRIEVAL_MIN_SIMILARITY: '-1',
-        ESCALATION_CONFIDENCE_THRESHOLD: '0',
-      },
+      env: openAIStubEnv(stub.baseURL, { OPENAI_TIMEOUT_MS: '300' }),
     }),
   ]);
 });

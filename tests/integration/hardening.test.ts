@@ -6,7 +6,7 @@ import { createEmbedder } from '../../src/knowledge/embeddings';
 import { OFFLINE_NOTICE } from '../../src/models/extractive-chat-model';
 import { openPostgresDatabase } from '../../src/store/postgres';
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
-import { startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
+import { openAIStubEnv, startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
 
 /** Access, abuse and failure handling of the real service over HTTP. */
 const SHOP = 'https://shop.example';
@@ -22,15 +22,7 @@ beforeAll(async () => {
       env: { WIDGET_ALLOWED_ORIGINS: `${SHOP}, https://other-shop.example`, RATE_LIMIT_PER_CLIENT: '8', RATE_LIMIT_PER_SESSION: '3' },
     }),
     startTestService({
-      env: {
-        OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: stub.baseURL,
-        OPENAI_TIMEOUT_MS: '3000',
-        OPENAI_MAX_RETRIES: '0',
-        MODEL_FALLBACK: 'offline',
-        RETRIEVAL_MIN_SIMILARITY: '-1',
-        ESCALATION_CONFIDENCE_THRESHOLD: '0.01',
-      },
+      env: openAIStubEnv(stub.baseURL, { MODEL_FALLBACK: 'offline', ESCALATION_CONFIDENCE_THRESHOLD: '0.01' }),
     }),
   ]);
 });

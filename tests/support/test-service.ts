@@ -46,6 +46,23 @@ export interface TestServiceOptions {
   logger?: Logger;
 }
 
+/**
+ * The environment of a service answering with the real OpenAI clients against the
+ * loopback OpenAI-compatible stub. The stub's vectors are pseudo-random, so every
+ * nearest passage is kept and nothing is escalated unless a test says otherwise.
+ */
+export function openAIStubEnv(baseURL: string, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: baseURL,
+    OPENAI_TIMEOUT_MS: '3000',
+    OPENAI_MAX_RETRIES: '0',
+    RETRIEVAL_MIN_SIMILARITY: '-1',
+    ESCALATION_CONFIDENCE_THRESHOLD: '0',
+    ...overrides,
+  };
+}
+
 export async function makeTempDir(prefix = 'support-agent-test-'): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), prefix));
 }

@@ -17,7 +17,7 @@ import { TokenCounter, type CountableMessage } from './memory/tokens';
 import { createChatModel } from './models/chat-model';
 import { ExtractiveChatModel } from './models/extractive-chat-model';
 import type { Logger } from './observability/logger';
-import { measuredRetriever } from './observability/instrument';
+import { measuredRetriever, observedModelCalls } from './observability/instrument';
 import { createTracing, NO_TRACING, type Tracing } from './observability/langfuse';
 import { Metrics } from './observability/metrics';
 import { SqlCommerceStore } from './store/commerce-store';
@@ -124,7 +124,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     tracing = createTracing(config.langfuse, logger);
     const retriever = measuredRetriever(createRetriever(store, embedder, config.retrieval), metrics);
     const tools = createSupportTools({ commerce: storage.commerce, retriever });
-    const summarizer = createSummarizer(config, tokenCounter);
+    const summarizer = createSummarizer(config, tokenCounter, tracing, metrics);
     // Only a hosted model can fail over; offline mode is already the fallback.
     const fallbackModel = config.openai.apiKey && config.openai.fallback === 'offline' ? new ExtractiveChatModel(tokenCounter) : undefined;
     const countTokens = (m: CountableMessage) => tokenCounter.countMessage(m);
@@ -195,10 +195,17 @@ export async function createDependencies(config: Config, logger: Logger, databas
 }
 
 /** The rolling-summary writer: SUMMARY_MODEL with an API key, the extractive summarizer offline. */
-function createSummarizer(config: Config, tokenCounter: TokenCounter): Summarizer {
+function createSummarizer(config: Config, tokenCounter: TokenCounter, tracing: Tracing, metrics: Metrics): Summarizer {
   if (!config.openai.apiKey) return new ExtractiveSummarizer(tokenCounter);
   const { model, name } = createChatModel(config, tokenCounter, config.openai.summaryModel);
-  return new LlmSummarizer({ chatModel: model, modelName: name, tokenCounter, timeoutMs: config.openai.timeoutMs });
+  return new LlmSummarizer({
+    chatModel: model,
+    modelName: name,
+    tokenCounter,
+    timeoutMs: config.openai.timeoutMs,
+    // Its calls are traced and their tokens counted like the answers'.
+    observeCall: observedModelCalls(tracing, metrics, name, 'summary'),
+  });
 }
 
 /**

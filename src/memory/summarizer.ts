@@ -1,5 +1,5 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { HumanMessage, SystemMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { OFFLINE_CHAT_MODEL } from '../models/extractive-chat-model';
 import type { ToolCall } from '../store/types';
 import type { ContextMessage } from './context';
@@ -284,6 +284,8 @@ export interface LlmSummarizerOptions {
   tokenCounter: TokenCounter;
   /** Deadline for the summary call, retries included. */
   timeoutMs: number;
+  /** Wraps the model call, to trace it and count its tokens; the call runs as it is without. */
+  observeCall?: (prompt: BaseMessage[], call: () => Promise<AIMessage>) => Promise<AIMessage>;
 }
 
 /** Summarizes with one chat-model call; the answer is capped to the budget. */
@@ -295,7 +297,7 @@ export class LlmSummarizer implements Summarizer {
   }
 
   async summarize(input: SummaryInput): Promise<string> {
-    const { chatModel, modelName, tokenCounter, timeoutMs } = this.options;
+    const { chatModel, modelName, tokenCounter, timeoutMs, observeCall } = this.options;
     const prompt = [
       new SystemMessage(summaryInstructions(input.tokenBudget)),
       new HumanMessage(summaryRequest(input.previousSummary, input.messages)),
@@ -308,7 +310,8 @@ export class LlmSummarizer implements Summarizer {
 
     let answer: string;
     try {
-      answer = (await chatModel.invoke(prompt, { signal })).text.trim();
+      const call = () => chatModel.invoke(prompt, { signal });
+      answer = (await (observeCall ? observeCall(prompt, call) : call())).text.trim();
     } catch (error) {
       if (input.signal?.aborted) throw error;
       if (deadline.aborted) {

@@ -1,9 +1,11 @@
+import type { AIMessage, BaseMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { LangfuseObservationType } from '@langfuse/tracing';
+import type { TokenUsage } from '../agent/state';
 import type { Retriever } from '../knowledge/retriever';
 import type { Observation, Tracing } from './langfuse';
-import type { Metrics } from './metrics';
+import type { Metrics, ModelCallPurpose } from './metrics';
 
 /** A graph node as LangGraph calls it. */
 type Node<S, U> = (state: S, config: LangGraphRunnableConfig) => Promise<U>;
@@ -62,5 +64,60 @@ export function measuredRetriever(retriever: Retriever, metrics: Metrics): Retri
       metrics.recordRetrieval((performance.now() - startedAt) / 1000, documents.length);
       return documents;
     },
+  };
+}
+
+/** The token usage a model reply reports (zeros when it reports none). */
+export function usageOf(reply: AIMessage): TokenUsage {
+  const usage = reply.usage_metadata;
+  return {
+    prompt_tokens: usage?.input_tokens ?? 0,
+    completion_tokens: usage?.output_tokens ?? 0,
+    total_tokens: usage?.total_tokens ?? 0,
+  };
+}
+
+/** The model that answered, as the reply names it, or the configured name. */
+function answeringModel(reply: AIMessage, modelName: string): string {
+  return (reply.response_metadata?.model_name as string | undefined) ?? modelName;
+}
+
+/**
+ * The model call as a Langfuse generation: what it was sent, what it answered,
+ * the model's name and the token usage it reported (streamed calls report it in
+ * their last chunk, which LangChain joins into the reply).
+ */
+export async function traceModelCall(
+  tracing: Tracing | undefined,
+  modelName: string,
+  messages: BaseMessage[],
+  call: () => Promise<AIMessage>,
+  name = 'model',
+): Promise<AIMessage> {
+  if (!tracing?.enabled) return call();
+  const input = messages.map((m) => ({ role: m.getType(), content: m.text }));
+  return tracing.observe(name, 'generation', input, async (generation) => {
+    generation.update({ model: modelName });
+    const reply = await call();
+    const usage = usageOf(reply);
+    generation.update({
+      model: answeringModel(reply, modelName),
+      output: reply.tool_calls?.length ? { tool_calls: reply.tool_calls.map((c) => ({ name: c.name, args: c.args })) } : reply.text,
+      usageDetails: { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens },
+    });
+    return reply;
+  });
+}
+
+/**
+ * Model calls made beside the answer (the rolling summary's): each one a
+ * generation of the request's trace, named after its purpose, and its tokens
+ * counted in llm_tokens_total, so dashboards see every token the service spends.
+ */
+export function observedModelCalls(tracing: Tracing | undefined, metrics: Metrics, modelName: string, purpose: ModelCallPurpose) {
+  return async (messages: BaseMessage[], call: () => Promise<AIMessage>): Promise<AIMessage> => {
+    const reply = await traceModelCall(tracing, modelName, messages, call, `${purpose}_model`);
+    metrics.recordModelTokens(answeringModel(reply, modelName), purpose, usageOf(reply));
+    return reply;
   };
 }

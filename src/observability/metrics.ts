@@ -16,6 +16,9 @@ export interface AnswerMetrics {
   timeToFirstTokenMs: number | null;
 }
 
+/** What a model call was for, as the llm_tokens_total label says it: the answer, or a rolling summary. */
+export type ModelCallPurpose = 'answer' | 'summary';
+
 /** Why a model (chat or embedding) failed a request, as the model_errors_total label says it. */
 export type ModelErrorKind = 'timeout' | 'unavailable' | 'embedding_unavailable' | 'embedding_model_mismatch';
 
@@ -58,8 +61,8 @@ export class Metrics {
 
   private readonly modelTokens = new Counter({
     name: 'llm_tokens_total',
-    help: "Tokens the chat model reported, by model and kind (prompt or completion), over every call of a turn",
-    labelNames: ['model', 'kind'] as const,
+    help: 'Tokens the models reported, by model, kind (prompt or completion) and purpose (answer: every call of a turn; summary: rolling summaries)',
+    labelNames: ['model', 'kind', 'purpose'] as const,
     registers: [this.registry],
   });
 
@@ -129,9 +132,13 @@ export class Metrics {
     for (const [tool, items] of Object.entries(compactedByTool)) this.compactionItems.inc({ tool }, items);
   }
 
+  recordModelTokens(model: string, purpose: ModelCallPurpose, usage: TokenUsage): void {
+    this.modelTokens.inc({ model, kind: 'prompt', purpose }, usage.prompt_tokens);
+    this.modelTokens.inc({ model, kind: 'completion', purpose }, usage.completion_tokens);
+  }
+
   recordAnswer(answer: AnswerMetrics): void {
-    this.modelTokens.inc({ model: answer.model, kind: 'prompt' }, answer.usage.prompt_tokens);
-    this.modelTokens.inc({ model: answer.model, kind: 'completion' }, answer.usage.completion_tokens);
+    this.recordModelTokens(answer.model, 'answer', answer.usage);
     this.historyMessages.observe(answer.historyMessages);
     this.historyTokens.observe(answer.historyTokens);
     if (answer.escalated) this.escalations.inc({ agent_type: answer.agentType });

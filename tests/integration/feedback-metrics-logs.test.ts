@@ -26,7 +26,7 @@ beforeAll(async () => {
   [offline, online] = await Promise.all([
     startTestService({ env: { OFFLINE_STREAM_DELAY_MS: '0' }, logger: createLogger('info', logSink) }),
     startTestService({
-      env: openAIStubEnv(stub.baseURL, { OPENAI_TIMEOUT_MS: '300' }),
+      env: openAIStubEnv(stub.baseURL, { OPENAI_TIMEOUT_MS: '300', SUMMARY_MODEL: 'stub-summary-model' }),
     }),
   ]);
 });
@@ -140,8 +140,8 @@ describe('GET /metrics', () => {
     const route = { method: 'POST', route: '/api/v1/chat', status: '200' };
     const before = {
       requests: await metric(online, 'http_request_duration_seconds_count', route),
-      prompt: await metric(online, 'llm_tokens_total', { model: 'gpt-4o-mini', kind: 'prompt' }),
-      completion: await metric(online, 'llm_tokens_total', { model: 'gpt-4o-mini', kind: 'completion' }),
+      prompt: await metric(online, 'llm_tokens_total', { model: 'gpt-4o-mini', kind: 'prompt', purpose: 'answer' }),
+      completion: await metric(online, 'llm_tokens_total', { model: 'gpt-4o-mini', kind: 'completion', purpose: 'answer' }),
       window: await metric(online, 'chat_history_window_messages_count'),
       windowSum: await metric(online, 'chat_history_window_messages_sum'),
       retrievals: await metric(online, 'retrieval_duration_seconds_count'),
@@ -160,8 +160,8 @@ describe('GET /metrics', () => {
     expect(await metric(online, 'http_request_duration_seconds_count', route)).toBe(before.requests + 2);
     expect(await metric(online, 'http_request_duration_seconds_count', { ...route, status: '400' })).toBe(before.badRequests + 1);
     expect(await metric(online, 'http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/chat/stream', status: '200' })).toBeGreaterThanOrEqual(1);
-    expect(await metric(online, 'llm_tokens_total', { model: 'gpt-4o-mini', kind: 'prompt' })).toBe(before.prompt + 350);
-    expect(await metric(online, 'llm_tokens_total', { model: 'gpt-4o-mini', kind: 'completion' })).toBe(before.completion + 15);
+    expect(await metric(online, 'llm_tokens_total', { model: 'gpt-4o-mini', kind: 'prompt', purpose: 'answer' })).toBe(before.prompt + 350);
+    expect(await metric(online, 'llm_tokens_total', { model: 'gpt-4o-mini', kind: 'completion', purpose: 'answer' })).toBe(before.completion + 15);
     expect(await metric(online, 'chat_history_window_messages_count')).toBe(before.window + 3);
     // The second turn of m-1 was sent the first (question and answer).
     expect(await metric(online, 'chat_history_window_messages_sum')).toBe(before.windowSum + 2);
@@ -170,6 +170,28 @@ describe('GET /metrics', () => {
     expect(await metric(online, 'chat_time_to_first_token_seconds_count', { agent_type: 'support' })).toBe(before.ttft + 1);
     // The memory metrics are still there.
     expect(await metric(online, 'memory_tokens_before_after_count', { stage: 'after', strategy: 'window' })).toBeGreaterThanOrEqual(3);
+  });
+
+  it('counts the rolling summary\'s tokens under its own model and purpose, apart from the answers\'', async () => {
+    const summaryTokens = (kind: string) => metric(online, 'llm_tokens_total', { model: 'stub-summary-model', kind, purpose: 'summary' });
+    const answerPrompt = () => metric(online, 'llm_tokens_total', { model: 'gpt-4o-mini', kind: 'prompt', purpose: 'answer' });
+    const before = { prompt: await summaryTokens('prompt'), completion: await summaryTokens('completion'), answer: await answerPrompt() };
+    stub.setDefaultChat((body) =>
+      body.model === 'stub-summary-model'
+        ? { content: '- Customer: order ZX-14440 arrived damaged.', usage: { prompt_tokens: 700, completion_tokens: 30 } }
+        : { content: 'Noted.', usage: { prompt_tokens: 40, completion_tokens: 1 } },
+    );
+    const strategy = { mode: 'summarize', context_limit: 2, keep_last_n_turns: 1 };
+    let summaries = 0;
+    for (const message of ['My order ZX-14440 arrived damaged.', 'I would like a replacement.', 'Please ship it to my office.']) {
+      const answer = await online.postChat({ message, session_id: 'm-summary', memory_strategy: strategy });
+      expect(answer.status).toBe(200);
+      if (answer.body.memory.summarized) summaries += 1;
+    }
+    expect(summaries).toBeGreaterThan(0);
+    expect(await summaryTokens('prompt')).toBe(before.prompt + 700 * summaries);
+    expect(await summaryTokens('completion')).toBe(before.completion + 30 * summaries);
+    expect(await answerPrompt()).toBe(before.answer + 40 * 3);
   });
 
   it('counts model errors by kind', async () => {

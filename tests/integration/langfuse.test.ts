@@ -12,6 +12,7 @@ import { startTestService, TEST_AGENT_KEY, type TestService } from '../support/t
  * The services run one after the other: the SDK's tracer provider is one per process.
  */
 const CHAT_MODEL = 'gpt-4o-mini';
+const SUMMARY_MODEL = 'stub-summary-model';
 
 let stub: OpenAIStub;
 beforeAll(async () => {
@@ -27,6 +28,7 @@ function openaiEnv(): Record<string, string> {
     OPENAI_API_KEY: 'sk-test',
     OPENAI_BASE_URL: stub.baseURL,
     OPENAI_MODEL: CHAT_MODEL,
+    SUMMARY_MODEL,
     OPENAI_TIMEOUT_MS: '5000',
     OPENAI_MAX_RETRIES: '0',
     RETRIEVAL_MIN_SIMILARITY: '-1',
@@ -173,6 +175,37 @@ describe('with Langfuse keys set', () => {
     expect(byName('model').map(usageOf).sort((a, b) => a.input! - b.input!)).toEqual([
       { input: 300, output: 20, total: 320 },
       { input: 520, output: 15, total: 535 },
+    ]);
+  });
+
+  it("shows the rolling summary's model call as a generation of its own, with the summary model's token usage, under apply_memory", async () => {
+    stub.setDefaultChat((body) =>
+      body.model === SUMMARY_MODEL
+        ? { content: '- Customer: order ZX-14440 arrived damaged.', usage: { prompt_tokens: 610, completion_tokens: 14 } }
+        : { content: 'Noted.', usage: { prompt_tokens: 90, completion_tokens: 2 } },
+    );
+    const strategy = { mode: 'summarize', context_limit: 2, keep_last_n_turns: 1 };
+    let summarizedTurn: { message_id: string } | undefined;
+    for (const message of ['My order ZX-14440 arrived damaged.', 'I would like a replacement.', 'Please ship it to my office.']) {
+      const answer = await service.postChat({ message, session_id: 'lf-summary', memory_strategy: strategy });
+      expect(answer.status).toBe(200);
+      if (answer.body.memory.summarized) summarizedTurn = answer.body;
+    }
+    expect(summarizedTurn).toBeDefined();
+
+    const traceId = await storedTraceId(service, summarizedTurn!.message_id);
+    await service.deps.tracing.flush();
+    await receiver.waitFor(() => traceOf(receiver, traceId).roots.length === 1);
+    const { byName, parentOf } = traceOf(receiver, traceId);
+    const summary = byName('summary_model');
+    expect(summary).toHaveLength(1);
+    expect(parentOf(summary[0]!)?.name).toBe('apply_memory');
+    expect(summary[0]!.attributes['langfuse.observation.type']).toBe('generation');
+    expect(summary[0]!.attributes['langfuse.observation.model.name']).toBe(SUMMARY_MODEL);
+    expect(usageOf(summary[0]!)).toEqual({ input: 610, output: 14, total: 624 });
+    // The answer's own generation is separate, with its own model and usage.
+    expect(byName('model').map((g) => [g.attributes['langfuse.observation.model.name'], usageOf(g)])).toEqual([
+      [CHAT_MODEL, { input: 90, output: 2, total: 92 }],
     ]);
   });
 

@@ -4,10 +4,11 @@ import type { Runnable } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ModelTimeoutError, ModelUnavailableError } from '../../errors';
+import { traceModelCall, usageOf } from '../../observability/instrument';
 import type { Tracing } from '../../observability/langfuse';
 import { buildPromptMessages } from '../prompts';
 import type { Logger } from '../../observability/logger';
-import { DEGRADED_MODEL, type SupportStateType, type SupportStateUpdate, type TokenUsage } from '../state';
+import { DEGRADED_MODEL, type SupportStateType, type SupportStateUpdate } from '../state';
 
 /** Appended when confidence is below the threshold (and no tool grounded the answer): the customer is offered a person. */
 export const HUMAN_HANDOFF_OFFER =
@@ -64,12 +65,14 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     let reply: AIMessage;
     let degraded: string[] = [];
     try {
-      reply = await tracedModelCall(options, messages, () => invokeWithDeadline(pick(fellBackBefore ? fallback : primary), messages, config, options));
+      reply = await traceModelCall(options.tracing, options.modelName, messages, () =>
+        invokeWithDeadline(pick(fellBackBefore ? fallback : primary), messages, config, options),
+      );
     } catch (error) {
       const modelFailed = error instanceof ModelUnavailableError || error instanceof ModelTimeoutError;
       if (!fallback || fellBackBefore || !modelFailed || config.signal?.aborted) throw error;
       options.logger.warn({ err: error, cause: error.cause, session_id: state.session_id }, 'The model failed: the offline responder answers (MODEL_FALLBACK=offline)');
-      reply = await tracedModelCall(options, messages, () => invokeWithDeadline(pick(fallback), messages, config, options));
+      reply = await traceModelCall(options.tracing, options.modelName, messages, () => invokeWithDeadline(pick(fallback), messages, config, options));
       degraded = [DEGRADED_MODEL];
     }
     const usage = usageOf(reply);
@@ -126,38 +129,4 @@ async function invokeWithDeadline(
       cause: error,
     });
   }
-}
-
-/**
- * The model call as a Langfuse generation: what it was sent, what it answered,
- * the model's name and the token usage it reported (streamed calls report it in
- * their last chunk, which LangChain joins into the reply).
- */
-async function tracedModelCall(
-  options: GenerateResponseOptions,
-  messages: BaseMessage[],
-  call: () => Promise<AIMessage>,
-): Promise<AIMessage> {
-  if (!options.tracing?.enabled) return call();
-  const input = messages.map((m) => ({ role: m.getType(), content: m.text }));
-  return options.tracing.observe('model', 'generation', input, async (generation) => {
-    generation.update({ model: options.modelName });
-    const reply = await call();
-    const usage = usageOf(reply);
-    generation.update({
-      model: (reply.response_metadata?.model_name as string | undefined) ?? options.modelName,
-      output: reply.tool_calls?.length ? { tool_calls: reply.tool_calls.map((c) => ({ name: c.name, args: c.args })) } : reply.text,
-      usageDetails: { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens },
-    });
-    return reply;
-  });
-}
-
-function usageOf(reply: AIMessage): TokenUsage {
-  const usage = reply.usage_metadata;
-  return {
-    prompt_tokens: usage?.input_tokens ?? 0,
-    completion_tokens: usage?.output_tokens ?? 0,
-    total_tokens: usage?.total_tokens ?? 0,
-  };
 }

@@ -62,6 +62,8 @@ interface History {
 interface MemoryView {
   memory_strategy: Record<string, unknown> | null;
   memory_injection: boolean | null;
+  /** What the next message gets when the request names none, and where it comes from. */
+  effective: { memory_strategy: Record<string, unknown>; source: 'conversation' | 'agent' | 'default'; memory_injection: boolean };
   summary: string | null;
   summarized_through_seq: number | null;
 }
@@ -345,19 +347,20 @@ function renderFacts(sessionId: string, summary: SessionSummary | undefined, con
   detailFacts.hidden = false;
 }
 
-/** The active memory strategy: the conversation's own setting, or the agent's default. */
+/** The active memory strategy, with its options as they were set and where it comes from. */
 function describeMemory(memory: MemoryView | null, agentType: string | undefined): string {
   if (!memory) return 'could not be loaded';
-  const injection = memory.memory_injection ? '; cross-session memory on' : '';
-  const strategy = memory.memory_strategy;
-  if (!strategy || typeof strategy['mode'] !== 'string') {
-    const agent = agentType ? `the ${agentType} agent's` : "the agent's";
-    return `${agent} default (no setting for this conversation)${injection}`;
-  }
+  const { memory_strategy: strategy, source, memory_injection } = memory.effective;
   const options = Object.entries(strategy)
     .filter(([key]) => key !== 'mode')
     .map(([key, value]) => `${key} ${Array.isArray(value) ? value.join(', ') : String(value)}`);
-  return `${strategy['mode']}${options.length ? ` (${options.join('; ')})` : ''}, set for this conversation${injection}`;
+  const agent = agentType ? `the ${agentType} agent's` : "the agent's";
+  const origin = {
+    conversation: 'set for this conversation',
+    agent: `${agent} default (no setting for this conversation)`,
+    default: `the service's default (no setting for this conversation or ${agentType ? `the ${agentType} agent` : 'its agent'})`,
+  }[source];
+  return `${String(strategy['mode'])}${options.length ? ` (${options.join('; ')})` : ''}, ${origin}${memory_injection ? '; cross-session memory on' : ''}`;
 }
 
 /** Each stored message, tool calls folded together with their results. */

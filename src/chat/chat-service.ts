@@ -6,7 +6,7 @@ import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
 import type { Config } from '../config';
 import { SessionAccessError } from '../errors';
 import type { ContextMessage } from '../memory/context';
-import { resolveMemory, type EffectiveMemory, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
+import { resolveMemory, type EffectiveMemory, type MemoryLevel, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
 import type { MemoryReport } from '../memory/strategies';
 import type { TokenCounter } from '../memory/tokens';
 import type { Tracing } from '../observability/langfuse';
@@ -111,6 +111,15 @@ export interface ChatServiceParts {
   logger: Logger;
 }
 
+/** Precedence: the request's setting, then the conversation's, then the agent's, then `window`. */
+function memoryOf(agent: AgentSpec, session: SessionRecord | null, request: MemoryLevel = {}): EffectiveMemory {
+  return resolveMemory({
+    request,
+    conversation: session?.memorySetting,
+    agent: { strategy: agent.memoryStrategy, memory_injection: agent.memoryInjection },
+  });
+}
+
 /**
  * One customer turn: resolve the agent and its memory setting, load the durable
  * history the strategy needs, run the graph, then store the question, any tool
@@ -133,11 +142,7 @@ export class ChatService {
     clock.lap('session');
     const agent = this.agentFor(request.agentType ?? session?.agentType);
     const userId = request.userId ?? session?.userId ?? null;
-    const memory = resolveMemory({
-      request: { strategy: request.memoryStrategy, memory_injection: request.memoryInjection },
-      conversation: session?.memorySetting,
-      agent: { strategy: agent.spec.memoryStrategy, memory_injection: agent.spec.memoryInjection },
-    });
+    const memory = memoryOf(agent.spec, session, { strategy: request.memoryStrategy, memory_injection: request.memoryInjection });
 
     // One trace per request, its observations tagged with the session, the customer, the agent and the strategy.
     const trace = {
@@ -353,6 +358,14 @@ export class ChatService {
   }
 
   /** The requested agent; a session stored under an agent type that no longer exists gets the default. */
+  /**
+   * The memory a session's next message gets when the request names none: the
+   * conversation's own setting, else its agent's default (the review console shows it).
+   */
+  sessionMemory(session: SessionRecord): EffectiveMemory {
+    return memoryOf(this.agentFor(session.agentType).spec, session);
+  }
+
   private agentFor(agentType: string | undefined): AgentRuntime {
     return this.parts.agents.get(agentType ?? DEFAULT_AGENT_TYPE) ?? this.parts.agents.get(DEFAULT_AGENT_TYPE)!;
   }

@@ -115,11 +115,19 @@ export function withDefaults(input: MemoryStrategyInput): MemorySettings {
   };
 }
 
+/** One level's memory setting (request, agent); either part may be left to the next level. */
+export interface MemoryLevel {
+  strategy?: MemoryStrategyInput;
+  memory_injection?: boolean;
+}
+
 /** Where the effective strategy came from. */
 export type MemorySettingSource = 'request' | 'conversation' | 'agent' | 'default';
 
 export interface EffectiveMemory {
   settings: MemorySettings;
+  /** The strategy as its level gave it, before defaults (what a person set, for display). */
+  strategy: MemoryStrategyInput;
   source: MemorySettingSource;
   memoryInjection: boolean;
 }
@@ -137,9 +145,9 @@ export interface ConversationMemorySetting {
  * resolved the same way on its own.
  */
 export function resolveMemory(levels: {
-  request?: { strategy?: MemoryStrategyInput; memory_injection?: boolean };
+  request?: MemoryLevel;
   conversation?: ConversationMemorySetting | null;
-  agent?: { strategy?: MemoryStrategyInput; memory_injection?: boolean };
+  agent?: MemoryLevel;
 }): EffectiveMemory {
   const ordered = [
     ['request', levels.request],
@@ -148,8 +156,10 @@ export function resolveMemory(levels: {
   ] as const;
   const withStrategy = ordered.find(([, level]) => level?.strategy !== undefined);
   const withInjection = ordered.find(([, level]) => level?.memory_injection !== undefined);
+  const strategy = withStrategy?.[1]?.strategy ?? { mode: 'window' };
   return {
-    settings: withDefaults(withStrategy?.[1]?.strategy ?? { mode: 'window' }),
+    settings: withDefaults(strategy),
+    strategy,
     source: withStrategy?.[0] ?? 'default',
     memoryInjection: withInjection?.[1]?.memory_injection ?? false,
   };

@@ -150,7 +150,7 @@ test("a customer's conversation in the widget is found by its text and reads the
   // The customer's rating, on the answer it was given to.
   expect(await answers.first().locator('.badge.rated-down, .badge.rated-up').count()).toBe(0);
   await expect(answers.nth(1).locator('.badge.rated-down').textContent()).resolves.toBe('Rated not helpful');
-  await expect(page.locator('#detail-facts').textContent()).resolves.toContain("the support agent's default");
+  await expect(page.locator('#detail-facts').textContent()).resolves.toContain("window, the support agent's default");
   expect(await page.locator('#detail-heading').textContent()).toBe('How long does a refund take?');
   await saveScreenshot(page, 'review-conversation');
 });

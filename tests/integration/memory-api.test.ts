@@ -298,6 +298,12 @@ describe('configuration: request > conversation > agent > window default', () =>
     const { body } = await service.postChat({ message: 'Where is my parcel?', agent_type: 'orders' });
     expect(body.memory).toMatchObject({ strategy: 'compact', source: 'agent' });
     expect(body.memory.settings).toMatchObject({ compact_keep: 2, compact_trigger_turns: 3 });
+    // The console's view of that session says the same, with the options as the spec sets them.
+    const view = await service.request('GET', `/api/v1/conversations/${body.session_id}/memory`);
+    expect(view.body).toMatchObject({
+      memory_strategy: null,
+      effective: { memory_strategy: { mode: 'compact', compact_keep: 2, compact_trigger_turns: 3 }, source: 'agent', memory_injection: false },
+    });
   });
 
   it('stores a conversation’s strategy with PATCH (agent key only) and applies it to later messages', async () => {
@@ -310,6 +316,11 @@ describe('configuration: request > conversation > agent > window default', () =>
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ memory_strategy: { mode: 'trim', max_turns: 4, keep_last_n_turns: 2 }, memory_injection: false });
     expect((await service.request('GET', path)).body.memory_strategy).toEqual({ mode: 'trim', max_turns: 4, keep_last_n_turns: 2 });
+    expect(patched.body.effective).toEqual({
+      memory_strategy: { mode: 'trim', max_turns: 4, keep_last_n_turns: 2 },
+      source: 'conversation',
+      memory_injection: false,
+    });
 
     const { body } = await service.postChat({ message: 'And now?', session_id: sessionId });
     expect(body.memory).toMatchObject({ strategy: 'trim', source: 'conversation' });
@@ -326,6 +337,11 @@ describe('configuration: request > conversation > agent > window default', () =>
   it('clears the conversation’s setting with DELETE', async () => {
     const path = `/api/v1/conversations/${sessionId}/memory`;
     expect((await service.request('DELETE', path)).status).toBe(204);
+    // What the next message gets now: the support agent's default.
+    expect((await service.request('GET', path)).body).toMatchObject({
+      memory_strategy: null,
+      effective: { memory_strategy: { mode: 'window' }, source: 'agent', memory_injection: false },
+    });
     const { body } = await service.postChat({ message: 'Default again?', session_id: sessionId });
     expect(body.memory).toMatchObject({ strategy: 'window', source: 'agent' });
   });

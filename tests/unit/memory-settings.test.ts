@@ -206,7 +206,7 @@ describe('resolveMemory', () => {
   const agent = { strategy: { mode: 'trim', max_turns: 10, compact_keep: 7 } as MemoryStrategyInput };
 
   it('falls back to the window default, without memory injection', () => {
-    expect(resolveMemory({})).toEqual({ settings: withDefaults({ mode: 'window' }), source: 'default', memoryInjection: false });
+    expect(resolveMemory({})).toEqual({ settings: withDefaults({ mode: 'window' }), strategy: { mode: 'window' }, source: 'default', memoryInjection: false });
     expect(resolveMemory({ request: {}, conversation: null, agent: {} }).source).toBe('default');
   });
 

@@ -1,13 +1,15 @@
 import { Router } from 'express';
 import { NotFoundError } from '../../errors';
+import type { ChatService } from '../../chat/chat-service';
 import type { ConversationMemorySetting } from '../../memory/settings';
-import type { ChatStore } from '../../store/types';
+import type { ChatStore, SessionRecord } from '../../store/types';
 import { requireAgentKey } from '../auth';
 import { conversationMemorySchema, sessionIdSchema } from '../schemas';
 import { parseInput } from '../validate';
 
 export interface ConversationRoutesParts {
   store: ChatStore;
+  chatService: Pick<ChatService, 'sessionMemory'>;
   agentApiKey: string;
 }
 
@@ -23,7 +25,7 @@ export function conversationRoutes(parts: ConversationRoutesParts): Router {
     const sessionId = parseInput(sessionIdSchema, req.params.session_id);
     const session = await parts.store.getSession(sessionId);
     if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
-    res.json(memoryView(sessionId, session.memorySetting, session.summary, session.summarizedThroughSeq));
+    res.json(memoryView(session, parts.chatService));
   });
 
   router.patch('/conversations/:session_id/memory', async (req, res) => {
@@ -34,7 +36,8 @@ export function conversationRoutes(parts: ConversationRoutesParts): Router {
       throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
     }
     const session = await parts.store.getSession(sessionId);
-    res.json(memoryView(sessionId, setting, session?.summary ?? null, session?.summarizedThroughSeq ?? null));
+    if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
+    res.json(memoryView(session, parts.chatService));
   });
 
   router.delete('/conversations/:session_id/memory', async (req, res) => {
@@ -48,17 +51,19 @@ export function conversationRoutes(parts: ConversationRoutesParts): Router {
   return router;
 }
 
-function memoryView(
-  sessionId: string,
-  setting: ConversationMemorySetting | null,
-  summary: string | null,
-  summarizedThroughSeq: number | null,
-) {
+/**
+ * The conversation's own setting (null when it has none), the one its next
+ * message gets when the request names none (`effective`, with where it came
+ * from), and its rolling summary.
+ */
+function memoryView(session: SessionRecord, chatService: ConversationRoutesParts['chatService']) {
+  const effective = chatService.sessionMemory(session);
   return {
-    session_id: sessionId,
-    memory_strategy: setting?.strategy ?? null,
-    memory_injection: setting?.memory_injection ?? null,
-    summary,
-    summarized_through_seq: summarizedThroughSeq,
+    session_id: session.sessionId,
+    memory_strategy: session.memorySetting?.strategy ?? null,
+    memory_injection: session.memorySetting?.memory_injection ?? null,
+    effective: { memory_strategy: effective.strategy, source: effective.source, memory_injection: effective.memoryInjection },
+    summary: session.summary,
+    summarized_through_seq: session.summarizedThroughSeq,
   };
 }

@@ -3,8 +3,8 @@
  * service (embedded PGlite, offline model). Conversations are made by a customer
  * in the widget or through the chat API, then found and read in the console.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { contrastRatio, launchBrowser, saveScreenshot, textColours } from '../support/browser';
+import type { Browser, Page } from 'playwright-core';
+import { closeTestPage, contrastRatio, launchBrowser, openTestPage, saveScreenshot, textColours, type TestPage } from '../support/browser';
 import { startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
 
 /** The console's page size: one more conversation than this needs "Load more". */
@@ -36,9 +36,7 @@ const EARLIER_QUESTIONS = [
 
 let service: TestService;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
-let pageErrors: string[];
 let ordersSessionId: string;
 
 beforeAll(async () => {
@@ -61,17 +59,12 @@ afterAll(async () => {
   await service?.close();
 });
 
+let opened: TestPage | undefined;
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  pageErrors = [];
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  opened = await openTestPage(browser, { width: 1280, height: 900 });
+  page = opened.page;
 });
-
-afterEach(async () => {
-  await context.close();
-  expect(pageErrors).toEqual([]);
-});
+afterEach(() => closeTestPage(opened));
 
 const sessionButtons = () => page.locator('#session-list button.session');
 

@@ -3,7 +3,7 @@
  * service (embedded PGlite, offline model).
  */
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { contrastRatio, launchBrowser, saveScreenshot, textColours } from '../support/browser';
+import { closeTestPage, contrastRatio, launchBrowser, openTestPage, saveScreenshot, textColours, type TestPage } from '../support/browser';
 import { startTestService, type TestService } from '../support/test-service';
 
 const REFUND_QUESTION = 'How long does a refund take?';
@@ -15,7 +15,6 @@ let service: TestService;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let pageErrors: string[];
 
 beforeAll(async () => {
   [service, browser] = await Promise.all([startTestService(), launchBrowser()]);
@@ -26,17 +25,12 @@ afterAll(async () => {
   await service?.close();
 });
 
+let opened: TestPage | undefined;
 beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  pageErrors = [];
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  opened = await openTestPage(browser, { width: 1280, height: 800 });
+  ({ context, page } = opened);
 });
-
-afterEach(async () => {
-  await context.close();
-  expect(pageErrors).toEqual([]);
-});
+afterEach(() => closeTestPage(opened));
 
 const messageInput = () => page.getByRole('textbox', { name: 'Your message' });
 const answers = () => page.locator('[data-support-widget] .message.assistant:not(.welcome)');

@@ -11,51 +11,16 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { openPgliteDatabase } from '../../src/store/pglite';
+import { postStream, type SseEvent, type SseResponse } from '../support/sse';
 import { eventually, startServiceProcess, stopServiceProcess, waitUntilServing, type ServiceProcess } from '../support/processes';
 import { REPO_ROOT, TEST_AGENT_KEY, makeTempDir } from '../support/test-service';
 
 /** src/index.ts: how long shutdown waits for requests in flight. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
-interface StreamRead {
-  status: number;
-  events: Array<{ event: string; data: any }>;
-  /** Set when the connection broke before the stream ended. */
-  error: string | null;
-}
-
-/** POSTs to the stream endpoint and reads events as they come; onEvent sees each one. */
-async function readStream(baseURL: string, body: unknown, onEvent: (event: { event: string; data: any }) => void): Promise<StreamRead> {
-  const response = await fetch(`${baseURL}/api/v1/chat/stream`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const read: StreamRead = { status: response.status, events: [], error: null };
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const name = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (!name) continue;
-        const event = { event: name, data: data === undefined ? null : JSON.parse(data) };
-        read.events.push(event);
-        onEvent(event);
-      }
-    }
-  } catch (error) {
-    read.error = (error as Error).message;
-  }
-  return read;
+/** POSTs to the stream endpoint and reads events as they come, recording (not throwing) a connection the server cut. */
+function readStream(baseURL: string, body: unknown, onEvent: (event: SseEvent) => void): Promise<SseResponse> {
+  return postStream(`${baseURL}/api/v1/chat/stream`, body, { onEvent, connectionBroken: 'record' });
 }
 
 /** Whether a new TCP connection to the port is refused. */

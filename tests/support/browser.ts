@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { REPO_ROOT } from './test-service';
 
 /** Debian's Chromium (`apt-get install chromium`); playwright-core never downloads a browser. */
@@ -29,6 +29,29 @@ export async function launchBrowser(): Promise<Browser> {
     throw new Error(`No Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (.ci/run does).`);
   }
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_FLAGS });
+}
+
+/** A test's own browser context and page, and the uncaught errors the page threw. */
+export interface TestPage {
+  context: BrowserContext;
+  page: Page;
+  pageErrors: string[];
+}
+
+/** A fresh context (empty storage) and page for one test, collecting the page's uncaught errors. */
+export async function openTestPage(browser: Browser, viewport: { width: number; height: number }): Promise<TestPage> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { context, page, pageErrors };
+}
+
+/** Closes the test's context; a test whose page threw an uncaught error fails. */
+export async function closeTestPage(opened: TestPage | undefined): Promise<void> {
+  if (!opened) return;
+  await opened.context.close();
+  expect(opened.pageErrors).toEqual([]);
 }
 
 export async function saveScreenshot(page: Page, name: string): Promise<string> {

@@ -12,16 +12,24 @@ export interface SseResponse {
   comments: string[];
   /** The body as text when the server answered with JSON instead of a stream. */
   json: any;
+  /** With `connectionBroken: 'record'`: why the stream broke before it ended (null when it ended). */
+  error: string | null;
 }
 
 /**
  * POSTs to a streaming endpoint and reads the events as they arrive. `onEvent`
- * may return true to hang up right there (to test client disconnects).
+ * may return true to hang up right there (to test client disconnects). A stream
+ * the server breaks off throws, unless `connectionBroken` is 'record' (to test
+ * the server going away): then the events so far come back with the `error`.
  */
 export async function postStream(
   url: string,
   body: unknown,
-  options: { headers?: Record<string, string>; onEvent?: (event: SseEvent) => boolean | void } = {},
+  options: {
+    headers?: Record<string, string>;
+    onEvent?: (event: SseEvent) => boolean | void;
+    connectionBroken?: 'throw' | 'record';
+  } = {},
 ): Promise<SseResponse> {
   const abort = new AbortController();
   const response = await fetch(url, {
@@ -31,7 +39,7 @@ export async function postStream(
     signal: abort.signal,
   });
   const contentType = response.headers.get('content-type');
-  const result: SseResponse = { status: response.status, contentType, events: [], comments: [], json: null };
+  const result: SseResponse = { status: response.status, contentType, events: [], comments: [], json: null, error: null };
   if (!contentType?.startsWith('text/event-stream')) {
     result.json = await response.json();
     return result;
@@ -60,7 +68,9 @@ export async function postStream(
       }
     }
   } catch (error) {
-    if (!abort.signal.aborted) throw error;
+    if (abort.signal.aborted) return result;
+    if (options.connectionBroken !== 'record') throw error;
+    result.error = (error as Error).message;
   }
   return result;
 }

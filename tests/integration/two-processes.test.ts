@@ -1,5 +1,5 @@
 /**
- * Two service processes (`tsx src/index.ts`, DATABASE_URL) on one database,
+ * Two service processes (`src/index.ts` under tsx, DATABASE_URL) on one database,
  * posting to the same sessions at once, then counting rows.
  *
  * The database is PGlite served over the wire protocol, not the loopback
@@ -9,69 +9,12 @@
  * interleaved turns between instances); the database's own concurrency is proven
  * on the real server in postgres-concurrency.test.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import path from 'node:path';
 import { openPostgresDatabase } from '../../src/store/postgres';
 import type { SqlDatabase } from '../../src/store/database';
 import { readMigrations } from '../../src/store/migrations';
 import { startPgliteServer, type PgliteServer } from '../support/postgres';
-import { HELP_CENTER_DIR, REPO_ROOT, TEST_AGENT_KEY, makeTempDir } from '../support/test-service';
-
-interface ServiceProcess {
-  baseURL: string;
-  child: ChildProcess;
-  output: string[];
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startServiceProcess(databaseUrl: string): Promise<ServiceProcess> {
-  const port = await freePort();
-  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), [path.join(REPO_ROOT, 'src/index.ts')], {
-    cwd: await makeTempDir(), // no .env there
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: databaseUrl,
-      DATABASE_POOL_MAX: '3',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      AGENT_API_KEY: TEST_AGENT_KEY,
-      KNOWLEDGE_SEED_DIR: HELP_CENTER_DIR,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
-  child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
-  return { baseURL: `http://127.0.0.1:${port}`, child, output };
-}
-
-/** Polls /health until the process answers; fails with its output when it exits or takes too long. */
-async function waitUntilServing(service: ServiceProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (service.child.exitCode !== null) throw new Error(`service exited with ${service.child.exitCode}:\n${service.output.join('')}`);
-    const ok = await fetch(`${service.baseURL}/health`).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`service did not answer within ${timeoutMs} ms:\n${service.output.join('')}`);
-}
-
-async function stop(service: ServiceProcess): Promise<void> {
-  if (service.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => service.child.once('exit', resolve));
-  service.child.kill('SIGTERM');
-  await exited;
-}
+import { startServiceProcess, stopServiceProcess, waitUntilServing, type ServiceProcess } from '../support/processes';
+import { TEST_AGENT_KEY } from '../support/test-service';
 
 async function postChat(service: ServiceProcess, body: Record<string, string>, headers: Record<string, string> = {}) {
   const response = await fetch(`${service.baseURL}/api/v1/chat`, {
@@ -93,11 +36,12 @@ describe('two service processes on one database', () => {
     const url = database.url;
     db = openPostgresDatabase({ connectionString: url, poolMax: 1 });
     // Started together: both run the migrations and find the knowledge base empty.
-    services = await Promise.all([startServiceProcess(url), startServiceProcess(url)]);
+    const env = { DATABASE_URL: url, DATABASE_POOL_MAX: '3', LOG_LEVEL: 'warn' };
+    services = await Promise.all([startServiceProcess(env), startServiceProcess(env)]);
     await Promise.all(services.map((s) => waitUntilServing(s)));
   }, 120_000);
   afterAll(async () => {
-    await Promise.all(services.map(stop));
+    await Promise.all(services.map((s) => stopServiceProcess(s)));
     await db?.close().catch(() => {});
     await database?.close();
   });

@@ -1,6 +1,7 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import { OpenAIEmbeddings } from '@langchain/openai';
 import type { Config } from '../config';
+import { retryRateLimitsWithBackoff } from '../models/retries';
 import { EmbeddingModelMismatchError } from '../errors';
 
 /** The width of documents.embedding; every embedder must produce vectors this long. */
@@ -36,6 +37,7 @@ export function createEmbedder(config: Config): Embedder {
       configuration: baseURL ? { baseURL } : undefined,
       timeout: timeoutMs,
       maxRetries,
+      onFailedAttempt: retryRateLimitsWithBackoff,
     }),
     model: embeddingModel,
   };

@@ -3,6 +3,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import type { Config } from '../config';
 import type { TokenCounter } from '../memory/tokens';
 import { ExtractiveChatModel, OFFLINE_CHAT_MODEL } from './extractive-chat-model';
+import { retryRateLimitsWithBackoff } from './retries';
 
 /** A chat model and the name answers are recorded under. */
 export interface ChatModelChoice {
@@ -27,6 +28,7 @@ export function createChatModel(config: Config, tokenCounter: TokenCounter, mode
       temperature: 0.2,
       timeout: timeoutMs,
       maxRetries,
+      onFailedAttempt: retryRateLimitsWithBackoff,
       configuration: baseURL ? { baseURL } : undefined,
     }),
     name: model,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AIMessageChunk, ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { SupportGraph } from '../agent/graph';
 import type { SupportStateType } from '../agent/state';
+import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
 import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
 import type { Config } from '../config';
 import { SessionAccessError } from '../errors';
@@ -63,7 +64,7 @@ export interface ChatAnswer {
 
 /** What a streamed answer reports while it is being made. */
 export interface AnswerListener {
-  /** The cited sources, once retrieval is done (before the first token). */
+  /** The cited sources so far: once retrieval is done (before the first token), and again, whole, after a knowledge search adds some. */
   onSources?(sources: SourceReference[]): void;
   /** A piece of the answer's text, as the model writes it (only the answering model, never the summarizer's). */
   onToken?(delta: string): void;
@@ -222,7 +223,8 @@ export class ChatService {
       clock.lap(NODE_STAGES[node] ?? 'model'),
     );
 
-    const sources = citedSources(result.retrieved_documents);
+    // The graph's retrieval and any knowledge searches the model made are the answer's sources.
+    const sources = citedSources([...result.retrieved_documents, ...documentsFoundBySearch(result.messages)]);
     const confidence = round(result.confidence);
     const latencyMs = Math.round(performance.now() - startedAt);
     const outcome: MemoryOutcome = {
@@ -313,7 +315,7 @@ export class ChatService {
    * Runs the graph, reporting each node as it finishes (`onNodeDone`, for the
    * stage timings: the nodes run one after another, so the time between two
    * updates is the later node's). With a listener it also streams: the sources
-   * once retrieval is done, then the text pieces of the answering node's model
+   * once retrieval is done (again after a knowledge search adds some), then the text pieces of the answering node's model
    * calls (the summarizer's, in apply_memory, never leak). Returns the final
    * state, like invoke.
    */
@@ -327,6 +329,7 @@ export class ChatService {
   ) {
     let timeToFirstTokenMs: number | null = null;
     let streamedText = '';
+    const sourceDocuments: RetrievedDocument[] = [];
     let result: SupportStateType | undefined;
     const streamMode = listener ? (['messages', 'updates', 'values'] as const) : (['updates', 'values'] as const);
     const stream = await graph.stream(input, { ...runConfig, streamMode: [...streamMode] });
@@ -336,8 +339,12 @@ export class ChatService {
       } else if (mode === 'updates') {
         const update = chunk as Record<string, Partial<SupportStateType>>;
         for (const node of Object.keys(update)) onNodeDone(node);
-        const retrieved = update['retrieve']?.retrieved_documents;
-        if (retrieved) listener?.onSources?.(citedSources(retrieved));
+        // Sources as they are found: the graph's retrieval, then each knowledge search.
+        const found = [...(update['retrieve']?.retrieved_documents ?? []), ...documentsFoundBySearch(update['tools']?.messages ?? [])];
+        if (update['retrieve'] || found.length > 0) {
+          sourceDocuments.push(...found);
+          listener?.onSources?.(citedSources(sourceDocuments));
+        }
       } else if (listener && mode === 'messages') {
         const [message, metadata] = chunk as [BaseMessage, { langgraph_node?: string }];
         if (metadata.langgraph_node !== 'generate_response' || !AIMessageChunk.isInstance(message)) continue;

@@ -1,6 +1,8 @@
+import { ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 import type { Retriever } from '../../knowledge/retriever';
+import type { RetrievedDocument } from '../../store/types';
 import { formatKnowledge } from '../prompts';
 
 export const SEARCH_KNOWLEDGE_BASE = 'search_knowledge_base';
@@ -9,19 +11,22 @@ export const SEARCH_KNOWLEDGE_BASE = 'search_knowledge_base';
  * search_knowledge_base(query): the help-center passages nearest to the query,
  * fenced by formatKnowledge as reference data (so instructions inside a passage
  * are not taken as the model's instructions); a plain sentence when none match.
- * Retrieval failures (embedding model unavailable) propagate as errors.
+ * The passages also come back as the tool message's artifact, so the answer
+ * cites them as sources. Retrieval failures (embedding model unavailable)
+ * propagate as errors.
  */
 export function createSearchKnowledgeBaseTool(retriever: Retriever) {
   return tool(
-    async ({ query }, config) => {
+    async ({ query }, config): Promise<[string, RetrievedDocument[]]> => {
       const text = query.trim();
-      if (!text) return 'The search query was empty. Search the help center with a few words about the question.';
+      if (!text) return ['The search query was empty. Search the help center with a few words about the question.', []];
       const documents = await retriever.retrieve(text, config.signal);
-      if (documents.length === 0) return `No help-center article matched ${JSON.stringify(text)}.`;
-      return formatKnowledge(documents);
+      if (documents.length === 0) return [`No help-center article matched ${JSON.stringify(text)}.`, []];
+      return [formatKnowledge(documents), documents];
     },
     {
       name: SEARCH_KNOWLEDGE_BASE,
+      responseFormat: 'content_and_artifact',
       description:
         "Search Northwind Home's help center (shipping, tracking, returns, refunds, payments, warranty, account, " +
         'invoices, cancellations, contact) for passages that answer a question. Use it for policies, prices, ' +
@@ -30,5 +35,12 @@ export function createSearchKnowledgeBaseTool(retriever: Retriever) {
         query: z.string().describe('What to look up, in a few words, e.g. "refund after a return".'),
       }),
     },
+  );
+}
+
+/** The passages this turn's knowledge searches found (the search tool's artifacts), in the order found. */
+export function documentsFoundBySearch(messages: BaseMessage[]): RetrievedDocument[] {
+  return messages.flatMap((m) =>
+    ToolMessage.isInstance(m) && m.name === SEARCH_KNOWLEDGE_BASE && Array.isArray(m.artifact) ? (m.artifact as RetrievedDocument[]) : [],
   );
 }

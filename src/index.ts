@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createApp } from './app';
 import { ConfigError, loadConfig, loadDotEnvFile } from './config';
 import { createDependencies } from './dependencies';
+import { answerParserErrorsAsJson } from './http/parser-errors';
 import { createLogger, type Logger } from './observability/logger';
 import { MigrationError } from './store/migrations';
 import { DataDirInUseError } from './store/pglite';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   const server = app.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, `Support agent listening on http://${displayHost(config.host)}:${config.port}`);
   });
+  answerParserErrorsAsJson(server);
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'Server failed');
     process.exit(1);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createDependencies, type Dependencies } from '../../src/dependencies';
+import { answerParserErrorsAsJson } from '../../src/http/parser-errors';
 import { createLogger, type Logger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';
 import { openPgliteDatabase } from '../../src/store/pglite';
@@ -83,6 +84,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const deps = await createDependencies(config, options.logger ?? createLogger('silent'), db);
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps.appParts).listen(0, '127.0.0.1', () => resolve(s));
+    answerParserErrorsAsJson(s);
   });
   const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

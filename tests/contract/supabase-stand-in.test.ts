@@ -17,6 +17,7 @@ import type { SqlDatabase } from '../../src/store/database';
 import { applyMigrations } from '../../src/store/migrations';
 import { openPgliteDatabase } from '../../src/store/pglite';
 import { SqlCommerceStore } from '../../src/store/commerce-store';
+import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
 import { createSupabaseClient, supabaseFunctionCaller } from '../../src/store/supabase';
 import { startPostgrestStandIn, type PostgrestStandIn } from '../support/postgrest-stand-in';
@@ -30,10 +31,12 @@ describeStoreContract('supabase-js against a loopback PostgREST stand-in (PGlite
   const db = await openPgliteDatabase();
   await applyMigrations(db);
   const standIn = await startPostgrestStandIn(db, SERVICE_ROLE_KEY);
-  const store = new SqlStore(supabaseFunctionCaller(createSupabaseClient({ url: standIn.url, serviceRoleKey: SERVICE_ROLE_KEY })));
+  const functions = supabaseFunctionCaller(createSupabaseClient({ url: standIn.url, serviceRoleKey: SERVICE_ROLE_KEY }));
+  const store = new SqlStore(functions);
   return {
     chat: store,
     knowledge: store,
+    rateLimits: new RateLimitCounters(functions),
     reset: () => truncateAllTables(db),
     close: async () => {
       await standIn.close();

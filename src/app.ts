@@ -10,6 +10,7 @@ import { healthRoutes, type HealthParts } from './http/routes/health';
 import { keepRequestContext, keepRequestContextOnError, requestLogging, requestMetrics } from './observability/http';
 import type { Logger } from './observability/logger';
 import type { Metrics } from './observability/metrics';
+import type { RateLimitCounters } from './store/rate-limit-store';
 
 export interface AppParts {
   chat: ChatRoutesParts;
@@ -20,6 +21,8 @@ export interface AppParts {
   /** Origins whose pages may call the chat endpoints from a browser (WIDGET_ALLOWED_ORIGINS). */
   widgetOrigins: string[];
   rateLimits: RateLimitSettings;
+  /** The database's rate-limit counters, shared by every instance (RATE_LIMIT_STORE=database); absent: counted in this process. */
+  rateLimitCounters?: RateLimitCounters;
   /** Express's `trust proxy`: how many proxies to believe for the client address (TRUST_PROXY). */
   trustProxy: number;
 }
@@ -44,7 +47,7 @@ export function createApp(parts: AppParts): Express {
   app.use((req, res, next) => (WIDGET_ENDPOINTS.test(req.path) ? cors(req, res, next) : next()));
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
   app.use(keepRequestContext);
-  app.post(['/api/v1/chat', '/api/v1/chat/stream'], ...chatRateLimits(parts.rateLimits));
+  app.post(['/api/v1/chat', '/api/v1/chat/stream'], ...chatRateLimits(parts.rateLimits, parts.logger, parts.rateLimitCounters));
   app.use(healthRoutes(parts.health));
   app.get('/metrics', async (_req, res) => {
     res.type(parts.metrics.registry.contentType).send(await parts.metrics.registry.metrics());

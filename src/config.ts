@@ -71,6 +71,8 @@ const environmentSchema = z.object({
   RATE_LIMIT_WINDOW_MS: positiveInt.max(3_600_000).default(60_000),
   RATE_LIMIT_PER_CLIENT: positiveInt.max(1_000_000).default(60),
   RATE_LIMIT_PER_SESSION: positiveInt.max(1_000_000).default(20),
+  /** Where the limits count: `database` (shared by every instance) or `memory` (per process); default by backend, below. */
+  RATE_LIMIT_STORE: z.enum(['database', 'memory']).optional(),
   /** Proxies in front of the service whose X-Forwarded-For to believe (0: none). */
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
 
@@ -121,7 +123,13 @@ export interface Config {
   limits: { messageMaxChars: number; historyLimitMax: number };
   /** Browser origins allowed to call the chat endpoints (the widget on a shop's site). */
   widgetOrigins: string[];
-  rateLimits: { windowMs: number; perClient: number; perSession: number };
+  rateLimits: {
+    windowMs: number;
+    perClient: number;
+    perSession: number;
+    /** `database`: counted in the database, shared by every instance; `memory`: counted in this process. */
+    store: 'database' | 'memory';
+  };
   trustProxy: number;
   idempotency: { ttlHours: number; waitMs: number };
   /** Folder ingested on first start when the knowledge base is empty; null: none. */
@@ -201,15 +209,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  const storage: StorageConfig = e.DATABASE_URL
+    ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX }
+    : e.SUPABASE_URL && e.SUPABASE_SERVICE_ROLE_KEY
+      ? { kind: 'supabase', url: e.SUPABASE_URL, serviceRoleKey: e.SUPABASE_SERVICE_ROLE_KEY }
+      : { kind: 'pglite', dataDir: path.resolve(e.DATA_DIR) };
+
   return {
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
-    storage: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX }
-      : e.SUPABASE_URL && e.SUPABASE_SERVICE_ROLE_KEY
-        ? { kind: 'supabase', url: e.SUPABASE_URL, serviceRoleKey: e.SUPABASE_SERVICE_ROLE_KEY }
-        : { kind: 'pglite', dataDir: path.resolve(e.DATA_DIR) },
+    storage,
     agentApiKey: e.AGENT_API_KEY ?? null,
     openai: {
       apiKey: e.OPENAI_API_KEY ?? null,
@@ -239,7 +249,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     limits: { messageMaxChars: e.MESSAGE_MAX_CHARS, historyLimitMax: e.HISTORY_LIMIT_MAX },
     widgetOrigins: parseOrigins(e.WIDGET_ALLOWED_ORIGINS),
-    rateLimits: { windowMs: e.RATE_LIMIT_WINDOW_MS, perClient: e.RATE_LIMIT_PER_CLIENT, perSession: e.RATE_LIMIT_PER_SESSION },
+    rateLimits: {
+      windowMs: e.RATE_LIMIT_WINDOW_MS,
+      perClient: e.RATE_LIMIT_PER_CLIENT,
+      perSession: e.RATE_LIMIT_PER_SESSION,
+      // Postgres and Supabase serve many instances, which must share the counts; PGlite
+      // is one process, where each count in the database would only queue behind chat's statements.
+      store: e.RATE_LIMIT_STORE ?? (storage.kind === 'pglite' ? 'memory' : 'database'),
+    },
     trustProxy: e.TRUST_PROXY,
     idempotency: { ttlHours: e.IDEMPOTENCY_KEY_TTL_HOURS, waitMs: e.IDEMPOTENCY_WAIT_MS },
     knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === 'none' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),

@@ -26,6 +26,7 @@ import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openPgliteDatabase } from './store/pglite';
 import { openPostgresDatabase } from './store/postgres';
+import { RateLimitCounters } from './store/rate-limit-store';
 import { SqlStore } from './store/sql-store';
 import { createSupabaseClient, supabaseFunctionCaller } from './store/supabase';
 
@@ -47,6 +48,7 @@ export interface OpenStorage {
   store: SqlStore;
   commerce: SqlCommerceStore;
   feedback: FeedbackStore;
+  rateLimits: RateLimitCounters;
   db: SqlDatabase | null;
   close(): Promise<void>;
 }
@@ -59,12 +61,20 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
       store: new SqlStore(functions),
       commerce: new SqlCommerceStore(functions),
       feedback: new FeedbackStore(functions),
+      rateLimits: new RateLimitCounters(functions),
       db: null,
       close: async () => {},
     };
   }
   const db = database ?? (await openDatabase(config, logger));
-  return { store: new SqlStore(db), commerce: new SqlCommerceStore(db), feedback: new FeedbackStore(db), db, close: () => db.close() };
+  return {
+    store: new SqlStore(db),
+    commerce: new SqlCommerceStore(db),
+    feedback: new FeedbackStore(db),
+    rateLimits: new RateLimitCounters(db),
+    db,
+    close: () => db.close(),
+  };
 }
 
 /** Opens the database for a SQL backend: a Postgres server (DATABASE_URL) or PGlite files under DATA_DIR. */
@@ -175,6 +185,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
         metrics,
         widgetOrigins: config.widgetOrigins,
         rateLimits: config.rateLimits,
+        rateLimitCounters: config.rateLimits.store === 'database' ? storage.rateLimits : undefined,
         trustProxy: config.trustProxy,
         health: {
           pingDatabase: () => store.ping(),

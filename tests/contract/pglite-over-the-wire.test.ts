@@ -5,6 +5,7 @@
  */
 import { applyMigrations } from '../../src/store/migrations';
 import { openPostgresDatabase } from '../../src/store/postgres';
+import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
 import { startPgliteServer, truncateAllTables } from '../support/postgres';
 import { describeStoreContract } from './store.contract';
@@ -17,6 +18,7 @@ describeStoreContract('the pg backend over PGlite\'s wire protocol', async () =>
   return {
     chat: store,
     knowledge: store,
+    rateLimits: new RateLimitCounters(db),
     reset: () => truncateAllTables(db),
     close: async () => {
       await db.close();

@@ -1,5 +1,6 @@
 /** The service's `pg` backend against a real PostgreSQL server (TEST_DATABASE_URL; .ci/run starts one). */
 import { openPostgresDatabase } from '../../src/store/postgres';
+import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
 import {
   createTestDatabase,
@@ -23,6 +24,7 @@ describeOnTestServer('the pg backend on a PostgreSQL server', () => {
       return {
         chat: store,
         knowledge: hasPgvector ? store : undefined,
+        rateLimits: new RateLimitCounters(db),
         reset: () => truncateAllTables(db),
         close: async () => {
           await db.close();

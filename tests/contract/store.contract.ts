@@ -1,15 +1,19 @@
 /**
- * The store contract: what ChatStore and KnowledgeStore promise, checked through
- * their public methods only, so every backend runs the same suite.
+ * The store contract: what ChatStore, KnowledgeStore and the rate-limit counters
+ * promise, checked through their public methods only, so every backend runs the
+ * same suite.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddingModelMismatchError } from '../../src/errors';
 import { EMBEDDING_DIMENSIONS } from '../../src/knowledge/embeddings';
+import type { RateLimitCounters } from '../../src/store/rate-limit-store';
 import type { ChatStore, DocumentChunk, KnowledgeStore, NewMessage } from '../../src/store/types';
 
 export interface StoreUnderTest {
   chat: ChatStore;
   /** Absent where the backend has no pgvector; the knowledge part is then not run. */
   knowledge?: KnowledgeStore;
+  rateLimits: RateLimitCounters;
   /** Empties every table, so each test starts from nothing. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -203,6 +207,71 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect((await subject.chat.listSessions({ limit: 10, text: '5_%' })).sessions).toHaveLength(0);
       expect((await subject.chat.listSessions({ limit: 10, escalated: true })).sessions.map((s) => s.sessionId)).toEqual(['contract:list.escalated']);
       expect((await subject.chat.listSessions({ limit: 10, escalated: false })).sessions).toHaveLength(5);
+    });
+  });
+
+  describe(`rate-limit counters contract on ${backend}`, () => {
+    const counters = () => subject.rateLimits;
+    // An hour: no test here runs long enough to cross into the next window by chance.
+    const HOUR = 3_600_000;
+
+    it('counts hits of a key within a window, up to a reset time in the future on the window grid', async () => {
+      const before = Date.now();
+      const hits = [];
+      for (let i = 0; i < 3; i++) hits.push(await counters().hit('client:1', HOUR));
+      expect(hits.map((h) => h.hits)).toEqual([1, 2, 3]);
+      const resetAt = hits[0]!.resetAt.getTime();
+      expect(hits.map((h) => h.resetAt.getTime())).toEqual([resetAt, resetAt, resetAt]);
+      expect(resetAt % HOUR).toBe(0);
+      // The database's clock decides; allow it a few seconds' disagreement with ours.
+      expect(resetAt).toBeGreaterThan(before - 5_000);
+      expect(resetAt).toBeLessThanOrEqual(before + HOUR + 5_000);
+    });
+
+    it('counts each key on its own', async () => {
+      for (let i = 0; i < 3; i++) await counters().hit('client:a', HOUR);
+      expect((await counters().hit('client:b', HOUR)).hits).toBe(1);
+      expect((await counters().hit('session:a', HOUR)).hits).toBe(1);
+      expect((await counters().hit('client:a', HOUR)).hits).toBe(4);
+    });
+
+    it('starts a new window from 1 once the last one has ended', async () => {
+      const windowMs = 300;
+      const first = await counters().hit('client:short', windowMs);
+      const second = await counters().hit('client:short', windowMs);
+      // The two may straddle a window boundary: then the second is a new window's first.
+      expect(second.hits).toBe(second.resetAt.getTime() === first.resetAt.getTime() ? 2 : 1);
+      await sleep(second.resetAt.getTime() - Date.now() + 50);
+      const next = await counters().hit('client:short', windowMs);
+      expect(next.hits).toBe(1);
+      expect(next.resetAt.getTime()).toBeGreaterThanOrEqual(second.resetAt.getTime() + windowMs);
+      expect(next.resetAt.getTime() % windowMs).toBe(0);
+    });
+
+    it('takes back a hit (never below zero) and forgets a key on reset', async () => {
+      for (let i = 0; i < 3; i++) await counters().hit('client:undo', HOUR);
+      expect(await counters().undo('client:undo', HOUR)).toBe(true);
+      expect((await counters().hit('client:undo', HOUR)).hits).toBe(3);
+
+      expect(await counters().reset('client:undo')).toBe(true);
+      expect((await counters().hit('client:undo', HOUR)).hits).toBe(1);
+      expect(await counters().undo('client:undo', HOUR)).toBe(true);
+      expect(await counters().undo('client:undo', HOUR)).toBe(false); // already at zero
+      expect((await counters().hit('client:undo', HOUR)).hits).toBe(1);
+
+      expect(await counters().undo('client:never', HOUR)).toBe(false);
+      expect(await counters().reset('client:never')).toBe(false);
+      expect((await counters().hit('client:other', HOUR)).hits).toBe(1); // untouched by the rest
+    });
+
+    it('gives 20 concurrent hits on one key the counts 1 to 20, each once', async () => {
+      const hits = await Promise.all(Array.from({ length: 20 }, () => counters().hit('session:hot', HOUR)));
+      expect(hits.map((h) => h.hits).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(new Set(hits.map((h) => h.resetAt.getTime())).size).toBe(1);
+    });
+
+    it('refuses a window shorter than a millisecond', async () => {
+      await expect(counters().hit('client:zero', 0)).rejects.toThrow(/at least 1 ms/);
     });
   });
 

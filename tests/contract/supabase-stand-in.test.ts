@@ -17,6 +17,7 @@ import type { SqlDatabase } from '../../src/store/database';
 import { applyMigrations } from '../../src/store/migrations';
 import { openPgliteDatabase } from '../../src/store/pglite';
 import { SqlCommerceStore } from '../../src/store/commerce-store';
+import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
 import { createSupabaseClient, supabaseFunctionCaller } from '../../src/store/supabase';
 import { startPostgrestStandIn, type PostgrestStandIn } from '../support/postgrest-stand-in';
@@ -30,10 +31,12 @@ describeStoreContract('supabase-js against a loopback PostgREST stand-in (PGlite
   const db = await openPgliteDatabase();
   await applyMigrations(db);
   const standIn = await startPostgrestStandIn(db, SERVICE_ROLE_KEY);
-  const store = new SqlStore(supabaseFunctionCaller(createSupabaseClient({ url: standIn.url, serviceRoleKey: SERVICE_ROLE_KEY })));
+  const functions = supabaseFunctionCaller(createSupabaseClient({ url: standIn.url, serviceRoleKey: SERVICE_ROLE_KEY }));
+  const store = new SqlStore(functions);
   return {
     chat: store,
     knowledge: store,
+    rateLimits: new RateLimitCounters(functions),
     reset: () => truncateAllTables(db),
     close: async () => {
       await standIn.close();
@@ -128,7 +131,7 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
     expect(standIn.requests.map((r) => r.path)).toEqual(['/rest/v1/rpc/find_order', '/rest/v1/rpc/find_customer', '/rest/v1/rpc/find_order']);
   });
 
-  it('serves the whole service with SUPABASE_URL: seeds the knowledge base, answers, keeps idempotency keys, reports on /health', async () => {
+  it('serves the whole service with SUPABASE_URL: seeds the knowledge base, answers, keeps idempotency keys and rate-limit counts, reports on /health', async () => {
     await truncateAllTables(db);
     const config = loadConfig({
       LOG_LEVEL: 'silent',
@@ -158,13 +161,22 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
       const [row] = await db.query<{ n: number }>(`select count(*)::int as n from chat_messages where session_id = 'supabase-session'`);
       expect(row!.n).toBe(2);
       expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: 'ok', storage: 'supabase' });
-      // Everything went through the API (start-up check, seeding, one answer, one replay).
+      // Everything went through the API (start-up check, seeding, rate limits, one answer, one replay).
       const called = standIn.requests.map((r) => r.path.split('/').at(-1));
       expect(new Set(called)).toEqual(
-        new Set(['storage_ping', 'embedding_models', 'source_chunks', 'embeddings_by_hash', 'replace_source_chunks', 'get_session', 'claim_idempotency_key', 'match_documents', 'append_turn_idempotent']),
+        new Set([
+          'storage_ping', 'embedding_models', 'source_chunks', 'embeddings_by_hash', 'replace_source_chunks', 'rate_limit_hit',
+          'get_session', 'claim_idempotency_key', 'match_documents', 'append_turn_idempotent',
+        ]),
       );
       expect(called.filter((fn) => fn === 'append_turn_idempotent')).toHaveLength(1);
       expect(called.filter((fn) => fn === 'claim_idempotency_key')).toHaveLength(2);
+      // Both requests counted, per client address and per session, in the database (RATE_LIMIT_STORE defaults to it here).
+      const counts = await db.query<{ key: string; hits: number }>('select key, hits from rate_limit_counters order by key');
+      expect(counts).toEqual([
+        { key: expect.stringMatching(/^chat-client:/), hits: 2 },
+        { key: 'chat-session:supabase-session', hits: 2 },
+      ]);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -6,9 +6,9 @@
  * Two databases:
  *  - a PostgreSQL server of the test's own (initdb, like .ci/postgres-server),
  *    stopped and started on the same port. Debian's server has no pgvector, so its
- *    schema is the chat part, and of the knowledge part only what start-up reads is
- *    stood in for (an empty `documents` and `embedding_models()`); chat cannot answer
- *    there, so only health (and that chat is refused cleanly while down) is asserted;
+ *    schema is the chat part with an empty stand-in for the knowledge part
+ *    (migrateTestDatabaseForService); only health (and that chat is refused cleanly
+ *    while down) is asserted there;
  *  - PGlite with pgvector served on the wire (as in two-processes.test.ts), its
  *    socket server stopped and started on the same port: there chat answers
  *    before, is refused with 503 and Retry-After during, and answers again after.
@@ -18,9 +18,8 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { readMigrations } from '../../src/store/migrations';
 import { openPostgresDatabase } from '../../src/store/postgres';
-import { describeOnTestServer, migrateTestDatabase } from '../support/postgres';
+import { describeOnTestServer, migrateTestDatabaseForService } from '../support/postgres';
 import { eventually, freePort, postgresBinDir, startPostgresCluster, startServiceProcess, stopServiceProcess, waitUntilServing, type PostgresCluster, type ServiceProcess } from '../support/processes';
 import { REPO_ROOT, TEST_AGENT_KEY } from '../support/test-service';
 
@@ -85,19 +84,7 @@ describeOnTestServer('a PostgreSQL server stopped and started again under a runn
     const db = openPostgresDatabase({ connectionString: cluster.url, poolMax: 1 });
     try {
       const [{ n }] = (await db.query<{ n: number }>("select count(*)::int as n from pg_available_extensions where name = 'vector'")) as [{ n: number }];
-      await migrateTestDatabase(db, n > 0);
-      if (n === 0) {
-        // The knowledge part of the schema needs pgvector: record it as applied, and stand
-        // in for what start-up reads of it (which embedding models the stored chunks have:
-        // none). Nothing here answers a question.
-        for (const m of await readMigrations()) {
-          await db.query('insert into schema_migrations (version, name) values ($1, $2) on conflict do nothing', [m.version, m.name]);
-        }
-        await db.exec(`
-          create table if not exists documents (embedding_model text not null);
-          create or replace function embedding_models() returns table (embedding_model text)
-          language sql stable as $$ select distinct d.embedding_model from documents d order by 1 $$;`);
-      }
+      await migrateTestDatabaseForService(db, n > 0);
     } finally {
       await db.close();
     }

@@ -9,6 +9,7 @@ import type { SqlDatabase } from '../../src/store/database';
 import { applyMigrations } from '../../src/store/migrations';
 import { openPgliteDatabase } from '../../src/store/pglite';
 import { openPostgresDatabase } from '../../src/store/postgres';
+import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
 import { createTestDatabase, describeOnTestServer, migrateTestDatabase, testServerHasPgvector } from '../support/postgres';
 
@@ -40,6 +41,7 @@ function describeRowLevelSecurity(backend: string, open: () => Promise<{ db: Sql
       });
       await store.saveSummary('rls-session', { summary: 'Asked about ZX-14440.', throughSeq: 2, shareWithUser: true });
       await store.claimIdempotencyKey('rls-key', 'hash', { ttlSeconds: 3600, leaseSeconds: 300 });
+      await new RateLimitCounters(db).hit('chat-client:rls', 60_000);
       await db.exec(GRANT_LIKE_SUPABASE);
       tables = (await db.query<{ tablename: string }>(`select tablename from pg_tables where schemaname = 'public' order by tablename`)).map((r) => r.tablename);
     });
@@ -63,7 +65,7 @@ function describeRowLevelSecurity(backend: string, open: () => Promise<{ db: Sql
     }
 
     it('has row-level security on every table, and no policy that would let anon or authenticated in', async () => {
-      expect(tables).toEqual(expect.arrayContaining(['chat_messages', 'chat_sessions', 'conversation_summaries', 'idempotency_keys', 'orders', 'customer_profiles', 'schema_migrations']));
+      expect(tables).toEqual(expect.arrayContaining(['chat_messages', 'chat_sessions', 'conversation_summaries', 'idempotency_keys', 'orders', 'customer_profiles', 'rate_limit_counters', 'schema_migrations']));
       const withoutRls = await db.query(`select relname from pg_class where relnamespace = 'public'::regnamespace and relkind = 'r' and not relrowsecurity`);
       expect(withoutRls).toEqual([]);
       expect(await db.query(`select tablename, policyname from pg_policies where schemaname = 'public'`)).toEqual([]);
@@ -76,7 +78,7 @@ function describeRowLevelSecurity(backend: string, open: () => Promise<{ db: Sql
     });
 
     it('shows anon no row of any table, though every one the test filled has rows', async () => {
-      for (const table of ['chat_sessions', 'chat_messages', 'conversation_summaries', 'idempotency_keys', 'orders', 'customer_profiles']) {
+      for (const table of ['chat_sessions', 'chat_messages', 'conversation_summaries', 'idempotency_keys', 'orders', 'customer_profiles', 'rate_limit_counters']) {
         const [owner] = await db.query<{ n: number }>(`select count(*)::int as n from ${table}`);
         expect({ table, rows: owner!.n > 0 }).toEqual({ table, rows: true });
       }
@@ -102,6 +104,7 @@ function describeRowLevelSecurity(backend: string, open: () => Promise<{ db: Sql
       await expect(
         asAnon((tx) => new SqlStore(tx).appendTurn({ sessionId: 'anon-write', userId: null, agentType: 'support', messages: [{ role: 'user', content: 'x', tokenCount: 1 }] })),
       ).rejects.toThrow(/row-level security/);
+      await expect(asAnon((tx) => new RateLimitCounters(tx).hit('chat-client:anon', 60_000))).rejects.toThrow(/row-level security/);
     });
   });
 }

@@ -34,6 +34,7 @@ describe('migrations', () => {
       'documents',
       'idempotency_keys',
       'orders',
+      'rate_limit_counters',
       'schema_migrations',
     ]);
     expect(tables.every((t) => t.relrowsecurity)).toBe(true);

@@ -15,6 +15,7 @@
  */
 import { applyMigrations } from '../../src/store/migrations';
 import { openPostgresDatabase } from '../../src/store/postgres';
+import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
 import { createSupabaseClient, supabaseFunctionCaller } from '../../src/store/supabase';
 import { describeStoreContract } from '../contract/store.contract';
@@ -29,8 +30,9 @@ if (url && serviceRoleKey && databaseUrl) {
     const db = openPostgresDatabase({ connectionString: databaseUrl, poolMax: 2 });
     const applied = await applyMigrations(db);
     if (applied.length > 0) console.warn(`Applied ${applied.length} migration(s) to the Supabase project first.`);
-    const store = new SqlStore(supabaseFunctionCaller(createSupabaseClient({ url, serviceRoleKey })));
-    return { chat: store, knowledge: store, reset: () => truncateAllTables(db), close: () => db.close() };
+    const functions = supabaseFunctionCaller(createSupabaseClient({ url, serviceRoleKey }));
+    const store = new SqlStore(functions);
+    return { chat: store, knowledge: store, rateLimits: new RateLimitCounters(functions), reset: () => truncateAllTables(db), close: () => db.close() };
   });
 } else {
   const missing = [

@@ -95,6 +95,34 @@ export async function migrateTestDatabase(db: SqlDatabase, withPgvector: boolean
   }
 }
 
+/**
+ * Migrates a test database for the whole service (createDependencies, which
+ * migrates at start, then finds nothing left to do). Where the server has no
+ * pgvector, the knowledge part of the schema is recorded as applied and stood in
+ * for by an always-empty knowledge base of the same functions: the service
+ * starts, and answers every question without passages (escalated), which is
+ * enough for anything but retrieval.
+ */
+export async function migrateTestDatabaseForService(db: SqlDatabase, withPgvector: boolean): Promise<void> {
+  await migrateTestDatabase(db, withPgvector);
+  if (withPgvector) return;
+  for (const m of await readMigrations()) {
+    await db.query('insert into schema_migrations (version, name) values ($1, $2) on conflict do nothing', [m.version, m.name]);
+  }
+  await db.exec(`
+    create table if not exists documents (embedding_model text not null);
+    alter table documents enable row level security;
+    create or replace function embedding_models() returns table (embedding_model text)
+    language sql stable as $$ select distinct d.embedding_model from documents d order by 1 $$;
+    -- The store casts the query embedding to vector: text is all a search that finds nothing needs.
+    create domain vector as text;
+    create or replace function match_documents(
+      p_query_embedding vector, p_embedding_model text, p_match_count integer, p_min_similarity double precision default 0
+    )
+    returns table (id uuid, source text, title text, chunk_index integer, content text, metadata jsonb, similarity double precision)
+    language sql stable as $$ select null::uuid, null::text, null::text, null::integer, null::text, null::jsonb, null::double precision where false $$;`);
+}
+
 /** Empties every table but the migration ledger, whatever tables the migrations made. */
 export async function truncateAllTables(db: SqlDatabase): Promise<void> {
   await db.exec(`

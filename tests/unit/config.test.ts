@@ -77,4 +77,15 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '1.5', IDEMPOTENCY_WAIT_MS: '0' }).idempotency).toEqual({ ttlHours: 1.5, waitMs: 0 });
     expect(() => loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '0' })).toThrow(/IDEMPOTENCY_KEY_TTL_HOURS/);
   });
+
+  it('counts rate limits in the database on Postgres and Supabase, in memory on PGlite, unless RATE_LIMIT_STORE says otherwise', () => {
+    const supabase = { SUPABASE_URL: 'https://x.supabase.co', SUPABASE_SERVICE_ROLE_KEY: 'key' };
+    expect(loadConfig({}).rateLimits).toEqual({ windowMs: 60_000, perClient: 60, perSession: 20, store: 'memory' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/support' }).rateLimits.store).toBe('database');
+    expect(loadConfig(supabase).rateLimits.store).toBe('database');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/support', RATE_LIMIT_STORE: 'memory' }).rateLimits.store).toBe('memory');
+    expect(loadConfig({ RATE_LIMIT_STORE: 'database' }).rateLimits.store).toBe('database');
+    expect(loadConfig({ RATE_LIMIT_STORE: '' }).rateLimits.store).toBe('memory');
+    expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow(/RATE_LIMIT_STORE/);
+  });
 });

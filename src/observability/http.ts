@@ -41,7 +41,6 @@ export function requestLogging(logger: Logger): RequestHandler {
     // req.log and the completion line carry request_id bound (the logger's mixin then adds none).
     quietReqLogger: true,
     customAttributeKeys: { reqId: 'request_id' },
-    customProps: (req) => ({ request_id: req.id }),
     serializers: {
       req: (req: { method: string; url: string; raw?: Request }) => ({ method: req.method, path: pathOf(req.raw ?? req) }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),

@@ -3,6 +3,7 @@ import { AIMessageChunk, ToolMessage, type AIMessage, type BaseMessage } from '@
 import type { SupportGraph } from '../agent/graph';
 import type { SupportStateType } from '../agent/state';
 import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
+import { AnswerPieces } from './answer-pieces';
 import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
 import type { Config } from '../config';
 import { SessionAccessError } from '../errors';
@@ -328,7 +329,7 @@ export class ChatService {
     onNodeDone: (node: string) => void,
   ) {
     let timeToFirstTokenMs: number | null = null;
-    let streamedText = '';
+    const pieces = new AnswerPieces();
     const sourceDocuments: RetrievedDocument[] = [];
     let result: SupportStateType | undefined;
     const streamMode = listener ? (['messages', 'updates', 'values'] as const) : (['updates', 'values'] as const);
@@ -346,20 +347,20 @@ export class ChatService {
           listener?.onSources?.(citedSources(sourceDocuments));
         }
       } else if (listener && mode === 'messages') {
-        const [message, metadata] = chunk as [BaseMessage, { langgraph_node?: string }];
+        const [message, metadata] = chunk as [BaseMessage, { langgraph_node?: string; langgraph_step?: number }];
         if (metadata.langgraph_node !== 'generate_response' || !AIMessageChunk.isInstance(message)) continue;
-        const delta = message.text;
-        if (delta === '') continue;
+        // Each run of the node is one model call (a tool round, then the answer).
+        const piece = pieces.next(metadata.langgraph_step, message.text);
+        if (piece === '') continue;
         timeToFirstTokenMs ??= Math.round(performance.now() - startedAt);
-        streamedText += delta;
-        listener.onToken?.(delta);
+        listener.onToken?.(piece);
       }
     }
     if (!result) throw new Error('The graph stream ended without a final state');
     // What the node added after the model (the offer of a human agent) streams last,
     // so the pieces always add up to the stored response.
-    if (listener && result.response.startsWith(streamedText) && result.response.length > streamedText.length) {
-      listener.onToken?.(result.response.slice(streamedText.length));
+    if (listener && result.response.startsWith(pieces.text) && result.response.length > pieces.text.length) {
+      listener.onToken?.(result.response.slice(pieces.text.length));
     }
     return { result, timeToFirstTokenMs };
   }

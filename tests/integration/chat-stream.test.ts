@@ -116,6 +116,36 @@ describe('POST /api/v1/chat/stream with the real ChatOpenAI client', () => {
     expect(done.data.usage.prompt_tokens).toBeGreaterThan(0);
   });
 
+  it('keeps what the model says beside a tool call: the pieces still add up to the answer, which keeps that text too', async () => {
+    // As hosted models sometimes do: a few words, then the tool call, in one reply.
+    stub.enqueueChat(
+      { content: '  Let me look that order up for you. ', toolCalls: [{ id: 'call-1', name: 'lookup_order', arguments: { order_id: 'ZX-14440' } }] },
+      { content: ' Order ZX-14440 is on its way.  ' },
+    );
+    const streamed = await postStream(streamURL(online), { message: 'Where is my order ZX-14440?', session_id: 'stream-preamble' });
+    const done = streamed.events.at(-1)!;
+    expect(done.event).toBe('done');
+    expect(done.data.response).toBe('Let me look that order up for you.\n\nOrder ZX-14440 is on its way.');
+    expect(tokens(streamed.events).join('')).toBe(done.data.response);
+    // The stored answer is what the customer saw; the tool-call message keeps its own words.
+    const history = await online.getHistory('stream-preamble');
+    expect(history.body.messages.map((m: any) => [m.role, m.content])).toEqual([
+      ['user', 'Where is my order ZX-14440?'],
+      ['assistant', '  Let me look that order up for you. '],
+      ['tool', expect.stringContaining('ZX-14440')],
+      ['assistant', done.data.response],
+    ]);
+  });
+
+  it('answers the JSON endpoint with the same text', async () => {
+    stub.enqueueChat(
+      { content: 'Checking.', toolCalls: [{ id: 'call-1', name: 'lookup_order', arguments: { order_id: 'ZX-14440' } }] },
+      { content: 'It is on its way.' },
+    );
+    const answer = await online.postChat({ message: 'Where is my order ZX-14440?' });
+    expect(answer.body.response).toBe('Checking.\n\nIt is on its way.');
+  });
+
   it('sends heartbeats while the model is thinking', async () => {
     stub.enqueueChat({ delayMs: 450, content: 'Sorry for the wait.' });
     const streamed = await postStream(streamURL(online), { message: 'Hello?', session_id: 'stream-heartbeat' });

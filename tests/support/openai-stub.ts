@@ -23,7 +23,7 @@ export type ChatReply =
   | { content: string; usage?: { prompt_tokens: number; completion_tokens: number } } // normal answer
   | { status: number; error?: string } // HTTP error (e.g. 500, 429)
   | { delayMs: number; content?: string } // answer after a delay (for timeouts/aborts)
-  | { toolCalls: StubToolCall[]; usage?: { prompt_tokens: number; completion_tokens: number } }; // the model calls tools
+  | { toolCalls: StubToolCall[]; content?: string; usage?: { prompt_tokens: number; completion_tokens: number } }; // the model calls tools (and may say something beside them)
 
 export interface StubToolCall {
   id: string;
@@ -173,7 +173,7 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: toolCalls.length > 0 ? null : content, refusal: null, ...(toolCalls.length > 0 && { tool_calls: wireCalls }) },
+            message: { role: 'assistant', content: toolCalls.length > 0 && !content ? null : content, refusal: null, ...(toolCalls.length > 0 && { tool_calls: wireCalls }) },
             logprobs: null,
             finish_reason: finishReason,
           },
@@ -227,7 +227,7 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
       return;
     }
     if ('toolCalls' in reply) {
-      writeChat(res, body, '', reply.usage, reply.toolCalls);
+      writeChat(res, body, reply.content ?? '', reply.usage, reply.toolCalls);
       return;
     }
     writeChat(res, body, reply.content, reply.usage);

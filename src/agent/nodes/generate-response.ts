@@ -80,10 +80,13 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
       return { messages: [reply], usage, degraded };
     }
 
-    const answer = reply.text.trim();
-    if (answer === '') {
+    const finalText = reply.text.trim();
+    if (finalText === '') {
       throw new ModelUnavailableError(`The language model (${options.modelName}) returned an empty answer. Please try again.`);
     }
+    // What the model wrote beside its tool calls this turn ("Let me look that up.") was
+    // streamed to the customer, so it stays part of the answer they are given and shown.
+    const answer = joinAnswerTexts([...spokenBesideToolCalls(state.messages), finalText]);
     // Low retrieval confidence means the help center did not cover the question;
     // an answer grounded in this turn's tool results (an order lookup) is not a guess.
     const groundedByTools = state.messages.some((m) => m.getType() === 'tool');
@@ -96,6 +99,18 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
       model: (reply.response_metadata?.model_name as string | undefined) ?? options.modelName,
     };
   };
+}
+
+/** Between the texts of one answer's model calls: a blank line (the stream sends the same). */
+export const ANSWER_TEXT_SEPARATOR = '\n\n';
+
+function joinAnswerTexts(texts: string[]): string {
+  return texts.filter((t) => t !== '').join(ANSWER_TEXT_SEPARATOR);
+}
+
+/** The words of this turn's tool-calling replies, trimmed, in order. */
+function spokenBesideToolCalls(turn: BaseMessage[]): string[] {
+  return turn.filter((m) => m.getType() === 'ai').map((m) => m.text.trim());
 }
 
 /** After generate_response: run the tools it asked for, or finish. */

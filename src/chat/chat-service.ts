@@ -3,7 +3,6 @@ import { AIMessageChunk, ToolMessage, type AIMessage, type BaseMessage } from '@
 import type { SupportGraph } from '../agent/graph';
 import type { SupportStateType } from '../agent/state';
 import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
-import { AnswerPieces } from './answer-pieces';
 import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
 import type { Config } from '../config';
 import { SessionAccessError } from '../errors';
@@ -15,6 +14,7 @@ import type { Tracing } from '../observability/langfuse';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { ChatStore, IdempotencyClaimToken, NewMessage, RetrievedDocument, SessionRecord, StoredMessage } from '../store/types';
+import { AnswerPieces } from './answer-pieces';
 
 export interface ChatRequest {
   message: string;
@@ -316,9 +316,9 @@ export class ChatService {
    * Runs the graph, reporting each node as it finishes (`onNodeDone`, for the
    * stage timings: the nodes run one after another, so the time between two
    * updates is the later node's). With a listener it also streams: the sources
-   * once retrieval is done (again after a knowledge search adds some), then the text pieces of the answering node's model
-   * calls (the summarizer's, in apply_memory, never leak). Returns the final
-   * state, like invoke.
+   * once retrieval is done (again after a knowledge search adds some), then the
+   * text pieces of the answering node's model calls (the summarizer's, in
+   * apply_memory, never leak). Returns the final state, like invoke.
    */
   private async streamGraph(
     graph: SupportGraph,
@@ -365,7 +365,6 @@ export class ChatService {
     return { result, timeToFirstTokenMs };
   }
 
-  /** The requested agent; a session stored under an agent type that no longer exists gets the default. */
   /**
    * The memory a session's next message gets when the request names none: the
    * conversation's own setting, else its agent's default (the review console shows it).
@@ -374,6 +373,7 @@ export class ChatService {
     return memoryOf(this.agentFor(session.agentType).spec, session);
   }
 
+  /** The requested agent; a session stored under an agent type that no longer exists gets the default. */
   private agentFor(agentType: string | undefined): AgentRuntime {
     return this.parts.agents.get(agentType ?? DEFAULT_AGENT_TYPE) ?? this.parts.agents.get(DEFAULT_AGENT_TYPE)!;
   }

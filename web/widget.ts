@@ -507,35 +507,39 @@ function renderSources(answer: HTMLElement, sources: unknown): void {
   else answer.append(list);
 }
 
-/** A thumb up or down, drawn inline (no emoji font needed); the button's text names it. */
-function thumbIcon(direction: Rating): SVGSVGElement {
+/** A 24×24 icon drawn inline from one path (no image request, no emoji font needed); hidden from screen readers, the button's text names it. */
+function inlineIcon(pathData: string, size?: number): SVGSVGElement {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
   svg.setAttribute('viewBox', '0 0 24 24');
+  if (size !== undefined) {
+    svg.setAttribute('width', String(size));
+    svg.setAttribute('height', String(size));
+  }
   svg.setAttribute('aria-hidden', 'true');
   svg.setAttribute('focusable', 'false');
   const path = document.createElementNS(ns, 'path');
-  path.setAttribute('d', 'M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6C6.2 8 6 8.5 6 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z');
   path.setAttribute('fill', 'currentColor');
+  path.setAttribute('d', pathData);
   svg.append(path);
+  return svg;
+}
+
+/** A thumb up or down. */
+function thumbIcon(direction: Rating): SVGSVGElement {
+  const svg = inlineIcon(
+    'M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6C6.2 8 6 8.5 6 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z',
+  );
   if (direction === 'down') svg.setAttribute('transform', 'rotate(180)');
   return svg;
 }
 
-/** A speech bubble, drawn inline: no image request, no emoji font needed. */
+/** A speech bubble. */
 function chatIcon(): SVGSVGElement {
-  const ns = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('viewBox', '0 0 24 24');
-  svg.setAttribute('width', '20');
-  svg.setAttribute('height', '20');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.setAttribute('focusable', 'false');
-  const path = document.createElementNS(ns, 'path');
-  path.setAttribute('fill', 'currentColor');
-  path.setAttribute('d', 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2zm3 6a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z');
-  svg.append(path);
-  return svg;
+  return inlineIcon(
+    'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2zm3 6a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z',
+    20,
+  );
 }
 
 function typingIndicator(): HTMLElement {

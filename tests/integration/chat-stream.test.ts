@@ -1,7 +1,7 @@
 import { HUMAN_HANDOFF_OFFER } from '../../src/agent/nodes/generate-response';
-import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import type { OpenAIStub } from '../support/openai-stub';
 import { postStream, type SseEvent } from '../support/sse';
-import { openAIStubEnv, startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
+import { startOfflineAndOnline, TEST_AGENT_KEY, type OfflineAndOnline, type TestService } from '../support/test-service';
 
 /**
  * POST /api/v1/chat/stream (Server-Sent Events), the customer's read-back with a
@@ -13,19 +13,16 @@ let offline: TestService;
 let online: TestService;
 let stub: OpenAIStub;
 
+let services: OfflineAndOnline | undefined;
+
 beforeAll(async () => {
-  stub = await startOpenAIStub();
-  [offline, online] = await Promise.all([
-    startTestService({ env: { STREAM_HEARTBEAT_MS: '100' } }),
-    startTestService({
-      env: openAIStubEnv(stub.baseURL, { OPENAI_TIMEOUT_MS: '5000', SUMMARY_MODEL, STREAM_HEARTBEAT_MS: '100' }),
-    }),
-  ]);
+  services = await startOfflineAndOnline({
+    offline: { env: { STREAM_HEARTBEAT_MS: '100' } },
+    onlineEnv: { OPENAI_TIMEOUT_MS: '5000', SUMMARY_MODEL, STREAM_HEARTBEAT_MS: '100' },
+  });
+  ({ stub, offline, online } = services);
 });
-afterAll(async () => {
-  await Promise.all([offline.close(), online.close()]);
-  await stub.close();
-});
+afterAll(() => services?.close());
 beforeEach(() => stub.reset());
 
 const streamURL = (service: TestService) => `${service.baseURL}/api/v1/chat/stream`;

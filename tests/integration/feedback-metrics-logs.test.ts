@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/observability/logger';
 import { FEEDBACK_COMMENT_MAX_CHARS } from '../../src/http/routes/feedback';
-import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
+import type { OpenAIStub } from '../support/openai-stub';
 import { postStream } from '../support/sse';
-import { openAIStubEnv, startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
+import { startOfflineAndOnline, TEST_AGENT_KEY, type OfflineAndOnline, type TestService } from '../support/test-service';
 
 /**
  * Answer ratings (POST /api/v1/chat/feedback), the Prometheus metrics moving as
@@ -27,19 +27,16 @@ let offline: TestService;
 let online: TestService;
 let stub: OpenAIStub;
 
+let services: OfflineAndOnline | undefined;
+
 beforeAll(async () => {
-  stub = await startOpenAIStub();
-  [offline, online] = await Promise.all([
-    startTestService({ env: { OFFLINE_STREAM_DELAY_MS: '0' }, logger: createLogger('info', logSink) }),
-    startTestService({
-      env: openAIStubEnv(stub.baseURL, { OPENAI_TIMEOUT_MS: '300', SUMMARY_MODEL: 'stub-summary-model' }),
-    }),
-  ]);
+  services = await startOfflineAndOnline({
+    offline: { env: { OFFLINE_STREAM_DELAY_MS: '0' }, logger: createLogger('info', logSink) },
+    onlineEnv: { OPENAI_TIMEOUT_MS: '300', SUMMARY_MODEL: 'stub-summary-model' },
+  });
+  ({ stub, offline, online } = services);
 });
-afterAll(async () => {
-  await Promise.all([offline.close(), online.close()]);
-  await stub.close();
-});
+afterAll(() => services?.close());
 beforeEach(() => stub.reset());
 
 async function postFeedback(service: TestService, body: unknown, headers: Record<string, string> = {}) {

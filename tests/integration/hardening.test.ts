@@ -5,8 +5,8 @@ import { sha256 } from '../../src/knowledge/chunking';
 import { createEmbedder } from '../../src/knowledge/embeddings';
 import { OFFLINE_NOTICE } from '../../src/models/extractive-chat-model';
 import { openPostgresDatabase } from '../../src/store/postgres';
-import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
-import { openAIStubEnv, startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
+import type { OpenAIStub } from '../support/openai-stub';
+import { startOfflineAndOnline, TEST_AGENT_KEY, type OfflineAndOnline, type TestService } from '../support/test-service';
 
 /** Access, abuse and failure handling of the real service over HTTP. */
 const SHOP = 'https://shop.example';
@@ -15,21 +15,16 @@ let offline: TestService;
 let online: TestService;
 let stub: OpenAIStub;
 
+let services: OfflineAndOnline | undefined;
+
 beforeAll(async () => {
-  stub = await startOpenAIStub();
-  [offline, online] = await Promise.all([
-    startTestService({
-      env: { WIDGET_ALLOWED_ORIGINS: `${SHOP}, https://other-shop.example`, RATE_LIMIT_PER_CLIENT: '8', RATE_LIMIT_PER_SESSION: '3' },
-    }),
-    startTestService({
-      env: openAIStubEnv(stub.baseURL, { MODEL_FALLBACK: 'offline', ESCALATION_CONFIDENCE_THRESHOLD: '0.01' }),
-    }),
-  ]);
+  services = await startOfflineAndOnline({
+    offline: { env: { WIDGET_ALLOWED_ORIGINS: `${SHOP}, https://other-shop.example`, RATE_LIMIT_PER_CLIENT: '8', RATE_LIMIT_PER_SESSION: '3' } },
+    onlineEnv: { MODEL_FALLBACK: 'offline', ESCALATION_CONFIDENCE_THRESHOLD: '0.01' },
+  });
+  ({ stub, offline, online } = services);
 });
-afterAll(async () => {
-  await Promise.all([offline.close(), online.close()]);
-  await stub.close();
-});
+afterAll(() => services?.close());
 beforeEach(() => stub.reset());
 
 describe('CORS and security headers', () => {

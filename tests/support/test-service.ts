@@ -10,6 +10,7 @@ import { answerParserErrorsAsJson } from '../../src/http/parser-errors';
 import { createLogger, type Logger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';
 import { openPgliteDatabase } from '../../src/store/pglite';
+import { startOpenAIStub, type OpenAIStub } from './openai-stub';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 export const HELP_CENTER_DIR = path.join(REPO_ROOT, 'knowledge/help-center');
@@ -61,6 +62,32 @@ export function openAIStubEnv(baseURL: string, overrides: Record<string, string>
     RETRIEVAL_MIN_SIMILARITY: '-1',
     ESCALATION_CONFIDENCE_THRESHOLD: '0',
     ...overrides,
+  };
+}
+
+/** A test file's two services: one offline, one answering through the loopback OpenAI-compatible stub. */
+export interface OfflineAndOnline {
+  stub: OpenAIStub;
+  offline: TestService;
+  online: TestService;
+  close(): Promise<void>;
+}
+
+/** Starts the stub and both services together; `onlineEnv` goes on top of openAIStubEnv. */
+export async function startOfflineAndOnline(options: { offline?: TestServiceOptions; onlineEnv?: Record<string, string> } = {}): Promise<OfflineAndOnline> {
+  const stub = await startOpenAIStub();
+  const [offline, online] = await Promise.all([
+    startTestService(options.offline),
+    startTestService({ env: openAIStubEnv(stub.baseURL, options.onlineEnv) }),
+  ]);
+  return {
+    stub,
+    offline,
+    online,
+    close: async () => {
+      await Promise.all([offline.close(), online.close()]);
+      await stub.close();
+    },
   };
 }
 

@@ -36,7 +36,7 @@ const AGENT_KEY = 'bench-agent-key';
 const POOL_MAX = 10;
 /** Requests spread over this many sessions, so they queue on no single session row. */
 const SESSIONS = 32;
-const STAGES = ['session', 'window', 'retrieval', 'memory', 'model', 'tools', 'persist', 'total'] as const;
+const STAGES = ['session', 'window', 'rewrite', 'retrieval', 'memory', 'model', 'tools', 'persist', 'total'] as const;
 
 function progress(message: string): void {
   process.stderr.write(`[bench:load] ${message}\n`);
@@ -328,7 +328,7 @@ async function main(): Promise<void> {
     '',
     '### The service\'s own time per request, by stage (mean ms, from Server-Timing)',
     '',
-    'session: the session row; window: the history the memory strategy needs; retrieval: embedding the question and match_documents; memory: the strategy; model: the model calls; tools: tool rounds; persist: storing the turn; total: all of ChatService.answer (the rest of a request\'s latency is HTTP, validation and JSON, and waiting for a connection of the pool). CPU ms: CPU time per request of the service\'s process, and of the benchmark process, which runs the database (PGlite, when used), the model stub (its embeddings are computed) and autocannon.',
+    'session: the session row; window: the history the memory strategy needs; rewrite: making the search query (a model call only for a follow-up that cannot stand alone; the benchmark\'s question stands alone); retrieval: embedding the search query and hybrid_search; memory: the strategy; model: the model calls; tools: tool rounds; persist: storing the turn; total: all of ChatService.answer (the rest of a request\'s latency is HTTP, validation and JSON, and waiting for a connection of the pool). CPU ms: CPU time per request of the service\'s process, and of the benchmark process, which runs the database (PGlite, when used), the model stub (its embeddings are computed) and autocannon.',
     '',
     stages,
     '',

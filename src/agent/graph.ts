@@ -3,20 +3,22 @@ import { ToolNode } from '@langchain/langgraph/prebuilt';
 import type { Retriever } from '../knowledge/retriever';
 import { tracedNode, tracedTools } from '../observability/instrument';
 import type { Tracing } from '../observability/langfuse';
+import { traceText } from '../observability/personal-data';
 import { makeApplyMemoryNode, type ApplyMemoryOptions } from './nodes/apply-memory';
 import { makeGenerateResponseNode, routeAfterResponse, type GenerateResponseOptions } from './nodes/generate-response';
 import { makeRetrieveNode } from './nodes/retrieve';
+import { makeRewriteQueryNode, type RewriteQueryOptions } from './nodes/rewrite-query';
 import { SupportState, type SupportStateType, type SupportStateUpdate } from './state';
 
 /** Everything the nodes need: the retriever, the memory step's parts and the model's. */
-export interface SupportGraphParts extends ApplyMemoryOptions, GenerateResponseOptions {
+export interface SupportGraphParts extends ApplyMemoryOptions, GenerateResponseOptions, Omit<RewriteQueryOptions, 'logger'> {
   retriever: Retriever;
   /** Each node (and model and tool call) as an observation of the request's trace; off when omitted. */
   tracing?: Tracing;
 }
 
 /**
- * START → retrieve → apply_memory → generate_response ⇄ tools → END.
+ * START → rewrite_query → retrieve → apply_memory → generate_response ⇄ tools → END.
  * Exported so tests can compile it with their own parts.
  */
 export function buildSupportGraph(parts: SupportGraphParts) {
@@ -24,13 +26,23 @@ export function buildSupportGraph(parts: SupportGraphParts) {
   const tools = new ToolNode(tracedTools(tracing, parts.tools));
   return new StateGraph(SupportState)
     .addNode(
+      'rewrite_query',
+      tracedNode(tracing, 'rewrite_query', 'span', makeRewriteQueryNode(parts), {
+        input: (state) => traceText(tracing, state.query),
+        output: (update) => ({
+          output: update.search_query && { text: traceText(tracing, update.search_query.text), method: update.search_query.method },
+          metadata: { method: update.search_query?.method },
+        }),
+      }),
+    )
+    .addNode(
       'retrieve',
       tracedNode(tracing, 'retrieve', 'retriever', makeRetrieveNode(parts.retriever, parts.logger), {
-        input: (state) => state.query,
+        input: (state) => traceText(tracing, state.search_query?.text ?? state.query),
         output: (update) => ({
           output: {
             confidence: update.confidence,
-            documents: update.retrieved_documents?.map((d) => ({ source: d.source, title: d.title, similarity: d.similarity })),
+            documents: update.retrieved_documents?.map((d) => ({ source: d.source, title: d.title, similarity: d.similarity, full_text_rank: d.fullTextRank ?? null })),
           },
           metadata: { hits: update.retrieved_documents?.length ?? 0 },
         }),
@@ -56,7 +68,8 @@ export function buildSupportGraph(parts: SupportGraphParts) {
       'tools',
       tracing?.enabled ? tracedNode<SupportStateType, SupportStateUpdate>(tracing, 'tools', 'span', (state, config) => tools.invoke(state, config)) : tools,
     )
-    .addEdge(START, 'retrieve')
+    .addEdge(START, 'rewrite_query')
+    .addEdge('rewrite_query', 'retrieve')
     .addEdge('retrieve', 'apply_memory')
     .addEdge('apply_memory', 'generate_response')
     .addConditionalEdges('generate_response', routeAfterResponse, ['tools', END])

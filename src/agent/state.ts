@@ -3,6 +3,7 @@ import { Annotation, messagesStateReducer } from '@langchain/langgraph';
 import type { ContextMessage } from '../memory/context';
 import type { MemorySettings } from '../memory/settings';
 import type { MemoryReport, MemoryState } from '../memory/strategies';
+import type { SearchQuery } from '../knowledge/search-query';
 import type { RetrievedDocument } from '../store/types';
 
 /** Tokens the model calls used, as the model (or the offline responder) reported them. */
@@ -10,6 +11,8 @@ export interface TokenUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Prompt tokens the provider served from its prompt cache (prompt_tokens_details.cached_tokens); 0 when it reports none. */
+  cached_tokens: number;
 }
 
 /** The knowledge base could not be searched (embeddings down): answered without it, low confidence. */
@@ -17,7 +20,7 @@ export const DEGRADED_KNOWLEDGE = 'knowledge_unavailable';
 /** The hosted model failed: the offline responder answered (MODEL_FALLBACK=offline). */
 export const DEGRADED_MODEL = 'model_fallback_offline';
 
-export const NO_USAGE: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+export const NO_USAGE: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0 };
 
 /** The support graph's state. Fields are replaced by the node that writes them unless a reducer says otherwise. */
 export const SupportState = Annotation.Root({
@@ -34,9 +37,13 @@ export const SupportState = Annotation.Root({
   memory_injection: Annotation<boolean>,
   /** The customer's summary from an earlier session, for the system prompt (memory_injection). */
   cross_session_memory: Annotation<string | null>,
+  /** What the knowledge base was searched with: the message, or a follow-up made standalone (rewrite_query). */
+  search_query: Annotation<SearchQuery>,
   retrieved_documents: Annotation<RetrievedDocument[]>,
-  /** Instructions, cross-session memory and knowledge, as the model is sent them. */
+  /** Instructions and cross-session memory: the stable head of every prompt of the conversation. */
   system_prompt: Annotation<string>,
+  /** This turn's knowledge passages (formatKnowledge), sent after the history, just before the question. */
+  knowledge_prompt: Annotation<string>,
   /** What the model is sent of the history, after the memory strategy. */
   model_history: Annotation<ContextMessage[]>,
   memory_report: Annotation<MemoryReport>,
@@ -55,6 +62,7 @@ export const SupportState = Annotation.Root({
       prompt_tokens: total.prompt_tokens + call.prompt_tokens,
       completion_tokens: total.completion_tokens + call.completion_tokens,
       total_tokens: total.total_tokens + call.total_tokens,
+      cached_tokens: total.cached_tokens + call.cached_tokens,
     }),
     default: () => NO_USAGE,
   }),

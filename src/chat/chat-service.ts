@@ -1,27 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import { AIMessageChunk, ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { SupportGraph } from '../agent/graph';
-import type { SupportStateType } from '../agent/state';
+import type { SupportStateType, TokenUsage } from '../agent/state';
+import { isSameCustomer, type ConversationIdentity } from '../agent/tools/conversation-customer';
 import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
 import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
 import type { Config } from '../config';
-import { SessionAccessError } from '../errors';
+import { CustomerMismatchError, SessionAccessError } from '../errors';
 import type { ContextMessage } from '../memory/context';
+import { historyLoadBound } from '../memory/input-ceiling';
 import { resolveMemory, type EffectiveMemory, type MemoryLevel, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
-import type { MemoryReport } from '../memory/strategies';
+import { steppedWindowLimits, type MemoryReport } from '../memory/strategies';
 import type { TokenCounter } from '../memory/tokens';
 import type { Tracing } from '../observability/langfuse';
+import { traceText } from '../observability/personal-data';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
+import type { IdentityStore } from '../store/identity-store';
 import type { ChatStore, IdempotencyClaimToken, NewMessage, RetrievedDocument, SessionRecord, StoredMessage } from '../store/types';
 import { AnswerPieces } from './answer-pieces';
+import { estimateCost, type PriceTable } from './cost';
 
 export interface ChatRequest {
   message: string;
   sessionId?: string;
   /** The caller proved it may continue this session (its session token, or the agent key). */
   mayContinueSession?: boolean;
+  /** A label for the customer (shown to agents); it unlocks nothing unless customerId is the same. */
   userId?: string;
+  /** The customer a valid X-Customer-Token vouched for on this request: the only key to personal data. */
+  customerId?: string;
+  /** The client's address, for the per-client limit on wrong order proofs. */
+  clientAddress?: string;
   agentType?: string;
   memoryStrategy?: MemoryStrategyInput;
   memoryInjection?: boolean;
@@ -51,7 +61,10 @@ export interface ChatAnswer {
   confidence: number;
   escalated: boolean;
   sources: SourceReference[];
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /** Summed over the turn's model calls; cached_tokens: the prompt tokens the provider served from its prompt cache. */
+  usage: TokenUsage;
+  /** Estimated cost of the turn's model calls (MODEL_PRICES, per million tokens); absent when the model has no price. */
+  cost?: number;
   /** What the model was sent of the conversation so far. */
   history: { messages: number; tokens: number };
   memory: MemoryOutcome;
@@ -82,12 +95,14 @@ export interface ChatOutcome {
 /**
  * Where an answer's time went, in milliseconds: the session row, the history the
  * strategy needs (and cross-session memory), retrieval (embedding the question and
- * match_documents), the memory strategy, the model calls (with tool rounds), and
+ * hybrid_search), the memory strategy, the model calls (with tool rounds), and
  * storing the turn. `total` is the whole of ChatService.answer.
  */
 export interface StageTimings {
   session: number;
   window: number;
+  /** Making a follow-up's search query (a model call with QUERY_REWRITE=model): the rewrite's hidden cost. */
+  rewrite: number;
   retrieval: number;
   memory: number;
   model: number;
@@ -104,13 +119,19 @@ export interface AgentRuntime {
 
 export interface ChatServiceParts {
   store: ChatStore;
+  /** Which verified customer each session is bound to. */
+  identity: IdentityStore;
   agents: ReadonlyMap<string, AgentRuntime>;
   tokenCounter: TokenCounter;
   history: Config['history'];
+  /** MODEL_INPUT_MAX_TOKENS: history loading is bounded by it too. */
+  inputMaxTokens: number;
   metrics: Metrics;
   /** Langfuse (or NO_TRACING). */
   tracing: Tracing;
   logger: Logger;
+  /** MODEL_PRICES, for the estimated cost of each answer; empty: no cost. */
+  prices?: PriceTable;
 }
 
 /** Precedence: the request's setting, then the conversation's, then the agent's, then `window`. */
@@ -143,21 +164,23 @@ export class ChatService {
     if (session && !request.mayContinueSession) throw new SessionAccessError();
     clock.lap('session');
     const agent = this.agentFor(request.agentType ?? session?.agentType);
-    const userId = request.userId ?? session?.userId ?? null;
+    const customerId = request.customerId ? await this.bindCustomer(sessionId, request.customerId) : null;
+    const userId = customerId ?? request.userId ?? session?.userId ?? null;
     const memory = memoryOf(agent.spec, session, { strategy: request.memoryStrategy, memory_injection: request.memoryInjection });
 
     // One trace per request, its observations tagged with the session, the customer, the agent and the strategy.
     const trace = {
       sessionId,
-      userId,
+      // The customer id is personal data: Langfuse gets it only when told to capture that.
+      userId: tracing.capturePersonalData ? userId : null,
       tags: [`agent_type:${agent.spec.key}`, `memory:${memory.settings.mode}`, ...(listener ? ['streamed'] : [])],
       metadata: { agent_type: agent.spec.key, memory_strategy: memory.settings.mode, memory_source: memory.source },
     };
     try {
-      return await tracing.trace(listener ? 'chat.stream' : 'chat', { message: request.message }, trace, async (root, traceId) => {
-        const outcome = await this.respond({ request, sessionId, session, agent, userId, memory, traceId, startedAt, clock }, signal, listener);
+      return await tracing.trace(listener ? 'chat.stream' : 'chat', { message: traceText(tracing, request.message) }, trace, async (root, traceId) => {
+        const outcome = await this.respond({ request, sessionId, session, agent, userId, customerId, memory, traceId, startedAt, clock }, signal, listener);
         const { answer } = outcome;
-        root.update({ output: { response: answer.response, confidence: answer.confidence, escalated: answer.escalated } });
+        root.update({ output: { response: traceText(tracing, answer.response), confidence: answer.confidence, escalated: answer.escalated } });
         if (traceId) {
           tracing.score({ traceId, name: 'confidence', value: answer.confidence, dataType: 'NUMERIC' });
           tracing.score({ traceId, name: 'escalated', value: answer.escalated ? 1 : 0, dataType: 'BOOLEAN' });
@@ -179,6 +202,8 @@ export class ChatService {
       session: SessionRecord | null;
       agent: AgentRuntime;
       userId: string | null;
+      /** The verified customer (customer token), or null: anonymous for personal data. */
+      customerId: string | null;
       memory: EffectiveMemory;
       traceId: string | null;
       startedAt: number;
@@ -188,7 +213,7 @@ export class ChatService {
     listener?: AnswerListener,
   ): Promise<ChatOutcome> {
     const { store, tokenCounter, logger, tracing } = this.parts;
-    const { request, sessionId, session, agent, userId, memory, traceId, startedAt, clock } = turn;
+    const { request, sessionId, session, agent, userId, customerId, memory, traceId, startedAt, clock } = turn;
 
     const loaded = await tracing.observe('load_history', 'span', { mode: memory.settings.mode }, async (span) => {
       const messages = await this.loadHistory(sessionId, session, memory.settings);
@@ -205,7 +230,9 @@ export class ChatService {
       },
       `Retrieved ${loaded.length} conversation messages for agent (~${loadedTokens} tokens) from session ${sessionId}`,
     );
-    const crossSession = memory.memoryInjection && userId ? await store.latestUserSummary(userId, sessionId) : null;
+    // Cross-session memory is the customer's own past conversations: read and written only for a verified customer.
+    const memoryInjection = memory.memoryInjection && customerId !== null;
+    const crossSession = memoryInjection ? await store.latestUserSummary(customerId!, sessionId) : null;
     clock.lap('window');
 
     const input = {
@@ -216,13 +243,29 @@ export class ChatService {
       history_tokens_total: session?.tokenCount ?? 0,
       memory_settings: memory.settings,
       memory_state: { summary: session?.summary ?? null, summarizedThroughSeq: session?.summarizedThroughSeq ?? null },
-      memory_injection: memory.memoryInjection,
+      memory_injection: memoryInjection,
       cross_session_memory: crossSession?.summary ?? null,
     };
-    const runConfig = { signal, configurable: { user_id: userId } };
-    const { result, timeToFirstTokenMs } = await this.streamGraph(agent.graph, input, runConfig, listener, startedAt, (node) =>
-      clock.lap(NODE_STAGES[node] ?? 'model'),
+    // A tool may end the turn with an HTTP error (too many wrong order proofs: 429): nothing is stored then.
+    let stoppedBy: Error | null = null;
+    const stop = new AbortController();
+    const identity: ConversationIdentity = {
+      verifiedCustomerId: customerId,
+      sessionId,
+      clientAddress: request.clientAddress ?? null,
+      stopTurn: (error) => {
+        stoppedBy ??= error;
+        stop.abort(error);
+      },
+    };
+    const runConfig = { signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal, configurable: { identity } };
+    const streamed = await this.streamGraph(agent.graph, input, runConfig, listener, startedAt, (node) => clock.lap(NODE_STAGES[node] ?? 'model')).catch(
+      (error: unknown) => {
+        throw stoppedBy ?? error;
+      },
     );
+    if (stoppedBy) throw stoppedBy;
+    const { result, timeToFirstTokenMs } = streamed;
 
     // The graph's retrieval and any knowledge searches the model made are the answer's sources.
     const sources = citedSources([...result.retrieved_documents, ...documentsFoundBySearch(result.messages)]);
@@ -230,11 +273,15 @@ export class ChatService {
     const latencyMs = Math.round(performance.now() - startedAt);
     const outcome: MemoryOutcome = {
       ...result.memory_report,
+      ...(result.memory_report.input_ceiling && {
+        input_ceiling: { ...result.memory_report.input_ceiling, history_cut: olderMessagesLeftOut(loaded, session, memory.settings) },
+      }),
       source: memory.source,
       settings: memory.settings,
-      memory_injection: memory.memoryInjection,
+      memory_injection: memoryInjection,
     };
     const historyTokens = result.model_history.reduce((sum, m) => sum + m.tokens, 0);
+    const cost = estimateCost(this.parts.prices ?? {}, result.model, result.usage);
     const answer: ChatAnswer = {
       session_id: sessionId,
       message_id: '', // the stored answer's id, below
@@ -244,6 +291,7 @@ export class ChatService {
       escalated: result.escalated,
       sources,
       usage: result.usage,
+      ...(cost !== null && { cost }),
       history: { messages: result.model_history.length, tokens: historyTokens },
       memory: outcome,
       degraded: result.degraded,
@@ -260,8 +308,11 @@ export class ChatService {
         metadata: {
           model: result.model,
           usage: result.usage,
+          ...(cost !== null && { cost }),
           latency_ms: latencyMs,
           sources,
+          // Why these passages: what the knowledge base was searched with, and how that query was made.
+          retrieval: { query: result.search_query.text, method: result.search_query.method },
           memory: result.memory_report,
           // Feedback on this answer becomes a score on its trace.
           ...(traceId && { trace_id: traceId }),
@@ -302,7 +353,7 @@ export class ChatService {
         confidence,
         escalated: result.escalated,
         tool_calls: result.messages.filter((m) => m.getType() === 'tool').length,
-        memory: { ...result.memory_report, source: memory.source, memory_injection: memory.memoryInjection },
+        memory: { ...result.memory_report, source: memory.source, memory_injection: memoryInjection },
         latency_ms: latencyMs,
         ...(result.degraded.length > 0 && { degraded: result.degraded }),
         ...(timeToFirstTokenMs !== null && { streamed: true, time_to_first_token_ms: timeToFirstTokenMs }),
@@ -323,7 +374,7 @@ export class ChatService {
   private async streamGraph(
     graph: SupportGraph,
     input: Parameters<SupportGraph['invoke']>[0],
-    runConfig: { signal?: AbortSignal; configurable: { user_id: string | null } },
+    runConfig: { signal?: AbortSignal; configurable: { identity: ConversationIdentity } },
     listener: AnswerListener | undefined,
     startedAt: number,
     onNodeDone: (node: string) => void,
@@ -373,6 +424,20 @@ export class ChatService {
     return memoryOf(this.agentFor(session.agentType).spec, session);
   }
 
+  /**
+   * Binds the session to the verified customer on its first token; a session
+   * bound to another customer refuses (403). Earlier anonymous turns of the same
+   * session stay in it: the browser that wrote them holds its session token.
+   * Public for messages a person answers (human takeover), which skip answer().
+   */
+  async bindCustomer(sessionId: string, customerId: string): Promise<string> {
+    const bound = await this.parts.identity.bindSessionCustomer(sessionId, customerId);
+    if (!isSameCustomer(bound, customerId)) {
+      throw new CustomerMismatchError('This conversation belongs to another signed-in customer: start a new conversation.');
+    }
+    return bound;
+  }
+
   /** The requested agent; a session stored under an agent type that no longer exists gets the default. */
   private agentFor(agentType: string | undefined): AgentRuntime {
     return this.parts.agents.get(agentType ?? DEFAULT_AGENT_TYPE) ?? this.parts.agents.get(DEFAULT_AGENT_TYPE)!;
@@ -380,18 +445,31 @@ export class ChatService {
 
   /**
    * The durable messages the strategy works on: the SQL window for `window`, the
-   * messages after the stored summary for `summarize`, every message otherwise.
+   * messages after the stored summary for `summarize`, the history otherwise. All
+   * of them newest first and bounded by the ceiling on one model call
+   * (MODEL_INPUT_MAX_TOKENS): more could never be sent, and a long session must
+   * not be read whole on every turn.
    */
   private async loadHistory(sessionId: string, session: SessionRecord | null, settings: MemorySettings): Promise<StoredMessage[]> {
     const { enabled, maxMessages, maxTokens } = this.parts.history;
     if (!enabled || !session) return [];
+    const bound = historyLoadBound(this.parts.inputMaxTokens);
     switch (settings.mode) {
-      case 'window':
-        return this.parts.store.loadHistoryWindow(sessionId, { maxMessages, maxTokens: settings.token_budget ?? maxTokens });
+      case 'window': {
+        // The window's budget is bounded by the ceiling too (a request's token_budget may be huge).
+        const limits = { maxMessages, maxTokens: Math.min(settings.token_budget ?? maxTokens, bound.maxTokens) };
+        // Stepped from the session's totals, so the window's start moves in steps (every instance agrees);
+        // the plain window when the stepped one holds no whole turn.
+        const totals = { messages: session.messageCount, tokens: session.tokenCount };
+        const steppedLimits = steppedWindowLimits(totals, limits, settings.low_water_pct);
+        const stepped = await this.parts.store.loadHistoryWindow(sessionId, steppedLimits);
+        const same = steppedLimits.maxMessages === limits.maxMessages && steppedLimits.maxTokens === limits.maxTokens;
+        return stepped.length > 0 || same ? stepped : this.parts.store.loadHistoryWindow(sessionId, limits);
+      }
       case 'summarize':
-        return this.parts.store.listMessagesAfter(sessionId, session.summarizedThroughSeq ?? 0);
+        return this.parts.store.loadHistoryWindow(sessionId, { ...bound, afterSeq: session.summarizedThroughSeq ?? 0 });
       default:
-        return this.parts.store.listMessagesAfter(sessionId, 0);
+        return this.parts.store.loadHistoryWindow(sessionId, bound);
     }
   }
 
@@ -419,6 +497,18 @@ export class ChatService {
   }
 }
 
+/**
+ * Whether loading, bounded by the ceiling, left out older messages the strategy
+ * would otherwise have been given (every strategy but `window`, whose window is
+ * its own; `summarize` starts after its summary). Seqs are gapless from 1.
+ */
+function olderMessagesLeftOut(loaded: StoredMessage[], session: SessionRecord | null, settings: MemorySettings): boolean {
+  if (!session || settings.mode === 'window' || session.messageCount === 0) return false;
+  const firstWanted = (settings.mode === 'summarize' ? (session.summarizedThroughSeq ?? 0) : 0) + 1;
+  const firstLoaded = loaded[0]?.seq ?? session.messageCount + 1;
+  return firstLoaded > firstWanted && session.messageCount >= firstWanted;
+}
+
 /** One entry per document (its best chunk's score), most similar first. */
 function citedSources(documents: RetrievedDocument[]): SourceReference[] {
   const bySource = new Map<string, SourceReference>();
@@ -442,6 +532,7 @@ function toContextMessage(m: StoredMessage): ContextMessage {
 
 /** The stage each graph node's time counts to. */
 const NODE_STAGES: Record<string, keyof StageTimings> = {
+  rewrite_query: 'rewrite',
   retrieve: 'retrieval',
   apply_memory: 'memory',
   generate_response: 'model',
@@ -458,7 +549,7 @@ function round(value: number): number {
 
 /** Time per stage of one answer: each lap adds the time since the previous one to a stage. */
 class StageClock {
-  readonly stages: StageTimings = { session: 0, window: 0, retrieval: 0, memory: 0, model: 0, tools: 0, persist: 0, total: 0 };
+  readonly stages: StageTimings = { session: 0, window: 0, rewrite: 0, retrieval: 0, memory: 0, model: 0, tools: 0, persist: 0, total: 0 };
   private mark: number;
 
   constructor(startedAt: number) {

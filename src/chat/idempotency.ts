@@ -9,7 +9,7 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** A UUID fits, as does any client-made token up to 255 characters without spaces or quotes. */
-const KEY_PATTERN = /^[A-Za-z0-9_.:+/=-]{1,255}$/;
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_.:+/=-]{1,255}$/;
 
 /**
  * A claim not completed within this time is taken to belong to a request whose
@@ -53,26 +53,34 @@ export class IdempotentRequests {
   /** The request's key: undefined without the header, 400 when it is malformed. */
   static readKey(value: string | undefined): string | undefined {
     if (value === undefined) return undefined;
-    if (!KEY_PATTERN.test(value)) {
+    if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
       throw new ValidationError(`${IDEMPOTENCY_KEY_HEADER} must be 1–255 characters of letters, digits and - _ . : + / = (a UUID is ideal)`);
     }
     return value;
   }
 
-  async begin(key: string, request: ChatRequest): Promise<IdempotentStart> {
+  /**
+   * `scope` is who the caller is, where that is known (see idempotencyScope): the
+   * key is stored as a digest of scope and key, so another caller reusing the key
+   * makes a new request, never a replay of someone else's answer, and the database
+   * never holds the key itself.
+   */
+  async begin(key: string, request: ChatRequest, scope: string): Promise<IdempotentStart> {
     const { store, ttlHours, waitMs, logger } = this.parts;
     const requestHash = fingerprint(request);
+    const storedKey = scopedKey(scope, key);
     const options = { ttlSeconds: Math.round(ttlHours * 3600), leaseSeconds: LEASE_SECONDS };
     const deadline = performance.now() + waitMs;
     for (let pause = POLL_START_MS; ; pause = Math.min(pause * 2, POLL_MAX_MS)) {
-      const found = await store.claimIdempotencyKey(key, requestHash, options);
+      const found = await store.claimIdempotencyKey(storedKey, requestHash, options);
       switch (found.outcome) {
         case 'claimed':
           return { request: { ...request, idempotency: found.claim }, claim: found.claim };
         case 'completed':
-          logger.info({ idempotency_key: key, session_id: found.response['session_id'] }, 'Replayed a stored answer for a repeated Idempotency-Key');
+          logger.info({ idempotency_key_hash: keyHash(key), session_id: found.response['session_id'] }, 'Replayed a stored answer for a repeated Idempotency-Key');
           return { replay: { answer: found.response as unknown as ChatAnswer, sessionCreated: found.sessionCreated } };
         case 'mismatch':
+          logger.info({ idempotency_key_hash: keyHash(key) }, 'Refused an Idempotency-Key reused with another request');
           throw new IdempotencyKeyReusedError();
         case 'in_progress':
           if (performance.now() + pause > deadline) throw new IdempotencyInProgressError();
@@ -88,16 +96,42 @@ export class IdempotentRequests {
     } catch (error) {
       await this.parts.store.releaseIdempotencyKey(start.claim).catch((releaseError: unknown) => {
         // The claim then lapses after LEASE_SECONDS instead.
-        this.parts.logger.warn({ err: releaseError, idempotency_key: start.claim.key }, 'Could not release an idempotency key');
+        this.parts.logger.warn({ err: releaseError, idempotency_key_hash: start.claim.key.slice(0, 12) }, 'Could not release an idempotency key');
       });
       throw error;
     }
   }
 }
 
+/**
+ * Who is asking, for scoping Idempotency-Keys: the agent key's holder, a verified
+ * customer (X-Customer-Token), the holder of a session's token, or the public (a
+ * visitor starting a conversation, whom nothing identifies yet: their key is the
+ * secret of the new conversation).
+ */
+export function idempotencyScope(caller: { agent: boolean; customerId?: string; provenSessionId?: string }): string {
+  if (caller.agent) return 'agent';
+  if (caller.customerId !== undefined) return `customer:${caller.customerId}`;
+  return caller.provenSessionId === undefined ? 'public' : `session:${caller.provenSessionId}`;
+}
+
+/** The form a key is stored in: sha256 of scope and key, hex. */
+function scopedKey(scope: string, key: string): string {
+  return createHash('sha256').update(`${scope}\n${key}`).digest('hex');
+}
+
+/**
+ * A key as logs show it: the first 12 hex digits of its sha256, enough to find a
+ * client's retries (a client can compute it), useless to replay the key.
+ */
+export function keyHash(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 12);
+}
+
 /** The request's digest: the same fields with the same values give the same hash, whatever their order. */
 export function fingerprint(request: ChatRequest): string {
-  const { idempotency: _claim, ...fields } = request;
+  // The client's address is not part of the request: a retry may come over another network.
+  const { idempotency: _claim, clientAddress: _address, ...fields } = request;
   return createHash('sha256').update(stableJson(fields)).digest('hex');
 }
 

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError, DatabaseUnavailableError } from '../errors';
+import { AppError, DatabaseUnavailableError, OrderProofLimitError } from '../errors';
 import type { Logger } from '../observability/logger';
+import { sqlStateOf } from '../store/database';
 
 /** Errors raised by express.json() (body-parser), by their documented `type`. */
 const BODY_PARSER_ERRORS: Record<string, { status: number; code: string; message: string }> = {
@@ -25,7 +26,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const { status, code, message } = describeError(error);
     logFailure(logger, error, req, status, code);
     if (res.headersSent || res.destroyed) return;
-    if (error instanceof DatabaseUnavailableError) res.set('Retry-After', String(error.retryAfterSeconds));
+    if (error instanceof DatabaseUnavailableError || error instanceof OrderProofLimitError) res.set('Retry-After', String(error.retryAfterSeconds));
     res.status(status).json({ error: { code, message } });
   };
 }
@@ -36,13 +37,19 @@ export function logFailure(logger: Logger, error: unknown, req: Request, status:
     const cause = (error as { cause?: unknown }).cause;
     logger.error({ err: error, cause, method: req.method, path: req.path, status, code }, 'Request failed');
   } else {
-    logger.info({ method: req.method, path: req.path, status, code }, 'Request rejected');
+    const sqlstate = sqlStateOf(error);
+    logger.info({ method: req.method, path: req.path, status, code, ...(sqlstate && { sqlstate }) }, 'Request rejected');
   }
 }
 
 /** The status, stable code and client-safe message for an error. */
 export function describeError(error: unknown): { status: number; code: string; message: string } {
   if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
+  // Class 22 (data exception: a date or number out of range, bad text encoding) is
+  // a value the request carried that the database refused: the client's to fix.
+  if (sqlStateOf(error)?.startsWith('22')) {
+    return { status: 400, code: 'invalid_value', message: 'A value in the request is out of range or malformed.' };
+  }
   const type = (error as { type?: unknown } | null)?.type;
   if (typeof type === 'string' && BODY_PARSER_ERRORS[type]) return BODY_PARSER_ERRORS[type];
   // Express and body-parser mark client mistakes they detect (a bad %-escape in a path,

@@ -21,7 +21,8 @@ export function widgetCors(allowedOrigins: string[]): RequestHandler {
   return cors({
     origin: allowedOrigins,
     methods: ['GET', 'POST'],
-    allowedHeaders: ['Content-Type', 'X-Session-Token', 'Idempotency-Key', 'X-Request-Id'],
+    // X-Customer-Token: the shop's signed token for its signed-in customer (data-user-token).
+    allowedHeaders: ['Content-Type', 'X-Session-Token', 'X-Customer-Token', 'Idempotency-Key', 'X-Request-Id'],
     exposedHeaders: ['Retry-After', 'X-Request-Id'],
     maxAge: 600,
   });
@@ -35,7 +36,12 @@ export function widgetCors(allowedOrigins: string[]): RequestHandler {
  * fail, a request goes through uncounted: it is chat's to answer 503, not the
  * limiter's to answer 500.
  */
-export function chatRateLimits(settings: RateLimitSettings, logger: Logger, counters?: RateLimitCounters): RequestHandler[] {
+export function chatRateLimits(
+  settings: RateLimitSettings,
+  logger: Logger,
+  provesSession: (req: Request, sessionId: string) => boolean,
+  counters?: RateLimitCounters,
+): RequestHandler[] {
   const common = {
     windowMs: settings.windowMs,
     standardHeaders: 'draft-7' as const,
@@ -53,8 +59,15 @@ export function chatRateLimits(settings: RateLimitSettings, logger: Logger, coun
       limit: settings.perSession,
       store: store('chat-session:'),
       keyGenerator: (req) => sessionIdOf(req)!,
-      // A request without a session id starts a new one: only the per-client limit applies.
-      skip: (req) => sessionIdOf(req) === null,
+      // Only requests that prove the session (its token, or the agent key) count against
+      // it: a stranger naming someone's session with a wrong token is refused (403) and
+      // counted per client, never against the session, so it cannot lock the owner out.
+      // A request without a session id, or naming one it cannot prove (a new one), is
+      // under the per-client limit alone.
+      skip: (req) => {
+        const sessionId = sessionIdOf(req);
+        return sessionId === null || !provesSession(req, sessionId);
+      },
     }),
   ];
 }
@@ -83,3 +96,59 @@ const tooManyRequests: RequestHandler = (req, res) => {
     .set('Retry-After', String(seconds))
     .json({ error: { code: 'rate_limited', message: `Too many messages. Please wait ${seconds} s and try again.` } });
 };
+
+export interface AuthFailureSettings {
+  /** Wrong agent keys one client may present per window (AUTH_FAILURES_PER_CLIENT). */
+  perClient: number;
+  windowMs: number;
+  /** The counters in the database: failures are counted there on every backend. */
+  counters: Pick<RateLimitCounters, 'peek' | 'hit'>;
+  /** Whether the request carries the right agent key. */
+  isAgent: (req: Request) => boolean;
+}
+
+/**
+ * Limits guessing of the agent key. A request that presents a key (Authorization)
+ * is refused with 429 once its client has presented `perClient` wrong keys in the
+ * window, before its key is even checked, so a client over the limit learns
+ * nothing, not even with the right key. Each wrong key is counted per client
+ * address in the database and logged as a security event (the address and path,
+ * never the key). Requests without a key pass untouched; the routes decide what
+ * a wrong key means (401 on the agent endpoints, a public caller on chat). Should
+ * the database fail, the request goes on uncounted, as with the other limits.
+ */
+export function agentKeyFailureLimit(settings: AuthFailureSettings, logger: Logger): RequestHandler {
+  return async (req, res, next) => {
+    if (req.get('authorization') === undefined) return next();
+    const key = `agent-key-failures:${req.ip ?? 'unknown'}`;
+    try {
+      if ((await settings.counters.peek(key, settings.windowMs)) >= settings.perClient) {
+        refuseGuessing(req, res, settings, logger);
+        return;
+      }
+      if (settings.isAgent(req)) return next();
+      const { hits } = await settings.counters.hit(key, settings.windowMs);
+      logger.warn(
+        { security_event: 'agent_key_rejected', client: req.ip, method: req.method, path: pathOf(req), failures: hits, limit: settings.perClient },
+        'A wrong agent key was presented',
+      );
+    } catch (error) {
+      logger.warn({ err: error }, 'Wrong agent keys not counted for this request: the database could not count them');
+    }
+    next();
+  };
+}
+
+function refuseGuessing(req: Request, res: Parameters<RequestHandler>[1], settings: AuthFailureSettings, logger: Logger): void {
+  const seconds = Math.ceil(settings.windowMs / 1000);
+  logger.warn({ security_event: 'agent_key_guessing_blocked', client: req.ip, method: req.method, path: pathOf(req) }, 'Refused a keyed request: too many wrong agent keys from this client');
+  res
+    .status(429)
+    .set('Retry-After', String(seconds))
+    .json({ error: { code: 'too_many_failed_keys', message: `Too many wrong agent keys from this address. Try again in up to ${seconds} s.` } });
+}
+
+/** The path as the client sent it, without the query (req.path is relative to the mount point). */
+function pathOf(req: Request): string {
+  return req.originalUrl.split('?')[0]!;
+}

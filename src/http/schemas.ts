@@ -13,10 +13,15 @@ export const sessionIdSchema = requiredString('session_id').regex(
   'session_id must be 1–128 characters of letters, digits, "-", "_", "." or ":"',
 );
 
-/** User ids come from the shop's own systems (often emails): any printable text up to 128 characters. */
+/**
+ * User ids come from the shop's own systems (often emails): any printable text up
+ * to 128 characters. Control and format characters (Unicode Cc and Cf: bidi
+ * overrides, zero-width spaces and joiners) are refused, since they make an id
+ * display as another ("admin\u202Egpj.exe" shows as "adminexe.jpg").
+ */
 export const userIdSchema = requiredString('user_id').regex(
-  /^[^\p{Cc}]{1,128}$/u,
-  'user_id must be 1–128 characters without control characters',
+  /^[^\p{Cc}\p{Cf}]{1,128}$/u,
+  'user_id must be 1–128 characters without control or format characters (such as bidi overrides or zero-width spaces)',
 );
 
 const memoryInjectionSchema = z.boolean({ error: 'memory_injection must be true or false' });
@@ -63,13 +68,36 @@ export function encodeCursor(cursor: SessionCursor): string {
   return Buffer.from(JSON.stringify([cursor.updatedAt, cursor.sessionId])).toString('base64url');
 }
 
-const POSTGRES_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
+/** The timestamp form Postgres prints for timestamptz: 2026-11-22 10:15:30.123456+00 (or +05:30). */
+const POSTGRES_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?[+-](\d{2})(?::(\d{2}))?$/;
+
+/**
+ * Whether a timestamp of that form names a real instant: a cursor that decodes
+ * to 2020-13-45 99:99:99+00 is well formed but would fail in the database
+ * (SQLSTATE 22008), so it is refused here, before it reaches SQL.
+ */
+export function isRealPostgresTimestamp(text: string): boolean {
+  const match = POSTGRES_TIMESTAMP.exec(text);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.slice(1).map((part) => Number(part ?? 0));
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return (
+    year! >= 1 && month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth &&
+    hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours! <= 15 && offsetMinutes <= 59
+  );
+}
 
 const cursorSchema = z.string({ error: 'cursor must be a string' }).transform((text, ctx): SessionCursor => {
   try {
-    const [updatedAt, sessionId] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    // Only the timestamp form Postgres printed: anything Date.parse merely tolerates is refused.
-    if (typeof updatedAt === 'string' && POSTGRES_TIMESTAMP.test(updatedAt) && typeof sessionId === 'string') {
+    const [updatedAt, sessionId, ...rest] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+    // Exactly what encodeCursor makes: a real timestamp in the form Postgres printed and a valid session id.
+    if (
+      rest.length === 0 &&
+      typeof updatedAt === 'string' &&
+      isRealPostgresTimestamp(updatedAt) &&
+      typeof sessionId === 'string' &&
+      SESSION_ID_PATTERN.test(sessionId)
+    ) {
       return { updatedAt, sessionId };
     }
   } catch {
@@ -99,5 +127,44 @@ export function sessionListQuerySchema() {
       .transform((q) => (q === '' ? undefined : q)),
     escalated: z.enum(['true', 'false'], { error: 'escalated must be true or false' }).optional()
       .transform((v) => (v === undefined ? undefined : v === 'true')),
+    handler: z.enum(['bot', 'human'], { error: 'handler must be bot or human' }).optional(),
+    waiting: z.enum(['true', 'false'], { error: 'waiting must be true or false' }).optional()
+      .transform((v) => (v === undefined ? undefined : v === 'true')),
   });
 }
+
+/**
+ * A person's name as the customer sees it ("Maria from support"): 1–64 printable characters, without the
+ * format characters (bidi overrides, zero-width) that would make it display as someone else's.
+ */
+const agentNameSchema = requiredString('agent_name')
+  .trim()
+  .min(1, 'agent_name must not be empty')
+  .max(64, 'agent_name must be at most 64 characters')
+  .regex(/^[^\p{Cc}\p{Cf}]*$/u, 'agent_name must not contain control or format characters (such as bidi overrides or zero-width spaces)')
+  .refine((n) => n.isWellFormed(), 'agent_name must be valid unicode');
+
+/** POST /api/v1/conversations/:session_id/takeover */
+export const takeoverSchema = z.strictObject({
+  agent_name: agentNameSchema,
+  force: z.boolean({ error: 'force must be true or false' }).optional(),
+});
+
+/**
+ * POST /api/v1/conversations/:session_id/replies. The length limit is checked
+ * apart (413, like an oversized body); `agent_name`, when sent, must be the holder.
+ */
+export const replySchema = z.strictObject({
+  content: requiredString('content')
+    .trim()
+    .min(1, 'content must not be empty')
+    .refine((m) => !m.includes('\u0000') && m.isWellFormed(), 'content must not contain NUL characters or broken unicode'),
+  agent_name: agentNameSchema.optional(),
+});
+
+/** GET /api/v1/chat/conversation/:session_id/events?after_seq= (or the Last-Event-ID header). */
+export const eventsAfterSeqSchema = z.coerce
+  .number({ error: 'after_seq must be a number' })
+  .int('after_seq must be a whole number')
+  .min(0, 'after_seq must be at least 0')
+  .max(2_147_483_647, 'after_seq is too large');

@@ -23,9 +23,20 @@ export async function chunkDocument(text: string, format: 'markdown' | 'text'): 
   return pieces.map((content, chunkIndex) => ({ chunkIndex, content }));
 }
 
-/** The first markdown `# ` heading, if the document has one. */
+/**
+ * The first markdown `# ` heading, if the document has one, without its closing
+ * hashes. Line by line and trimmed by hand: the one-regex form (/^#\s+(.+?)\s*#*\s*$/m)
+ * backtracks cubically on a heading line of spaces, minutes for 4,000 of them.
+ */
 export function markdownTitle(text: string): string | undefined {
-  return /^#\s+(.+?)\s*#*\s*$/m.exec(text)?.[1];
+  for (const line of text.split('\n')) {
+    if (!/^#\s/.test(line)) continue;
+    let end = line.length;
+    while (end > 1 && (line[end - 1] === '#' || /\s/.test(line[end - 1]!))) end--;
+    const title = line.slice(1, end).trim();
+    if (title !== '') return title;
+  }
+  return undefined;
 }
 
 export function sha256(text: string): string {

@@ -44,6 +44,11 @@ export const memoryStrategySchema = z
     max_turns: count('max_turns', 1, 100_000).optional(),
     keep_last_n_turns: count('keep_last_n_turns', 1, 1000).optional(),
     summary_token_budget: count('summary_token_budget', 50, 100_000).optional(),
+    low_water_pct: z
+      .number({ error: 'low_water_pct must be a number' })
+      .gt(0, 'low_water_pct must be above 0')
+      .max(1, 'low_water_pct must be at most 1 (a share of the budget, e.g. 0.6 for 60%)')
+      .optional(),
   })
   .superRefine((s, ctx) => {
     const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
@@ -84,6 +89,13 @@ export interface MemorySettings {
   max_turns: number;
   keep_last_n_turns: number;
   summary_token_budget: number;
+  /**
+   * Where a strategy that must shed history cuts down to, as a share of its budget
+   * (0.6: 60%): it sheds that much at once, then appends until the budget is reached
+   * again, so the turns in between extend one cached prompt prefix. 1 cuts to just
+   * under the budget (the history then moves on every turn).
+   */
+  low_water_pct: number;
 }
 
 export const MEMORY_DEFAULTS = {
@@ -95,6 +107,7 @@ export const MEMORY_DEFAULTS = {
   max_turns: 20,
   keep_last_n_turns: 4,
   summary_token_budget: 2000,
+  low_water_pct: 0.6,
 } as const;
 
 export function withDefaults(input: MemoryStrategyInput): MemorySettings {
@@ -112,6 +125,7 @@ export function withDefaults(input: MemoryStrategyInput): MemorySettings {
       input.keep_last_n_turns ??
       Math.min(MEMORY_DEFAULTS.keep_last_n_turns, input.max_turns ?? Infinity, input.context_limit ?? Infinity),
     summary_token_budget: input.summary_token_budget ?? MEMORY_DEFAULTS.summary_token_budget,
+    low_water_pct: input.low_water_pct ?? MEMORY_DEFAULTS.low_water_pct,
   };
 }
 

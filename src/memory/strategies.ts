@@ -34,6 +34,8 @@ export interface MemoryReport {
   trimmed_turns: number;
   /** Which trigger fired (summarize/compact), or null. */
   triggered_by: string | null;
+  /** The operator's ceiling on one model call (set by apply_memory after the strategy; see input-ceiling.ts). */
+  input_ceiling?: { max_tokens: number; dropped_turns: number; history_cut?: boolean };
 }
 
 export interface StrategyResult {
@@ -69,22 +71,65 @@ export function noneStrategy(input: StrategyInput): StrategyResult {
 
 /**
  * `window`: the newest messages within a token and message budget, never starting
- * on an orphan. The service loads this window in SQL (history_window); this is the
- * same rule on an array, for callers that hold the messages already.
+ * on an orphan. The service loads this window in SQL (history_window) with the
+ * limits steppedWindowLimits gives; this is the same rule on an array, for callers
+ * that hold the messages already. It moves in steps: once the history outgrows a
+ * limit, the window's start jumps forward so that it holds the low-water share of
+ * the limit, and stays there while later turns are appended (see steppedWindowLimits).
+ * When the stepped window would hold no whole turn, the plain window is sent.
  */
-export function windowStrategy(input: StrategyInput, limits: { maxMessages: number; maxTokens: number }): StrategyResult {
-  const kept: ContextMessage[] = [];
-  let tokens = 0;
-  for (let i = input.messages.length - 1; i >= 0 && kept.length < limits.maxMessages; i--) {
-    const message = input.messages[i]!;
-    if (tokens + message.tokens > limits.maxTokens) break;
-    tokens += message.tokens;
-    kept.unshift(message);
-  }
-  return finish(input, 'window', sanitize(kept), { triggeredBy: null });
+export function windowStrategy(input: StrategyInput, limits: WindowLimits): StrategyResult {
+  const totals = { messages: input.messages.length, tokens: sumTokens(input.messages) };
+  const stepped = sanitize(newestWithin(input.messages, steppedWindowLimits(totals, limits, input.settings.low_water_pct)));
+  const kept = stepped.length > 0 ? stepped : sanitize(newestWithin(input.messages, limits));
+  return finish(input, 'window', kept, { triggeredBy: null });
 }
 
-/** `trim`: once user turns reach max_turns, only the last keep_last_n_turns turns. */
+export interface WindowLimits {
+  maxMessages: number;
+  maxTokens: number;
+}
+
+/**
+ * The window's limits for a history of `totals` (the whole durable history: the
+ * session's message_count and token_count), so that it moves in steps rather than
+ * one message per turn. Cut points sit at fixed multiples of a step counted from the
+ * start of the conversation (step = limit − low-water share of it): the window keeps
+ * what lies after the last multiple it must pass to fit the limit. Until the history
+ * grows past the next multiple's reach the cut stays where it is and each request
+ * extends the previous one's prefix; then the start jumps one step and the window
+ * holds the low-water share again. Derived from the totals only, so every instance
+ * agrees without remembering anything. Both limits are never above the given ones.
+ */
+export function steppedWindowLimits(totals: { messages: number; tokens: number }, limits: WindowLimits, lowWaterPct: number): WindowLimits {
+  const steppedLimit = (total: number, limit: number) => {
+    if (total <= limit) return limit;
+    const step = Math.max(1, limit - Math.floor(limit * lowWaterPct));
+    return total - Math.ceil((total - limit) / step) * step;
+  };
+  return {
+    maxMessages: Math.max(0, steppedLimit(totals.messages, limits.maxMessages)),
+    maxTokens: Math.max(0, steppedLimit(totals.tokens, limits.maxTokens)),
+  };
+}
+
+/** The newest messages while their running token sum fits and their number is within maxMessages. */
+function newestWithin(messages: ContextMessage[], limits: WindowLimits): ContextMessage[] {
+  let start = messages.length;
+  let tokens = 0;
+  while (start > 0 && messages.length - start < limits.maxMessages && tokens + messages[start - 1]!.tokens <= limits.maxTokens) {
+    tokens += messages[--start]!.tokens;
+  }
+  return messages.slice(start);
+}
+
+/**
+ * `trim`: once user turns reach max_turns, only the last keep_last_n_turns turns;
+ * then turns are appended until max_turns is reached again, and it cuts back to
+ * keep_last_n_turns. The cut points sit at fixed multiples of (max_turns −
+ * keep_last_n_turns) turns from the start, so requests between two cuts share
+ * their prefix (a provider's prompt cache serves it) and every instance agrees.
+ */
 export function trimStrategy(input: StrategyInput): StrategyResult {
   const { settings } = input;
   const turns = splitTurns(input.messages);
@@ -92,7 +137,9 @@ export function trimStrategy(input: StrategyInput): StrategyResult {
   let kept = turns;
   if (countUserTurns(turns) >= settings.max_turns) {
     const keep = Math.max(settings.keep_last_n_turns, 1);
-    trimmed = Math.max(0, turns.length - keep);
+    const step = Math.max(1, settings.max_turns - keep);
+    const past = Math.ceil((turns.length - settings.max_turns + 1) / step) * step;
+    trimmed = Math.max(0, Math.min(turns.length - keep, past));
     kept = turns.slice(trimmed);
   }
   const bounded = enforceBudget([], kept, input);
@@ -116,7 +163,7 @@ export function compactStrategy(input: StrategyInput): StrategyResult {
   const compacted = turns.map((turn, i) =>
     i < cutoff ? turn.map((m) => compactMessage(m, settings, input.countTokens)) : turn,
   );
-  const bounded = enforceBudget([], compacted, input);
+  const bounded = enforceBudget([], compacted, input, turns.map(sumTokens));
   // Counted in what is sent: a placeholder whose turn the hard budget then dropped was trimmed, not compacted.
   const original = new Set(input.messages);
   const compactedByTool: Record<string, number> = {};
@@ -159,8 +206,11 @@ export async function summarizeStrategy(input: StrategyInput, summarize: Summari
   };
   if (!triggeredBy || turns.length <= keep) return unchanged();
 
-  const prefix = turns.slice(0, -keep).flat();
-  const tail = turns.slice(-keep);
+  // A fold already moves in steps: it leaves the summary and the last keep_last_n_turns
+  // turns, and the turns after it append to that prefix until a trigger fires again.
+  const tailStart = turns.length - keep;
+  const prefix = turns.slice(0, tailStart).flat();
+  const tail = turns.slice(tailStart);
   const throughSeq = [...prefix].reverse().find((m) => m.seq !== undefined)?.seq;
   if (throughSeq === undefined) return unchanged();
 
@@ -175,7 +225,7 @@ export async function summarizeStrategy(input: StrategyInput, summarize: Summari
     return {
       ...finish(input, 'summarize', bounded.messages, {
         triggeredBy,
-        trimmedTurns: turns.length - keep + bounded.droppedTurns,
+        trimmedTurns: tailStart + bounded.droppedTurns,
       }),
       newState: null,
       summarizerError: error,
@@ -290,22 +340,42 @@ export function summaryPair(summary: string, countTokens: CountMessageTokens): C
 }
 
 /**
- * The hard cap: while the prompt is over token_budget, drop the oldest turn (a
- * whole turn, so no tool call loses its result). The lead (the summary pair) and
- * the newest turn always stay.
+ * The hard cap: when the prompt is over token_budget, the oldest whole turns are
+ * left out (so no tool call loses its result); the lead (the summary pair) and the
+ * newest turn always stay. It sheds in steps, down to the low-water mark: the cut
+ * points sit at multiples of (token_budget − low_water_pct × token_budget) tokens
+ * counted from the first turn given, and the view starts at the first turn past the
+ * smallest multiple that brings the prompt within the budget. Between two cuts the
+ * start stays put and each request extends the previous one's prefix.
  */
 function enforceBudget(
   lead: ContextMessage[],
   turns: ContextMessage[][],
   input: StrategyInput,
+  /** Where the cut points are counted on: the turns' tokens before compaction shrank them (they never change). */
+  anchorSizes: number[] = turns.map(sumTokens),
 ): { messages: ContextMessage[]; droppedTurns: number } {
   const budget = input.settings.token_budget;
   let kept = turns;
-  if (budget !== undefined) {
-    let total = input.fixedTokens + sumTokens(lead) + kept.reduce((sum, t) => sum + sumTokens(t), 0);
-    while (kept.length > 1 && total > budget) {
-      total -= sumTokens(kept[0]!);
-      kept = kept.slice(1);
+  if (budget !== undefined && turns.length > 1) {
+    const available = budget - input.fixedTokens - sumTokens(lead);
+    const sizes = turns.map(sumTokens);
+    const tokensFrom = (start: number) => sizes.slice(start).reduce((a, b) => a + b, 0);
+    if (tokensFrom(0) > available) {
+      const step = Math.max(1, budget - Math.floor(budget * input.settings.low_water_pct));
+      // The first turn at or past the first multiple of the step whose rest fits (the newest turn always stays).
+      // Without compaction, anchor and actual sizes agree and the first multiple tried is the answer.
+      const sameSizes = anchorSizes.every((size, i) => size === sizes[i]);
+      let multiple = sameSizes ? Math.max(1, Math.ceil((tokensFrom(0) - available) / step)) : 1;
+      let start = 0;
+      for (;;) {
+        let before = 0;
+        start = 0;
+        while (start < turns.length - 1 && before < multiple * step) before += anchorSizes[start++]!;
+        if (start === turns.length - 1 || tokensFrom(start) <= available) break;
+        multiple++;
+      }
+      kept = turns.slice(start);
     }
   }
   return { messages: [...lead, ...sanitize(kept.flat())], droppedTurns: turns.length - kept.length };

@@ -108,12 +108,18 @@ function splitSentences(text: string): string[] {
     .filter((s) => s.length > 0);
 }
 
+/**
+ * Spaces and end punctuation at the end. Written so that no start position can
+ * rescan the run: /[\s.!?]+$/ did, quadratic in a run of ". . . ." that is not at the end.
+ */
+const TRAILING_PUNCTUATION = /(?<![\s.!?])[\s.!?]+$/u;
+
 /** The form two sentences are compared in: case, spacing and end punctuation ignored. */
 function normalizeSentence(sentence: string): string {
   return sentence
     .toLowerCase()
     .replace(/\s+/gu, ' ')
-    .replace(/[\s.!?]+$/u, '')
+    .replace(TRAILING_PUNCTUATION, '')
     .trim();
 }
 
@@ -339,32 +345,37 @@ export function capSummary(text: string, tokenBudget: number, tokenCounter: Toke
   if (fits(trimmed)) return trimmed;
   if (tokenBudget <= 0) return '';
 
-  const kept: string[] = [];
+  // Binary searches over whole lines, then sentences: a longer head never costs
+  // fewer tokens, and each probe counts one head, so a long text costs a few
+  // counts instead of one per line or sentence (quadratic in a long message).
   const lines = trimmed.split('\n');
-  let next = 0;
-  while (next < lines.length && fits([...kept, lines[next]].join('\n').trimEnd())) kept.push(lines[next++]!);
-  let result = kept.join('\n').trimEnd();
+  const head = (n: number) => lines.slice(0, n).join('\n').trimEnd();
+  const next = longestFitting(lines.length, (n) => fits(head(n)));
+  let result = head(next);
 
   // The first line that does not fit: as many of its whole sentences as fit.
   const sentences = (lines[next] ?? '').split(/(?<=[.!?])\s+/u);
-  let partial = '';
-  for (const sentence of sentences) {
-    const candidate = partial === '' ? sentence : `${partial} ${sentence}`;
-    if (!fits(result === '' ? candidate : `${result}\n${candidate}`)) break;
-    partial = candidate;
-  }
+  const sentencesOf = (n: number) => sentences.slice(0, n).join(' ');
+  const partial = sentencesOf(
+    longestFitting(sentences.length, (n) => fits(result === '' ? sentencesOf(n) : `${result}\n${sentencesOf(n)}`)),
+  );
   if (partial.trim() !== '') result = result === '' ? partial.trim() : `${result}\n${partial.trimEnd()}`;
   if (result !== '') return result;
 
   // Not one sentence fits: the longest prefix that does, cut between characters
   // (code points, so an emoji is never split in half).
   const characters = Array.from(trimmed);
+  return characters.slice(0, longestFitting(characters.length, (n) => fits(characters.slice(0, n).join('')))).join('').trimEnd();
+}
+
+/** The largest n in 0..max for which `fits(n)` holds, for a `fits` that holds up to some n and not after (0 is taken to fit). */
+function longestFitting(max: number, fits: (n: number) => boolean): number {
   let low = 0;
-  let high = characters.length;
+  let high = max;
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);
-    if (fits(characters.slice(0, middle).join(''))) low = middle;
+    if (fits(middle)) low = middle;
     else high = middle - 1;
   }
-  return characters.slice(0, low).join('').trimEnd();
+  return low;
 }

@@ -20,9 +20,28 @@ export const OFFLINE_NOTICE =
 /** An order number as customers type it ("ZX-14440", "zx 14440", "#ZX14440"). */
 const ORDER_NUMBER_IN_TEXT = /#?\bZX[-\s]?\d{5}\b/i;
 
+/** An e-mail address in a message (the proof of an anonymous order lookup). */
+const EMAIL_IN_TEXT = /[^\s@<>()[\],;:"']+@[^\s@<>()[\],;:"']+\.[a-z]{2,}/i;
+
+/**
+ * A postcode, where the customer names it ("postcode T12 RX38", "zip: 40121",
+ * "post code is 80-831"): one or two groups of letters and digits, the second
+ * with a digit in it, so a following word is not taken for part of it.
+ */
+const POSTCODE_IN_TEXT = /\b(?:post\s?code|postal\s+code|zip(?:\s?code)?|eircode)\b(?:\s+is)?\s*:?\s*([a-z0-9]{2,5}(?:[\s-](?=[a-z]*\d)[a-z0-9]{2,4})?)\b/i;
+
+/** The order lookup's arguments from a message: the order number and any e-mail address or postcode given with it. */
+export function orderLookupArguments(text: string): { order_id: string; email?: string; postcode?: string } | null {
+  const orderId = ORDER_NUMBER_IN_TEXT.exec(text)?.[0];
+  if (!orderId) return null;
+  const email = EMAIL_IN_TEXT.exec(text)?.[0].replace(/[.]+$/, '');
+  const postcode = POSTCODE_IN_TEXT.exec(text)?.[1];
+  return { order_id: orderId, ...(email && { email }), ...(postcode && { postcode }) };
+}
+
 /**
  * The offline responder: a chat model that needs no network. It reads the
- * knowledge passages from the system prompt, exactly as a real model would see
+ * knowledge passages sent with the question, exactly as a real model would see
  * them, and answers with the sentences that share the most words with the
  * question, each with its source. Same graph, same storage, no API key.
  */
@@ -79,23 +98,28 @@ export class ExtractiveChatModel extends BaseChatModel {
     });
   }
 
-  /** This turn's tool results answer it; otherwise an order number calls lookup_order; otherwise the passages do. */
+  /**
+   * This turn's tool results answer it; otherwise an order number calls
+   * lookup_order (with any e-mail address or postcode in the message, the proof
+   * an anonymous lookup needs); otherwise the passages do.
+   */
   private reply(messages: BaseMessage[]): AIMessage {
-    const systemPrompt = messages.find((m) => m.getType() === 'system')?.text ?? '';
     const questionAt = messages.findLastIndex((m) => m.getType() === 'human');
+    // This turn's knowledge block is the system message just before the question.
+    const knowledge = messages.slice(0, Math.max(questionAt, 0)).findLast((m) => m.getType() === 'system')?.text ?? '';
     const question = messages[questionAt]?.text ?? '';
     const toolResults = messages.slice(questionAt + 1).filter((m) => ToolMessage.isInstance(m));
 
-    const orderNumber = ORDER_NUMBER_IN_TEXT.exec(question)?.[0];
+    const lookup = orderLookupArguments(question);
     const toolCall =
-      toolResults.length === 0 && orderNumber && (this.options.toolNames ?? []).includes('lookup_order')
-        ? { id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, name: 'lookup_order', args: { order_id: orderNumber }, type: 'tool_call' as const }
+      toolResults.length === 0 && lookup && (this.options.toolNames ?? []).includes('lookup_order')
+        ? { id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, name: 'lookup_order', args: lookup, type: 'tool_call' as const }
         : null;
     const answer = toolCall
       ? ''
       : toolResults.length > 0
         ? composeToolAnswer(question, toolResults)
-        : composeExtractiveAnswer(question, parseKnowledge(systemPrompt));
+        : composeExtractiveAnswer(question, parseKnowledge(knowledge));
 
     const promptTokens = messages.reduce((sum, m) => sum + this.tokenCounter.countMessage({ content: m.text }), 0);
     const completionTokens = this.tokenCounter.countText(answer) + (toolCall ? this.tokenCounter.countText(JSON.stringify(toolCall.args)) : 0);

@@ -6,6 +6,7 @@ import type { TokenUsage } from '../agent/state';
 import type { Retriever } from '../knowledge/retriever';
 import type { Observation, Tracing } from './langfuse';
 import type { Metrics, ModelCallPurpose } from './metrics';
+import { traceMessages, traceText, traceValue } from './personal-data';
 
 /** A graph node as LangGraph calls it. */
 type Node<S, U> = (state: S, config: LangGraphRunnableConfig) => Promise<U>;
@@ -37,7 +38,8 @@ export function tracedNode<S, U>(
 }
 
 /**
- * Each tool call as a `tool` observation with its arguments and result. The tool
+ * Each tool call as a `tool` observation with its arguments and result (their
+ * lengths only, unless LANGFUSE_CAPTURE_PERSONAL_DATA is on). The tool
  * objects are not changed: each traced one delegates to its original.
  */
 export function tracedTools<T extends StructuredToolInterface>(tracing: Tracing | undefined, tools: T[]): T[] {
@@ -46,9 +48,9 @@ export function tracedTools<T extends StructuredToolInterface>(tracing: Tracing 
     const original = tool as unknown as { _call(arg: unknown, runManager?: unknown, config?: unknown): Promise<unknown> };
     const traced = Object.create(tool) as typeof original;
     traced._call = (arg, runManager, config) =>
-      tracing.observe(tool.name, 'tool', arg, async (observation: Observation) => {
+      tracing.observe(tool.name, 'tool', traceValue(tracing, arg), async (observation: Observation) => {
         const result = await original._call(arg, runManager, config);
-        observation.update({ output: result });
+        observation.update({ output: traceValue(tracing, result) });
         return result;
       });
     return traced as unknown as T;
@@ -74,6 +76,8 @@ export function usageOf(reply: AIMessage): TokenUsage {
     prompt_tokens: usage?.input_tokens ?? 0,
     completion_tokens: usage?.output_tokens ?? 0,
     total_tokens: usage?.total_tokens ?? 0,
+    // LangChain maps OpenAI's prompt_tokens_details.cached_tokens to input_token_details.cache_read.
+    cached_tokens: usage?.input_token_details?.cache_read ?? 0,
   };
 }
 
@@ -95,18 +99,39 @@ export async function traceModelCall(
   name = 'model',
 ): Promise<AIMessage> {
   if (!tracing?.enabled) return call();
-  const input = messages.map((m) => ({ role: m.getType(), content: m.text }));
+  const input = traceMessages(
+    tracing,
+    messages.map((m) => ({ role: m.getType(), content: m.text })),
+  );
   return tracing.observe(name, 'generation', input, async (generation) => {
     generation.update({ model: modelName });
     const reply = await call();
     const usage = usageOf(reply);
     generation.update({
       model: answeringModel(reply, modelName),
-      output: reply.tool_calls?.length ? { tool_calls: reply.tool_calls.map((c) => ({ name: c.name, args: c.args })) } : reply.text,
-      usageDetails: { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens },
+      output: reply.tool_calls?.length
+        ? { tool_calls: reply.tool_calls.map((c) => ({ name: c.name, args: traceValue(tracing, c.args) })) }
+        : traceText(tracing, reply.text),
+      usageDetails: langfuseUsage(usage),
     });
     return reply;
   });
+}
+
+/**
+ * Usage as Langfuse prices it: tokens served from the prompt cache are their own
+ * usage type (input_cached_tokens, the name of OpenAI's cached-input price in
+ * Langfuse's model table), and `input` is then only the uncached rest, so the
+ * input types still add up to the prompt and the cost view bills each at its price.
+ */
+export function langfuseUsage(usage: TokenUsage): Record<string, number> {
+  if (usage.cached_tokens <= 0) return { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens };
+  return {
+    input: usage.prompt_tokens - usage.cached_tokens,
+    input_cached_tokens: usage.cached_tokens,
+    output: usage.completion_tokens,
+    total: usage.total_tokens,
+  };
 }
 
 /**

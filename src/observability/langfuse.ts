@@ -48,6 +48,8 @@ export interface ScoreInput {
  */
 export interface Tracing {
   readonly enabled: boolean;
+  /** LANGFUSE_CAPTURE_PERSONAL_DATA: conversation text, tool data and the customer id may be sent (see personal-data.ts). */
+  readonly capturePersonalData: boolean;
   /**
    * Runs fn as the root observation of a new trace, with the attributes on it and on
    * every observation started inside fn; `traceId` is null when tracing is off.
@@ -72,6 +74,7 @@ const NO_OBSERVATION: Observation = { update: () => {} };
 /** Tracing off: callbacks run as they are, nothing is recorded. */
 export const NO_TRACING: Tracing = {
   enabled: false,
+  capturePersonalData: false,
   trace: (_name, _input, _attributes, fn) => fn(NO_OBSERVATION, null),
   observe: (_name, _type, _input, fn) => fn(NO_OBSERVATION),
   score: () => {},
@@ -136,6 +139,7 @@ export function createTracing(config: LangfuseConfig | null, logger: Logger): Tr
 
   return {
     enabled: true,
+    capturePersonalData: config.capturePersonalData,
     trace: (name, input, attributes, fn) =>
       startActiveObservation(name, (root) =>
         propagateAttributes(

@@ -17,7 +17,7 @@ export interface AnswerMetrics {
 }
 
 /** What a model call was for, as the llm_tokens_total label says it: the answer, or a rolling summary. */
-export type ModelCallPurpose = 'answer' | 'summary';
+export type ModelCallPurpose = 'answer' | 'summary' | 'rewrite';
 
 /** Why a model (chat or embedding) failed a request, as the model_errors_total label says it. */
 export type ModelErrorKind = 'timeout' | 'unavailable' | 'embedding_unavailable' | 'embedding_model_mismatch';
@@ -61,7 +61,7 @@ export class Metrics {
 
   private readonly modelTokens = new Counter({
     name: 'llm_tokens_total',
-    help: 'Tokens the models reported, by model, kind (prompt or completion) and purpose (answer: every call of a turn; summary: rolling summaries)',
+    help: 'Tokens the models reported, by model, kind (prompt, completion, or cached: the prompt tokens served from the provider cache, included in prompt) and purpose (answer: every call of a turn; summary: rolling summaries)',
     labelNames: ['model', 'kind', 'purpose'] as const,
     registers: [this.registry],
   });
@@ -135,6 +135,8 @@ export class Metrics {
   recordModelTokens(model: string, purpose: ModelCallPurpose, usage: TokenUsage): void {
     this.modelTokens.inc({ model, kind: 'prompt', purpose }, usage.prompt_tokens);
     this.modelTokens.inc({ model, kind: 'completion', purpose }, usage.completion_tokens);
+    // Part of the prompt tokens above, not more of them: what the provider's prompt cache served.
+    this.modelTokens.inc({ model, kind: 'cached', purpose }, usage.cached_tokens);
   }
 
   recordAnswer(answer: AnswerMetrics): void {

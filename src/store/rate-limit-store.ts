@@ -7,6 +7,8 @@ const FUNCTIONS = {
   hit: sqlFunction('rate_limit_hit', { p_key: 'text', p_window_ms: 'integer' }),
   undo: sqlFunction('rate_limit_undo', { p_key: 'text', p_window_ms: 'integer' }),
   reset: sqlFunction('rate_limit_reset', { p_key: 'text' }),
+  // Migration 20261123000200_rate_limit_peek.
+  peek: sqlFunction('rate_limit_peek', { p_key: 'text', p_window_ms: 'integer' }),
 };
 
 /**
@@ -26,6 +28,11 @@ export class RateLimitCounters {
     const [row] = await this.fn.rows<{ hits: number; reset_at: Date | string }>(FUNCTIONS.hit, { p_key: key, p_window_ms: windowMs });
     if (!row) throw new Error('rate_limit_hit() returned no row');
     return { hits: row.hits, resetAt: new Date(row.reset_at) };
+  }
+
+  /** The hits `key` has in the current window of `windowMs`, without counting one. */
+  peek(key: string, windowMs: number): Promise<number> {
+    return this.fn.value<number>(FUNCTIONS.peek, { p_key: key, p_window_ms: windowMs });
   }
 
   /** Takes back one hit of `key` in the current window; false when it had none. */

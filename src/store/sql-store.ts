@@ -1,12 +1,13 @@
 import { EmbeddingModelMismatchError, IdempotencyKeyLostError } from '../errors';
 import type { ConversationMemorySetting } from '../memory/settings';
 import { parseJsonColumn, sqlStateOf, type SqlQueryable } from './database';
-import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type SqlFunctionCaller } from './sql-functions';
+import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type FunctionArguments, type SqlFunction, type SqlFunctionCaller } from './sql-functions';
 import type {
   ChatStore,
   DocumentChunk,
   DocumentQuery,
   HistoryWindowLimits,
+  HybridQuery,
   IdempotencyClaim,
   IdempotencyClaimToken,
   IdempotencyStore,
@@ -16,12 +17,13 @@ import type {
   SessionListQuery,
   SessionRecord,
   SessionSummary,
+  SessionUsage,
   StoredChunkInfo,
   StoredMessage,
   TurnToAppend,
 } from './types';
 
-/** SQLSTATE that match_documents() raises when the query's embedding model differs. */
+/** SQLSTATE that match_documents() and hybrid_search() raise when the query's embedding model differs. */
 const EMBEDDING_MODEL_MISMATCH = 'EM001';
 /** SQLSTATE that append_turn_idempotent() raises when the request no longer holds its key. */
 const IDEMPOTENCY_KEY_LOST = 'IK001';
@@ -29,6 +31,13 @@ const IDEMPOTENCY_KEY_LOST = 'IK001';
 /** The migrations' functions the store calls; every method is one call. */
 const FN = {
   historyWindow: sqlFunction('history_window', { p_session_id: 'text', p_max_messages: 'integer', p_max_tokens: 'integer' }),
+  // Migration 20261123000202_history_window_after.
+  historyWindowAfter: sqlFunction('history_window_after', {
+    p_session_id: 'text',
+    p_after_seq: 'integer',
+    p_max_messages: 'integer',
+    p_max_tokens: 'integer',
+  }),
   appendTurn: sqlFunction('append_turn', { p_session_id: 'text', p_user_id: 'text', p_agent_type: 'text', p_messages: 'jsonb' }),
   appendTurnIdempotent: sqlFunction('append_turn_idempotent', {
     p_key: 'text',
@@ -41,6 +50,7 @@ const FN = {
   }),
   session: sqlFunction('get_session', { p_session_id: 'text' }),
   recentMessages: sqlFunction('recent_messages', { p_session_id: 'text', p_limit: 'integer' }),
+  sessionUsage: sqlFunction('session_usage', { p_session_id: 'text' }),
   messagesAfter: sqlFunction('session_messages_after', { p_session_id: 'text', p_after_seq: 'integer' }),
   saveSummary: sqlFunction('save_session_summary', {
     p_session_id: 'text',
@@ -53,6 +63,8 @@ const FN = {
   listSessions: sqlFunction('list_sessions', {
     p_pattern: 'text',
     p_escalated: 'boolean',
+    p_handler: 'text',
+    p_waiting: 'boolean',
     p_after_updated_at: 'text',
     p_after_session_id: 'text',
     p_limit: 'integer',
@@ -70,6 +82,16 @@ const FN = {
     p_match_count: 'integer',
     p_min_similarity: 'double precision',
   }),
+  hybridSearch: sqlFunction('hybrid_search', {
+    p_query_text: 'text',
+    p_query_embedding: 'vector',
+    p_embedding_model: 'text',
+    p_match_count: 'integer',
+    p_min_similarity: 'double precision',
+    p_full_text_weight: 'double precision',
+    p_semantic_weight: 'double precision',
+    p_rrf_k: 'integer',
+  }),
   sourceChunks: sqlFunction('source_chunks', { p_source: 'text' }),
   embeddingsByHash: sqlFunction('embeddings_by_hash', { p_content_hashes: 'text[]', p_embedding_model: 'text' }),
   replaceSourceChunks: sqlFunction('replace_source_chunks', { p_source: 'text', p_chunks: 'jsonb' }),
@@ -77,7 +99,8 @@ const FN = {
   ping: sqlFunction('storage_ping', {}),
 } as const;
 
-interface MessageRow {
+/** A chat_messages row as the drivers return it. */
+export interface MessageRow {
   id: string;
   session_id: string;
   seq: number;
@@ -106,6 +129,9 @@ interface SessionRow {
   memory_strategy: ConversationMemorySetting | string | null;
   summary: string | null;
   summarized_through_seq: number | null;
+  handler: 'bot' | 'human';
+  agent_name: string | null;
+  waiting_since: Date | string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -126,11 +152,19 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   }
 
   async loadHistoryWindow(sessionId: string, limits: HistoryWindowLimits): Promise<StoredMessage[]> {
-    const rows = await this.fn.rows<MessageRow>(FN.historyWindow, {
-      p_session_id: sessionId,
-      p_max_messages: limits.maxMessages,
-      p_max_tokens: limits.maxTokens,
-    });
+    const rows =
+      limits.afterSeq === undefined
+        ? await this.fn.rows<MessageRow>(FN.historyWindow, {
+            p_session_id: sessionId,
+            p_max_messages: limits.maxMessages,
+            p_max_tokens: limits.maxTokens,
+          })
+        : await this.fn.rows<MessageRow>(FN.historyWindowAfter, {
+            p_session_id: sessionId,
+            p_after_seq: limits.afterSeq,
+            p_max_messages: limits.maxMessages,
+            p_max_tokens: limits.maxTokens,
+          });
     return rows.map(toStoredMessage);
   }
 
@@ -168,6 +202,25 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
     return rows.map(toStoredMessage);
   }
 
+  async sessionUsage(sessionId: string): Promise<SessionUsage> {
+    const [row] = await this.fn.rows<{
+      answers: number;
+      prompt_tokens: number | string;
+      cached_tokens: number | string;
+      completion_tokens: number | string;
+      cost: number | string | null;
+      priced_answers: number;
+    }>(FN.sessionUsage, { p_session_id: sessionId });
+    return {
+      answers: Number(row?.answers ?? 0),
+      promptTokens: Number(row?.prompt_tokens ?? 0),
+      cachedTokens: Number(row?.cached_tokens ?? 0),
+      completionTokens: Number(row?.completion_tokens ?? 0),
+      cost: row?.cost === null || row?.cost === undefined ? null : Number(row.cost),
+      pricedAnswers: Number(row?.priced_answers ?? 0),
+    };
+  }
+
   async listMessagesAfter(sessionId: string, afterSeq: number): Promise<StoredMessage[]> {
     const rows = await this.fn.rows<MessageRow>(FN.messagesAfter, { p_session_id: sessionId, p_after_seq: afterSeq });
     return rows.map(toStoredMessage);
@@ -201,6 +254,8 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
     const rows = await this.fn.rows<SessionRow & { cursor_updated_at: string }>(FN.listSessions, {
       p_pattern: query.text ? `%${escapeLikePattern(query.text)}%` : null,
       p_escalated: query.escalated ?? null,
+      p_handler: query.handler ?? null,
+      p_waiting: query.waiting ?? null,
       p_after_updated_at: query.after?.updatedAt ?? null,
       p_after_session_id: query.after?.sessionId ?? null,
       p_limit: query.limit + 1,
@@ -242,6 +297,29 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   }
 
   async matchDocuments(query: DocumentQuery): Promise<RetrievedDocument[]> {
+    return this.searchDocuments(FN.matchDocuments, {
+      p_query_embedding: toVectorLiteral(query.embedding),
+      p_embedding_model: query.embeddingModel,
+      p_match_count: query.count,
+      p_min_similarity: query.minSimilarity,
+    });
+  }
+
+  async hybridSearch(query: HybridQuery): Promise<RetrievedDocument[]> {
+    return this.searchDocuments(FN.hybridSearch, {
+      p_query_text: query.text,
+      p_query_embedding: toVectorLiteral(query.embedding),
+      p_embedding_model: query.embeddingModel,
+      p_match_count: query.count,
+      p_min_similarity: query.minSimilarity,
+      p_full_text_weight: query.fullTextWeight,
+      p_semantic_weight: query.semanticWeight,
+      p_rrf_k: query.rrfK,
+    });
+  }
+
+  /** match_documents and hybrid_search return the same chunk rows (hybrid_search adds its full-text rank). */
+  private async searchDocuments(fn: SqlFunction, args: FunctionArguments): Promise<RetrievedDocument[]> {
     try {
       const rows = await this.fn.rows<{
         id: string;
@@ -251,12 +329,8 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
         content: string;
         metadata: Record<string, unknown> | string;
         similarity: number;
-      }>(FN.matchDocuments, {
-        p_query_embedding: toVectorLiteral(query.embedding),
-        p_embedding_model: query.embeddingModel,
-        p_match_count: query.count,
-        p_min_similarity: query.minSimilarity,
-      });
+        full_text_rank?: number | null;
+      }>(fn, args);
       return rows.map((r) => ({
         id: r.id,
         source: r.source,
@@ -265,6 +339,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
         content: r.content,
         metadata: parseJsonColumn(r.metadata) ?? {},
         similarity: Number(r.similarity),
+        ...(r.full_text_rank !== undefined && { fullTextRank: r.full_text_rank === null ? null : Number(r.full_text_rank) }),
       }));
     } catch (error) {
       if (sqlStateOf(error) === EMBEDDING_MODEL_MISMATCH) {
@@ -273,6 +348,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
       throw error;
     }
   }
+
 
   async listSourceChunks(source: string): Promise<StoredChunkInfo[]> {
     const rows = await this.fn.rows<{ chunk_index: number; content_hash: string; embedding_model: string }>(FN.sourceChunks, {
@@ -293,15 +369,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   async replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void> {
     await this.fn.value<number>(FN.replaceSourceChunks, {
       p_source: source,
-      p_chunks: chunks.map((c) => ({
-        title: c.title,
-        chunk_index: c.chunkIndex,
-        content: c.content,
-        content_hash: c.contentHash,
-        metadata: c.metadata,
-        embedding: toVectorLiteral(c.embedding),
-        embedding_model: c.embeddingModel,
-      })),
+      p_chunks: chunkRows(chunks),
     });
   }
 
@@ -322,11 +390,24 @@ function escapeLikePattern(text: string): string {
 }
 
 /** pgvector's text form, '[0.1,0.2,…]', which every driver passes through unchanged. */
+/** Chunks as the p_chunks JSON that replace_source_chunks and put_knowledge_source read. */
+export function chunkRows(chunks: DocumentChunk[]) {
+  return chunks.map((c) => ({
+    title: c.title,
+    chunk_index: c.chunkIndex,
+    content: c.content,
+    content_hash: c.contentHash,
+    metadata: c.metadata,
+    embedding: toVectorLiteral(c.embedding),
+    embedding_model: c.embeddingModel,
+  }));
+}
+
 function toVectorLiteral(embedding: number[]): string {
   return `[${embedding.join(',')}]`;
 }
 
-function toStoredMessage(r: MessageRow): StoredMessage {
+export function toStoredMessage(r: MessageRow): StoredMessage {
   return {
     id: r.id,
     sessionId: r.session_id,
@@ -358,6 +439,9 @@ function toSessionRecord(r: SessionRow): SessionRecord {
     memorySetting: parseJsonColumn(r.memory_strategy),
     summary: r.summary,
     summarizedThroughSeq: r.summarized_through_seq === null ? null : Number(r.summarized_through_seq),
+    handler: r.handler ?? 'bot',
+    agentName: r.agent_name ?? null,
+    waitingSince: r.waiting_since ? new Date(r.waiting_since) : null,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   };

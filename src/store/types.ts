@@ -59,6 +59,11 @@ export interface SessionRecord {
   /** The rolling summary of the summarize strategy, and the last seq it covers. */
   summary: string | null;
   summarizedThroughSeq: number | null;
+  /** Who answers the customer: the bot, or the person named in agentName (human takeover). */
+  handler: 'bot' | 'human';
+  agentName: string | null;
+  /** When an escalated conversation held by nobody started waiting for a person; null when it is not waiting. */
+  waitingSince: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -68,6 +73,10 @@ export interface SessionListQuery {
   /** Text to find in the session id, customer, title or any message (case-insensitive). */
   text?: string;
   escalated?: boolean;
+  /** Only conversations the bot, or a person, answers. */
+  handler?: 'bot' | 'human';
+  /** Only the waiting queue (true: escalated, held by nobody, the customer's last message unanswered), or only the others (false). */
+  waiting?: boolean;
   limit: number;
   /** Where the previous page ended (its nextCursor). */
   after?: SessionCursor;
@@ -96,6 +105,8 @@ export interface SessionSummary {
 export interface HistoryWindowLimits {
   maxMessages: number;
   maxTokens: number;
+  /** Only messages after this seq (the summary's watermark); all when omitted. */
+  afterSeq?: number;
 }
 
 /** One turn: the customer's message and everything the agent added answering it. */
@@ -111,6 +122,18 @@ export interface TurnToAppend {
    * (nothing stored) when the claim is no longer held.
    */
   idempotency?: IdempotencyClaimToken & { response: Record<string, unknown> };
+}
+
+/** A session's answers' usage and estimated cost, summed (session_usage). */
+export interface SessionUsage {
+  answers: number;
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  /** Sum of the answers' estimated costs; null when none was priced. */
+  cost: number | null;
+  /** How many answers carried a cost. */
+  pricedAnswers: number;
 }
 
 /**
@@ -134,6 +157,9 @@ export interface ChatStore {
 
   /** The session, or null when no turn has been stored under that id. */
   getSession(sessionId: string): Promise<SessionRecord | null>;
+
+  /** The token usage and estimated cost its answers stored, summed over the whole session. */
+  sessionUsage(sessionId: string): Promise<SessionUsage>;
 
   /** The newest `limit` messages of a session, oldest first (every role). */
   listRecentMessages(sessionId: string, limit: number): Promise<StoredMessage[]>;
@@ -182,6 +208,8 @@ export interface RetrievedDocument {
   content: string;
   metadata: Record<string, unknown>;
   similarity: number;
+  /** hybridSearch only: the chunk's place on the full-text side (1 = best); null when its words did not match. */
+  fullTextRank?: number | null;
 }
 
 export interface DocumentQuery {
@@ -191,6 +219,15 @@ export interface DocumentQuery {
   minSimilarity: number;
 }
 
+/** A hybrid search: the query's words for the full text, its vector for meaning, fused by reciprocal rank. */
+export interface HybridQuery extends DocumentQuery {
+  text: string;
+  /** Weights of the two sides in the fusion, and the fusion's k (RETRIEVAL_FULL_TEXT_WEIGHT, RETRIEVAL_SEMANTIC_WEIGHT, RETRIEVAL_RRF_K). */
+  fullTextWeight: number;
+  semanticWeight: number;
+  rrfK: number;
+}
+
 /** Knowledge-base storage: chunks with embeddings, searched by vector similarity. */
 export interface KnowledgeStore {
   /**
@@ -198,6 +235,13 @@ export interface KnowledgeStore {
    * Throws EmbeddingModelMismatchError when stored chunks were embedded by another model.
    */
   matchDocuments(query: DocumentQuery): Promise<RetrievedDocument[]>;
+
+  /**
+   * The `count` best chunks by reciprocal rank fusion of full text (documents ranked
+   * by their words) and vectors (chunks at or above `minSimilarity`), best first; every
+   * chunk carries its cosine similarity. Throws EmbeddingModelMismatchError like matchDocuments.
+   */
+  hybridSearch(query: HybridQuery): Promise<RetrievedDocument[]>;
 
   /** The chunks stored for a source, by chunk index. */
   listSourceChunks(source: string): Promise<StoredChunkInfo[]>;

@@ -4,16 +4,16 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { errorHandler, notFoundHandler } from '../../src/http/error-handler';
-import { DEFAULT_PUBLIC_DIR, pagesRoutes } from '../../src/http/routes/pages';
+import { DEFAULT_PUBLIC_DIR, pagesRoutes, type DemoShop } from '../../src/http/routes/pages';
 import { createLogger } from '../../src/observability/logger';
 import { makeTempDir } from '../support/test-service';
 
 const servers: Server[] = [];
 
 /** The pages router alone, with the service's 404 and error handling behind it. */
-async function servePagesFrom(publicDir: string): Promise<string> {
+async function servePagesFrom(publicDir: string, demoShop?: DemoShop): Promise<string> {
   const app = express();
-  app.use(pagesRoutes({ publicDir }));
+  app.use(pagesRoutes({ publicDir, demoShop }));
   app.use(notFoundHandler);
   app.use(errorHandler(createLogger('silent')));
   const server: Server = await new Promise((resolve) => {
@@ -56,6 +56,24 @@ test("the pages allow only the service's own scripts and connections, and cannot
     expect(policy).toContain("connect-src 'self'");
     expect(policy).toContain("frame-ancestors 'none'");
   }
+});
+
+test("the demo's signed-in page exists only with the demo secret, carries the token it signs and is never cached", async () => {
+  const plain = await servePagesFrom(DEFAULT_PUBLIC_DIR);
+  expect((await fetch(`${plain}/demo/signed-in`)).status).toBe(404);
+  expect(await (await fetch(`${plain}/`)).text()).not.toContain('Sign in as');
+
+  let signed = 0;
+  const demo = await servePagesFrom(DEFAULT_PUBLIC_DIR, { customerName: 'Lukas <Brandt>', signCustomerToken: async () => `header.payload.signature${++signed}` });
+  const guest = await (await fetch(`${demo}/`)).text();
+  expect(guest).toContain('Browsing as a guest. <a href="/demo/signed-in">Sign in as Lukas &#60;Brandt&#62; (demo)</a>');
+  expect(guest).toContain('<script src="/widget.js" data-title=');
+  const response = await fetch(`${demo}/demo/signed-in`);
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+  const page = await response.text();
+  expect(page).toContain('<script src="/widget.js" data-user-token="header.payload.signature1" data-title="Northwind Home support" defer></script>');
+  expect(page).toContain('Signed in as <strong>Lukas &#60;Brandt&#62;</strong> (demo).');
 });
 
 test('a file the build did not make answers the JSON 404, and paths cannot climb out of public/', async () => {

@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { closeTestPage, contrastRatio, launchBrowser, openTestPage, saveScreenshot, textColours, type TestPage } from '../support/browser';
-import { startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
+import { customerTokenHeader, startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
 
 /** The console's page size: one more conversation than this needs "Load more". */
 const PAGE_SIZE = 20;
@@ -40,14 +40,20 @@ let page: Page;
 let ordersSessionId: string;
 
 beforeAll(async () => {
-  [service, browser] = await Promise.all([startTestService(), launchBrowser()]);
+  // A price for the offline responder, so the console shows estimated costs (per million tokens).
+  const prices = { 'offline-extractive': { input: 0.15, cached_input: 0.075, output: 0.6 } };
+  [service, browser] = await Promise.all([startTestService({ env: { MODEL_PRICES: JSON.stringify(prices) } }), launchBrowser()]);
 
   expect(EARLIER_QUESTIONS.length).toBe(PAGE_SIZE);
   for (const [i, message] of EARLIER_QUESTIONS.entries()) {
     const answer = await service.postChat({ message, session_id: `earlier-${i}` });
     expect(answer.status).toBe(200);
   }
-  const orders = await service.postChat({ message: 'Where is my order ZX-31586?', agent_type: 'orders', user_id: 'ingrid.holm@example.com' });
+  // Ingrid signed in on the shop: her token lets the tool show her order.
+  const orders = await service.postChat(
+    { message: 'Where is my order ZX-31586?', agent_type: 'orders', user_id: 'ingrid.holm@example.com' },
+    await customerTokenHeader('ingrid.holm@example.com'),
+  );
   expect(orders.status).toBe(200);
   ordersSessionId = orders.body.session_id;
   const escalated = await service.postChat({ message: 'Do you sell telescopes for stargazing on Mars?', session_id: 'telescope-customer' });
@@ -144,6 +150,17 @@ test("a customer's conversation in the widget is found by its text and reads the
   expect(await answers.first().locator('.badge.rated-down, .badge.rated-up').count()).toBe(0);
   await expect(answers.nth(1).locator('.badge.rated-down').textContent()).resolves.toBe('Rated not helpful');
   await expect(page.locator('#detail-facts').textContent()).resolves.toContain("window, the support agent's default");
+  // Each answer's tokens (the offline responder reports no cached ones) and estimated cost, as stored; the conversation's totals.
+  const history = await service.getHistory(sessionIdOf(page.url()));
+  const stored = history.body.messages.filter((m: { role: string }) => m.role === 'assistant');
+  for (const [i, m] of stored.entries()) {
+    await expect(answers.nth(i).locator('.badge.usage').textContent()).resolves.toBe(
+      `${m.usage.prompt_tokens} tokens in (0 cached), ${m.usage.completion_tokens} out · cost ${formatCostLikeTheConsole(m.cost)}`,
+    );
+  }
+  const facts = await page.locator('#detail-facts').textContent();
+  expect(facts).toContain(`${history.body.usage.prompt_tokens.toLocaleString('en-US')} prompt, 0 of them cached`);
+  expect(facts).toContain(`Estimated cost${formatCostLikeTheConsole(history.body.usage.cost)}`);
   expect(await page.locator('#detail-heading').textContent()).toBe('How long does a refund take?');
   await saveScreenshot(page, 'review-conversation');
 });
@@ -182,7 +199,7 @@ test('the escalated filter shows only conversations handed to a human, and a sea
   expect(await sessionButtons().locator('.badge.escalated').count()).toBe(titles.length);
 
   await search('no conversation says this', 0);
-  await expect(page.getByRole('status').first().textContent()).resolves.toBe('No conversations match.');
+  await expect(page.locator('#list-status').textContent()).resolves.toBe('No conversations match.');
 });
 
 test('"Load more" appends the next page of older conversations', async () => {
@@ -224,3 +241,32 @@ test('every text in the console meets WCAG AA contrast (4.5:1)', async () => {
   expect(failing).toEqual([]);
   await saveScreenshot(page, 'review-console');
 });
+
+test('customer-written text is its own bidi island: a right-to-left override in a message cannot reorder the page around it', async () => {
+  // U+202E (right-to-left override) is allowed in a message (it is the customer's text), never in an id.
+  const message = 'Invoice please \u202Efdp.exe for order ZX-31586';
+  const made = await service.postChat({ message, session_id: 'bidi-customer', user_id: 'bidi@example.com' });
+  expect(made.status).toBe(200);
+  await signedIn();
+  await search('Invoice please', 1);
+  await openConversation('Invoice please');
+  const isolation = (selector: string) =>
+    page.locator(selector).first().evaluate((node) => ({
+      dir: (node as any).getAttribute('dir'),
+      unicodeBidi: (globalThis as any).getComputedStyle(node).unicodeBidi,
+    }));
+  for (const selector of ['#transcript .entry.user p.text', '#session-list .session-title', '#session-list .session-last', '#detail-heading', '#detail-facts bdi']) {
+    await expect(isolation(selector)).resolves.toEqual({ dir: 'auto', unicodeBidi: 'isolate' });
+  }
+  // The message's characters are shown as they are, the override included.
+  await expect(page.locator('#transcript .entry.user p.text').textContent()).resolves.toBe(message);
+});
+/** The session id the console's address names (#session=…). */
+function sessionIdOf(url: string): string {
+  return decodeURIComponent(/#session=(.+)$/.exec(new URL(url).hash)?.[1] ?? '');
+}
+
+/** The console's rendering of a cost: four decimals from a cent, else two significant digits. */
+function formatCostLikeTheConsole(cost: number): string {
+  return cost >= 0.01 ? cost.toFixed(4) : cost.toPrecision(2);
+}

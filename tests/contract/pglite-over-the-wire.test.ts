@@ -5,6 +5,8 @@
  */
 import { applyMigrations } from '../../src/store/migrations';
 import { openPostgresDatabase } from '../../src/store/postgres';
+import { HandoffStore } from '../../src/store/handoff-store';
+import { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
 import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
 import { startPgliteServer, truncateAllTables } from '../support/postgres';
@@ -18,7 +20,9 @@ describeStoreContract('the pg backend over PGlite\'s wire protocol', async () =>
   return {
     chat: store,
     knowledge: store,
+    knowledgeAdmin: new KnowledgeAdminStore(db),
     rateLimits: new RateLimitCounters(db),
+    handoff: new HandoffStore(db),
     reset: () => truncateAllTables(db),
     close: async () => {
       await db.close();

@@ -1,5 +1,7 @@
 import { applyMigrations } from '../../src/store/migrations';
 import { openPgliteDatabase } from '../../src/store/pglite';
+import { HandoffStore } from '../../src/store/handoff-store';
+import { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
 import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
 import { truncateAllTables } from '../support/postgres';
@@ -9,5 +11,13 @@ describeStoreContract('PGlite (in-process)', async () => {
   const db = await openPgliteDatabase();
   await applyMigrations(db);
   const store = new SqlStore(db);
-  return { chat: store, knowledge: store, rateLimits: new RateLimitCounters(db), reset: () => truncateAllTables(db), close: () => db.close() };
+  return {
+    chat: store,
+    knowledge: store,
+    knowledgeAdmin: new KnowledgeAdminStore(db),
+    rateLimits: new RateLimitCounters(db),
+    handoff: new HandoffStore(db),
+    reset: () => truncateAllTables(db),
+    close: () => db.close(),
+  };
 });

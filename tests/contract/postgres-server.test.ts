@@ -1,5 +1,7 @@
 /** The service's `pg` backend against a real PostgreSQL server (TEST_DATABASE_URL; .ci/run starts one). */
 import { openPostgresDatabase } from '../../src/store/postgres';
+import { HandoffStore } from '../../src/store/handoff-store';
+import { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
 import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
 import {
@@ -24,7 +26,9 @@ describeOnTestServer('the pg backend on a PostgreSQL server', () => {
       return {
         chat: store,
         knowledge: hasPgvector ? store : undefined,
+        knowledgeAdmin: hasPgvector ? new KnowledgeAdminStore(db) : undefined,
         rateLimits: new RateLimitCounters(db),
+        handoff: new HandoffStore(db),
         reset: () => truncateAllTables(db),
         close: async () => {
           await db.close();

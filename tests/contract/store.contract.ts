@@ -6,6 +6,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddingModelMismatchError } from '../../src/errors';
 import { EMBEDDING_DIMENSIONS } from '../../src/knowledge/embeddings';
+import { ReplyRefusedError, type HandoffStore } from '../../src/store/handoff-store';
+import { sourceContentHash } from '../../src/knowledge/ingest';
+import type { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
 import type { RateLimitCounters } from '../../src/store/rate-limit-store';
 import type { ChatStore, DocumentChunk, KnowledgeStore, NewMessage } from '../../src/store/types';
 
@@ -13,7 +16,11 @@ export interface StoreUnderTest {
   chat: ChatStore;
   /** Absent where the backend has no pgvector; the knowledge part is then not run. */
   knowledge?: KnowledgeStore;
+  /** The knowledge API's store over the same backend (present wherever `knowledge` is). */
+  knowledgeAdmin?: KnowledgeAdminStore;
   rateLimits: RateLimitCounters;
+  /** Human takeover's functions; the part is not run where absent. */
+  handoff?: HandoffStore;
   /** Empties every table, so each test starts from nothing. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -152,6 +159,31 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
     });
   });
 
+  describe(`answers' usage and cost on ${backend}`, () => {
+    it('sums the usage and estimated cost the answers stored, over the whole session; no cost when none was priced', async () => {
+      const priced = (usage: Record<string, number>, cost?: number) => ({
+        role: 'assistant' as const,
+        content: 'answer',
+        tokenCount: 3,
+        metadata: { usage, ...(cost !== undefined && { cost }) },
+      });
+      await turn('contract-usage', [user('q1'), priced({ prompt_tokens: 2000, completion_tokens: 100, total_tokens: 2100, cached_tokens: 0 }, 0.00036)]);
+      // An answer stored before cached_tokens existed counts 0 cached tokens.
+      await turn('contract-usage', [user('q2'), priced({ prompt_tokens: 3000, completion_tokens: 200, total_tokens: 3200 })]);
+      await turn('contract-usage', [user('q3'), priced({ prompt_tokens: 3100, completion_tokens: 50, total_tokens: 3150, cached_tokens: 2944 }, 0.00025)]);
+      await turn('contract-usage', [user('q4'), answer('no usage stored')]);
+      const usage = await subject.chat.sessionUsage('contract-usage');
+      expect(usage).toMatchObject({ answers: 3, promptTokens: 8100, cachedTokens: 2944, completionTokens: 350, pricedAnswers: 2 });
+      expect(usage.cost).toBeCloseTo(0.00061, 10);
+
+      await turn('contract-usage-unpriced', [user('q'), priced({ prompt_tokens: 10, completion_tokens: 1, total_tokens: 11, cached_tokens: 0 })]);
+      expect(await subject.chat.sessionUsage('contract-usage-unpriced')).toMatchObject({ answers: 1, cost: null, pricedAnswers: 0 });
+      expect(await subject.chat.sessionUsage('contract-never')).toEqual({
+        answers: 0, promptTokens: 0, cachedTokens: 0, completionTokens: 0, cost: null, pricedAnswers: 0,
+      });
+    });
+  });
+
   describe(`conversation memory and session listing on ${backend}`, () => {
     it('lists the non-system messages after a seq, oldest first, and keeps the session token total', async () => {
       await turn('contract:after', [user('one', 5), answer('two', 7)]);
@@ -207,6 +239,79 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect((await subject.chat.listSessions({ limit: 10, text: '5_%' })).sessions).toHaveLength(0);
       expect((await subject.chat.listSessions({ limit: 10, escalated: true })).sessions.map((s) => s.sessionId)).toEqual(['contract:list.escalated']);
       expect((await subject.chat.listSessions({ limit: 10, escalated: false })).sessions).toHaveLength(5);
+    });
+  });
+
+  describe(`human takeover contract on ${backend}`, () => {
+    const handoff = () => {
+      if (!subject.handoff) throw new Error('no handoff store');
+      return subject.handoff;
+    };
+    const note = (content: string): NewMessage => ({ role: 'system', content, tokenCount: 5, metadata: { handoff: { handler: 'human' } } });
+    const escalatedTurn = (sessionId: string) => turn(sessionId, [user('Can I talk to a person?'), { ...answer('Flagged for a person.'), escalated: true }]);
+    const refusal = (promise: Promise<unknown>) => promise.then(() => 'stored', (e) => (e instanceof ReplyRefusedError ? e.reason : String(e)));
+
+    it('moves a conversation between the bot and named people, one holder at a time, each change a note with the next seq', async () => {
+      expect(await handoff().takeOver('contract:nobody', 'Maria', false, note('joined'))).toEqual({ outcome: 'not_found' });
+      await escalatedTurn('contract:handoff.1');
+      expect(await handoff().takeOver('contract:handoff.1', 'Maria', false, note('Maria joined'))).toEqual({ outcome: 'changed', previousAgentName: null, noteSeq: 3 });
+      expect(await handoff().takeOver('contract:handoff.1', 'Maria', false, note('again'))).toEqual({ outcome: 'unchanged' });
+      expect(await handoff().takeOver('contract:handoff.1', 'Jonas', false, note('Jonas joined'))).toEqual({ outcome: 'held', agentName: 'Maria' });
+      expect(await handoff().takeOver('contract:handoff.1', 'Jonas', true, note('Jonas joined'))).toEqual({ outcome: 'changed', previousAgentName: 'Maria', noteSeq: 4 });
+      const session = await subject.chat.getSession('contract:handoff.1');
+      expect(session).toMatchObject({ handler: 'human', agentName: 'Jonas', messageCount: 4 });
+      expect(await handoff().release('contract:handoff.1', note('left'))).toEqual({ outcome: 'changed', previousAgentName: 'Jonas', noteSeq: 5 });
+      expect(await handoff().release('contract:handoff.1', note('left'))).toEqual({ outcome: 'unchanged' });
+      expect(await subject.chat.getSession('contract:handoff.1')).toMatchObject({ handler: 'bot', agentName: null, messageCount: 5 });
+      // The notes are outside the model's window.
+      const window = await subject.chat.loadHistoryWindow('contract:handoff.1', { maxMessages: 50, maxTokens: 10_000 });
+      expect(window.map((m) => m.role)).toEqual(['user', 'assistant']);
+    });
+
+    it("stores a person's reply with its author only while that person holds the conversation", async () => {
+      expect(await refusal(handoff().appendHumanReply('contract:nobody', null, answer('Hi')))).toBe('not_found');
+      await escalatedTurn('contract:handoff.2');
+      expect(await refusal(handoff().appendHumanReply('contract:handoff.2', null, answer('Hi')))).toBe('held_by_bot');
+      await handoff().takeOver('contract:handoff.2', 'Maria', false, note('Maria joined'));
+      expect(await refusal(handoff().appendHumanReply('contract:handoff.2', 'Jonas', answer('Hi')))).toBe('held_by_other');
+      const reply = await handoff().appendHumanReply('contract:handoff.2', 'Maria', answer('Hi, Maria here.'));
+      expect(reply).toMatchObject({ seq: 4, role: 'assistant', content: 'Hi, Maria here.', metadata: { author: { type: 'human', name: 'Maria' } } });
+      expect(await handoff().appendHumanReply('contract:handoff.2', null, answer('And more.'))).toMatchObject({ seq: 5 });
+      expect(await subject.chat.getSession('contract:handoff.2')).toMatchObject({ messageCount: 5, lastMessage: 'And more.' });
+    });
+
+    it("queues the customer's message only while a person holds the conversation", async () => {
+      await escalatedTurn('contract:handoff.3');
+      expect(await handoff().queueCustomerMessage('contract:handoff.3', user('Hello?'))).toBeNull();
+      expect(await handoff().queueCustomerMessage('contract:nobody', user('Hello?'))).toBeNull();
+      expect((await subject.chat.getSession('contract:handoff.3'))!.messageCount).toBe(2);
+      await handoff().takeOver('contract:handoff.3', 'Maria', false, note('Maria joined'));
+      const queued = await handoff().queueCustomerMessage('contract:handoff.3', user('Hello?'));
+      expect(queued).toMatchObject({ seq: 4, role: 'user', content: 'Hello?', metadata: { queued_for: 'Maria' } });
+      const events = await handoff().eventsAfter('contract:handoff.3', 2, 100);
+      expect(events.map((m) => [m.seq, m.role])).toEqual([[3, 'system'], [4, 'user']]);
+      expect((await handoff().eventsAfter('contract:handoff.3', 0, 2)).map((m) => m.seq)).toEqual([1, 2]);
+      expect(await handoff().newestSeqs(['contract:handoff.3', 'contract:nobody'])).toEqual(new Map([['contract:handoff.3', 4]]));
+    });
+
+    it('keeps the waiting queue: an escalated answer starts the wait, a takeover, a release or a confident answer ends it', async () => {
+      await escalatedTurn('contract:waiting.1');
+      await turn('contract:waiting.2', [user('Refunds?'), { ...answer('Fourteen days.'), escalated: false }]);
+      const waiting = async () => (await subject.chat.listSessions({ limit: 10, waiting: true })).sessions.map((s) => s.sessionId);
+      expect(await waiting()).toEqual(['contract:waiting.1']);
+      expect((await subject.chat.getSession('contract:waiting.1'))!.waitingSince).toBeInstanceOf(Date);
+      expect((await subject.chat.listSessions({ limit: 10, waiting: false })).sessions.map((s) => s.sessionId)).toEqual(['contract:waiting.2']);
+
+      await handoff().takeOver('contract:waiting.1', 'Maria', false, note('Maria joined'));
+      expect(await waiting()).toEqual([]);
+      expect((await subject.chat.listSessions({ limit: 10, handler: 'human' })).sessions.map((s) => s.sessionId)).toEqual(['contract:waiting.1']);
+      await handoff().release('contract:waiting.1', note('left'));
+      expect(await waiting()).toEqual([]);
+
+      await escalatedTurn('contract:waiting.1');
+      expect(await waiting()).toEqual(['contract:waiting.1']);
+      await turn('contract:waiting.1', [user('Thanks, and refunds?'), { ...answer('Fourteen days.'), escalated: false }]);
+      expect(await waiting()).toEqual([]);
     });
   });
 
@@ -351,6 +456,53 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect((await knowledge().findEmbeddingsByHash([], MODEL)).size).toBe(0);
     });
 
+    const hybrid = (text: string, embedding: number[], count = 4, minSimilarity = 0.5) =>
+      knowledge().hybridSearch({ text, embedding, embeddingModel: MODEL, count, minSimilarity, fullTextWeight: 1, semanticWeight: 1, rrfK: 60 });
+    const worded = (source: string, chunkIndex: number, content: string, embedding: number[]): DocumentChunk => ({
+      ...chunk(source, chunkIndex, embedding),
+      content,
+      contentHash: `hash-${source}-${chunkIndex}-${content.length}`,
+    });
+
+    it('hybrid search finds an exact word the vectors miss, and reports its similarity as it is', async () => {
+      await knowledge().replaceSourceChunks('docs/payments.md', [worded('docs/payments.md', 0, 'Klarna pay-in-30 lets you pay later.', unit(5))]);
+      await knowledge().replaceSourceChunks('docs/shipping.md', [worded('docs/shipping.md', 0, 'Standard delivery takes 3 to 5 days.', unit(0))]);
+
+      // The query vector points at shipping, far from payments; the word Klarna is only in payments.
+      const found = await hybrid('Can I use Klarna?', unit(0));
+      expect(found.map((d) => d.source)).toEqual(expect.arrayContaining(['docs/payments.md', 'docs/shipping.md']));
+      const payments = found.find((d) => d.source === 'docs/payments.md')!;
+      expect(payments.fullTextRank).toBe(1);
+      expect(payments.similarity).toBeCloseTo(0, 5); // below the floor, yet found by its word
+      const shipping = found.find((d) => d.source === 'docs/shipping.md')!;
+      expect(shipping.fullTextRank).toBeNull();
+      expect(shipping.similarity).toBeCloseTo(1, 5);
+
+      // Without the word, only the vector side answers, and the floor applies to it.
+      expect((await hybrid('What does it cost?', unit(0))).map((d) => d.source)).toEqual(['docs/shipping.md']);
+      expect(await hybrid('?', unit(7))).toEqual([]);
+    });
+
+    it('hybrid search ranks a chunk both sides found above one that either side found alone', async () => {
+      await knowledge().replaceSourceChunks('docs/a.md', [worded('docs/a.md', 0, 'Refunds are issued within 5 to 7 business days.', unit(0, 1, 0.3))]);
+      await knowledge().replaceSourceChunks('docs/b.md', [worded('docs/b.md', 0, 'Refunds for gift cards are not possible.', unit(3))]);
+      await knowledge().replaceSourceChunks('docs/c.md', [worded('docs/c.md', 0, 'Express parcels travel by air.', unit(0))]);
+
+      const found = await hybrid('How long do refunds take?', unit(0), 4, 0.5);
+      // a: found by both; c: nearest vector, no word; b: a word, far vector.
+      expect(found.map((d) => d.source)).toEqual(['docs/a.md', 'docs/c.md', 'docs/b.md']);
+    });
+
+    it('hybrid search cites each document once before any document twice', async () => {
+      await knowledge().replaceSourceChunks('docs/long.md', [0, 1, 2].map((i) => worded('docs/long.md', i, `Warranty claims, section ${i}: warranty repairs.`, unit(0, i + 1, 0.1))));
+      await knowledge().replaceSourceChunks('docs/short.md', [worded('docs/short.md', 0, 'A warranty card is in the box.', unit(9))]);
+
+      const found = await hybrid('warranty', unit(0), 3, -1);
+      expect(found).toHaveLength(3);
+      expect(new Set(found.slice(0, 2).map((d) => d.source))).toEqual(new Set(['docs/long.md', 'docs/short.md']));
+      expect(found[2]!.source).toBe('docs/long.md');
+    });
+
     it('refuses to compare a query with vectors of another embedding model, and lists the models stored', async () => {
       expect(await knowledge().listEmbeddingModels()).toEqual([]);
       await knowledge().replaceSourceChunks('docs/a.md', [chunk('docs/a.md', 0, unit(0))]);
@@ -358,6 +510,78 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect(await knowledge().listEmbeddingModels()).toEqual([MODEL, 'old-embedder'].sort());
       await expect(query(unit(0))).rejects.toBeInstanceOf(EmbeddingModelMismatchError);
       await expect(query(unit(0))).rejects.toThrow(/old-embedder/);
+      await expect(hybrid('anything', unit(0))).rejects.toBeInstanceOf(EmbeddingModelMismatchError);
+    });
+
+    describe('KnowledgeAdminStore', () => {
+      const admin = () => subject.knowledgeAdmin!;
+
+      it('lists sources by name with title, chunk count, content hash, model and size; pages and searches titles and names', async () => {
+        await admin().replaceSourceChunks('docs/b.md', [0, 1].map((i) => chunk('docs/b.md', i, unit(i))));
+        await admin().replaceSourceChunks('docs/a.md', [chunk('docs/a.md', 0, unit(2))]);
+        await admin().replaceSourceChunks('docs/100%_c.md', [chunk('docs/100%_c.md', 0, unit(3))]);
+
+        const all = await admin().listSources({ limit: 10 });
+        expect(all.sources.map((s) => s.source)).toEqual(['docs/100%_c.md', 'docs/a.md', 'docs/b.md']);
+        expect(all.nextAfter).toBeNull();
+        expect(all.sources[2]).toMatchObject({
+          title: 'Title of docs/b.md',
+          chunkCount: 2,
+          embeddingModel: MODEL,
+          charCount: 'chunk 0 of docs/b.md'.length * 2,
+          contentHash: sourceContentHash(['hash-docs/b.md-0', 'hash-docs/b.md-1']),
+        });
+        expect(all.sources[2]!.updatedAt).toBeInstanceOf(Date);
+
+        const first = await admin().listSources({ limit: 2 });
+        expect(first.nextAfter).toBe('docs/a.md');
+        expect((await admin().listSources({ limit: 2, after: first.nextAfter! })).sources.map((s) => s.source)).toEqual(['docs/b.md']);
+        // % and _ are literal in a search.
+        expect((await admin().listSources({ limit: 10, text: '%_' })).sources.map((s) => s.source)).toEqual(['docs/100%_c.md']);
+        expect((await admin().listSources({ limit: 10, text: 'TITLE OF DOCS/A' })).sources.map((s) => s.source)).toEqual(['docs/a.md']);
+        expect(await admin().getSource('docs/a.md')).toMatchObject({ source: 'docs/a.md', chunkCount: 1 });
+        expect(await admin().getSource('docs/none.md')).toBeNull();
+      });
+
+      it('reads a source’s chunks in order, and deletes a source whole (no longer matched)', async () => {
+        await admin().replaceSourceChunks('docs/a.md', [0, 1, 2].map((i) => chunk('docs/a.md', i, unit(i))));
+        await admin().replaceSourceChunks('docs/b.md', [chunk('docs/b.md', 0, unit(5))]);
+        const chunks = await admin().sourceChunks('docs/a.md');
+        expect(chunks.map((c) => [c.chunkIndex, c.content, c.contentHash])).toEqual([0, 1, 2].map((i) => [i, `chunk ${i} of docs/a.md`, `hash-docs/a.md-${i}`]));
+        expect(chunks[0]!.metadata).toEqual({ headings: ['A', 'B'], chunk: 0 });
+
+        expect(await admin().deleteSource('docs/a.md')).toBe(3);
+        expect(await admin().deleteSource('docs/a.md')).toBe(0);
+        expect(await admin().sourceChunks('docs/a.md')).toEqual([]);
+        expect((await query(unit(0), 10)).map((d) => d.source)).toEqual(['docs/b.md']);
+      });
+
+      it('counts the sources answers cited and the questions that found nothing, from stored answers', async () => {
+        await admin().replaceSourceChunks('docs/a.md', [chunk('docs/a.md', 0, unit(0))]);
+        const cite = (source: string) => ({ title: `Title of ${source}`, source, score: 0.5 });
+        const answered = (q: string, sources: string[], confidence: number, escalated: boolean): NewMessage[] => [
+          user(q),
+          { role: 'assistant', content: 'a', tokenCount: 1, confidence, escalated, metadata: { sources: sources.map(cite) } },
+        ];
+        await turn('insights-1', answered('Refunds?', ['docs/a.md', 'docs/gone.md'], 0.6, false));
+        await turn('insights-1', answered('Telescopes?', [], 0.05, true));
+        await turn('insights-2', answered('  telescopes? ', [], 0.1, true));
+        await turn('insights-2', answered('Refund time?', ['docs/a.md'], 0.15, false));
+
+        const since = new Date(Date.now() - 3600_000);
+        expect(await admin().mostCitedSources(since, 10)).toEqual([
+          expect.objectContaining({ source: 'docs/a.md', title: 'Title of docs/a.md', answers: 2, inKnowledgeBase: true }),
+          expect.objectContaining({ source: 'docs/gone.md', answers: 1, inKnowledgeBase: false }),
+        ]);
+        const nothing = await admin().unansweredQuestions(0.2, since, 10);
+        expect(nothing.map((q) => [q.question.trim().toLowerCase(), q.times, q.escalated])).toEqual([
+          ['telescopes?', 2, 2],
+          ['refund time?', 1, 0],
+        ]);
+        expect(nothing[0]!.bestConfidence).toBeCloseTo(0.1, 5);
+        expect(nothing[0]!.sessionId).toBe('insights-2');
+        expect(await admin().mostCitedSources(new Date(Date.now() + 3600_000), 10)).toEqual([]);
+      });
     });
   });
 }

@@ -46,6 +46,8 @@ beforeAll(async () => {
       // but it would hide what the endpoints do with the input). Unknown names are ignored.
       RATE_LIMIT_PER_CLIENT: '1000000',
       RATE_LIMIT_PER_SESSION: '1000000',
+      // Wrong agent keys are this run's business too (every credential case): count them, never stop them.
+      AUTH_FAILURES_PER_CLIENT: '10000',
       OFFLINE_STREAM_DELAY_MS: '0',
     },
   });
@@ -528,6 +530,47 @@ describe(`HTTP API fuzz (seed ${SEED})`, () => {
           .join('&');
         await check(category, { method: 'GET', path: `/api/v1/chat/sessions?${query}`, headers: AUTH }, { mayBeValid: true });
         await check(category, { method: 'GET', path: `/api/v1/chat/history/fuzz-base?${query}`, headers: AUTH }, { mayBeValid: true });
+      }
+    });
+  });
+
+  it('generated cursors and query strings on the agent endpoints, generated bodies on every body endpoint, public and with the agent key: never 5xx, and a 4xx writes nothing', async () => {
+    await runCategory('generated input, nothing written on 4xx', async () => {
+      const category = 'generated input, nothing written on 4xx';
+      // Everything a request could write: messages, sessions (with their memory settings and summaries), keys, ratings.
+      const written = async () =>
+        JSON.stringify(
+          await service.db.query(`select
+            (select count(*)::int from chat_messages) as messages,
+            (select count(*)::int from idempotency_keys) as keys,
+            (select count(*)::int from answer_feedback) as ratings,
+            (select coalesce(string_agg(session_id || '|' || coalesce(memory_strategy::text, '') || '|' || coalesce(summary, '') || '|' || message_count, ',' order by session_id), '') from chat_sessions) as sessions`),
+        );
+      // Cursors that decode to date-like text with every field possibly out of range, and any session id.
+      const cursorParts = fc.tuple(
+        fc.integer({ min: 0, max: 99_999 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }), fc.oneof(fc.constant('session-1'), fc.string({ maxLength: 10 })),
+      );
+      const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+      for (const [y, mo, d, h, mi, sec, off, id] of fc.sample(cursorParts, { numRuns: runs(150), seed: SEED })) {
+        const cursor = Buffer.from(JSON.stringify([`${pad(y, 4)}-${pad(mo)}-${pad(d)} ${pad(h)}:${pad(mi)}:${pad(sec)}+${pad(off)}`, id])).toString('base64url');
+        await check(category, { method: 'GET', path: `/api/v1/chat/sessions?cursor=${cursor}`, headers: AUTH }, { mayBeValid: true });
+      }
+      const bodies = fc.oneof(
+        fc.json({ maxDepth: 3 }),
+        fc.record({ field: fc.constantFrom(...CHAT_FIELDS, 'extra'), value: anyJsonValue }).map(({ field, value }) => JSON.stringify({ ...validChatBody, [field]: value })),
+        memoryStrategyArb.map((s) => JSON.stringify({ message: 'hi', session_id: 'fuzz-base', memory_strategy: s })),
+        memoryStrategyArb.map((s) => JSON.stringify(s)),
+      );
+      const callers = fc.constantFrom<Record<string, string>>({}, AUTH, { 'x-session-token': baseSession.token }, { authorization: 'Bearer wrong-key' });
+      for (const [endpoint, body, caller] of fc.sample(fc.tuple(fc.constantFrom(...BODY_ENDPOINTS), bodies, callers), { numRuns: runs(250), seed: SEED })) {
+        const before = await written();
+        const request = { method: endpoint.method, path: endpoint.path, headers: { ...JSON_TYPE, ...endpoint.headers, ...caller }, body };
+        const received = await check(category, request, { mayBeValid: true });
+        if (received.status >= 400 && received.status < 500 && (await written()) !== before) {
+          record(category, { ...request, label: 'wrote on 4xx' }, received, `${received.status} but something was written`);
+        }
       }
     });
   });

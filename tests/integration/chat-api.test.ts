@@ -71,10 +71,11 @@ describe('GET /api/v1/chat/history/:session_id', () => {
       seq: 1,
       role: 'user',
       content: 'What does express shipping cost?',
+      author: { type: 'customer' },
       token_count: expect.any(Number),
       timestamp: expect.any(String),
     });
-    expect(body.messages[1]).toMatchObject({ confidence: expect.any(Number), escalated: expect.any(Boolean), sources: expect.any(Array) });
+    expect(body.messages[1]).toMatchObject({ confidence: expect.any(Number), escalated: expect.any(Boolean), sources: expect.any(Array), author: { type: 'bot' } });
     expect(Number.isNaN(Date.parse(body.messages[0].timestamp))).toBe(false);
   });
 
@@ -165,10 +166,17 @@ describe('GET /health', () => {
 describe('tools and compaction on the embedded default (offline model)', () => {
   it('looks an order number up with lookup_order, and the orders agent compacts old lookups', async () => {
     const sessionId = 'offline-orders';
-    const orders = ['ZX-31586', 'ZX-17496', 'ZX-59197', 'ZX-19608', 'ZX-20918'];
+    // Each with the delivery postcode on it: the conversation is anonymous.
+    const orders: Array<[string, string]> = [
+      ['ZX-31586', 'VLT 1010'],
+      ['ZX-17496', '5003'],
+      ['ZX-59197', 'T12 RX38'],
+      ['ZX-19608', 'N1 9GU'],
+      ['ZX-20918', '80-831'],
+    ];
     let body: any;
-    for (const orderId of orders) {
-      const response = await service.postChat({ message: `Where is my order ${orderId}?`, session_id: sessionId, agent_type: 'orders' });
+    for (const [orderId, postcode] of orders) {
+      const response = await service.postChat({ message: `Where is my order ${orderId}? Postcode ${postcode}`, session_id: sessionId, agent_type: 'orders' });
       expect(response.status).toBe(200);
       body = response.body;
       expect(body.response.startsWith(OFFLINE_NOTICE)).toBe(true);

@@ -61,7 +61,7 @@ describe('POST /api/v1/chat/stream on the embedded default', () => {
   });
 
   it('streams a tool-using answer: only the final answer’s text, with the lookup stored', async () => {
-    const streamed = await postStream(streamURL(offline), { message: 'Where is ZX-43466?', session_id: 'stream-tool', agent_type: 'orders' });
+    const streamed = await postStream(streamURL(offline), { message: 'Where is ZX-43466? Postcode 40121', session_id: 'stream-tool', agent_type: 'orders' });
     const done = streamed.events.at(-1)!.data;
     expect(done.response).toContain('Order ZX-43466 is in transit');
     expect(tokens(streamed.events).join('')).toBe(done.response);
@@ -182,7 +182,7 @@ describe('the customer’s own conversation, by session token', () => {
   };
 
   it('issues a token with a new session, accepts it back, and shows only the customer’s messages and the answers', async () => {
-    const first = await offline.postChat({ message: 'Where is my order ZX-43466?', agent_type: 'orders' });
+    const first = await offline.postChat({ message: 'Where is my order ZX-43466? Postcode 40121', agent_type: 'orders' });
     const { session_id: sessionId, session_token: token } = first.body;
     expect(token).toEqual(expect.any(String));
 

@@ -7,11 +7,8 @@
  * SQL functions under real concurrency are tested on that server in
  * idempotency-postgres.test.ts.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { createDependencies, type Dependencies } from '../../src/dependencies';
+import { createDependencies } from '../../src/dependencies';
 import { createLogger } from '../../src/observability/logger';
 import { applyMigrations } from '../../src/store/migrations';
 import { openPostgresDatabase } from '../../src/store/postgres';
@@ -19,21 +16,15 @@ import type { SqlDatabase } from '../../src/store/database';
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { startPgliteServer, type PgliteServer } from '../support/postgres';
 import { postStream } from '../support/sse';
-import { HELP_CENTER_DIR, TEST_AGENT_KEY } from '../support/test-service';
-
-interface Instance {
-  baseURL: string;
-  deps: Dependencies;
-  server: Server;
-}
+import { type AppInstance, closeAppInstances, HELP_CENTER_DIR, listenApp, TEST_AGENT_KEY } from '../support/test-service';
 
 describe('Idempotency-Key on the chat endpoints, two instances on one database', () => {
   let database: PgliteServer;
   let stub: OpenAIStub;
   let db: SqlDatabase;
-  let instances: Instance[] = [];
+  let instances: AppInstance[] = [];
 
-  async function startInstance(env: Record<string, string>): Promise<Instance> {
+  async function startInstance(env: Record<string, string>): Promise<AppInstance> {
     const config = loadConfig({
       LOG_LEVEL: 'silent',
       DATABASE_URL: database.url,
@@ -46,10 +37,7 @@ describe('Idempotency-Key on the chat endpoints, two instances on one database',
       ...env,
     });
     const deps = await createDependencies(config, createLogger('silent'));
-    const server: Server = await new Promise((resolve) => {
-      const s = createApp(deps.appParts).listen(0, '127.0.0.1', () => resolve(s));
-    });
-    return { baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, deps, server };
+    return listenApp(deps);
   }
 
   beforeAll(async () => {
@@ -61,11 +49,7 @@ describe('Idempotency-Key on the chat endpoints, two instances on one database',
     instances = [await startInstance({}), await startInstance({ IDEMPOTENCY_WAIT_MS: '0' })];
   }, 120_000);
   afterAll(async () => {
-    for (const { server, deps } of instances) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await deps.close();
-    }
+    await closeAppInstances(instances);
     await db?.close();
     await stub?.close();
     await database?.close();
@@ -178,7 +162,7 @@ describe('Idempotency-Key on the chat endpoints, two instances on one database',
         .split(', ')
         .map((part) => part.split(';dur=') as [string, string]),
     );
-    expect(Object.keys(stages)).toEqual(['session', 'window', 'retrieval', 'memory', 'model', 'tools', 'persist', 'total']);
+    expect(Object.keys(stages)).toEqual(['session', 'window', 'rewrite', 'retrieval', 'memory', 'model', 'tools', 'persist', 'total']);
     const values = Object.values(stages).map(Number);
     expect(values.every((v) => Number.isFinite(v) && v >= 0)).toBe(true);
     // The stages are laps of one clock: together they are the total.

@@ -120,7 +120,7 @@ describeOnTestServer('idempotency keys on a PostgreSQL server', () => {
     /** One chat request as the route runs it, with a stand-in for the model that takes `modelMs`. */
     async function post(i: number, key: string, body: ChatRequest, waitMs: number, calls: { n: number }, modelMs = 150) {
       const idempotency = requests(i, waitMs);
-      const start = await idempotency.begin(key, body);
+      const start = await idempotency.begin(key, body, 'public');
       if ('replay' in start) return { replayed: true, outcome: start.replay };
       const outcome = await idempotency.run(start, async (): Promise<ChatOutcome> => {
         calls.n++;
@@ -165,7 +165,7 @@ describeOnTestServer('idempotency keys on a PostgreSQL server', () => {
     it('a failed request releases its key: the retry runs and stores the one turn', async () => {
       const body = { ...request, sessionId: 'idem-fails' };
       const idempotency = requests(0, 0);
-      const start = await idempotency.begin('flow-3', body);
+      const start = await idempotency.begin('flow-3', body, 'public');
       if ('replay' in start) throw new Error('nothing to replay yet');
       await expect(idempotency.run(start, () => Promise.reject(new Error('model down')))).rejects.toThrow('model down');
       const calls = { n: 0 };

@@ -33,10 +33,10 @@ function searchThenAnswer(): void {
   );
 }
 
-/** What the graph retrieved (the first model request's system prompt) and what the search found (the tool message the model was sent next). */
+/** What the graph retrieved (the first model request's knowledge message, the system message before the question) and what the search found (the tool message the model was sent next). */
 function foundSources(): { retrieved: string[]; searched: string[] } {
   const [first, second] = stub.chatRequests();
-  const system = first!.body.messages.find((m: { role: string }) => m.role === 'system').content as string;
+  const system = first!.body.messages.findLast((m: { role: string }) => m.role === 'system').content as string;
   const toolMessage = second!.body.messages.find((m: { role: string }) => m.role === 'tool').content as string;
   return { retrieved: parseKnowledge(system).map((p) => p.source), searched: parseKnowledge(toolMessage).map((p) => p.source) };
 }

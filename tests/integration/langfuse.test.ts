@@ -2,7 +2,7 @@ import { FEEDBACK_SCORE_NAME } from '../../src/http/routes/feedback';
 import { startLangfuseReceiver, TRACES_PATH, type LangfuseReceiver, type ReceivedSpan } from '../support/langfuse-receiver';
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { postStream } from '../support/sse';
-import { startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
+import { customerTokenHeader, startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
 
 /**
  * The real Langfuse SDK (span processor, OTLP exporter, score client) pointed at
@@ -67,13 +67,13 @@ async function storedTraceId(service: TestService, messageId: string): Promise<s
   return row!.trace_id!;
 }
 
-describe('with Langfuse keys set', () => {
+describe('with Langfuse keys set (and LANGFUSE_CAPTURE_PERSONAL_DATA on)', () => {
   let receiver: LangfuseReceiver;
   let service: TestService;
 
   beforeAll(async () => {
     receiver = await startLangfuseReceiver();
-    service = await startTestService({ env: { ...openaiEnv(), ...langfuseEnv(receiver) } });
+    service = await startTestService({ env: { ...openaiEnv(), ...langfuseEnv(receiver, { LANGFUSE_CAPTURE_PERSONAL_DATA: 'true' }) } });
   });
   afterAll(async () => {
     await service.close();
@@ -153,15 +153,17 @@ describe('with Langfuse keys set', () => {
     expect(roots[0]!.name).toBe('chat.stream');
     expect(roots[0]!.attributes['langfuse.trace.tags']).toEqual(['agent_type:support', 'memory:window', 'streamed']);
     expect(usageOf(byName('model')[0]!)).toEqual({ input: 250, output: 9, total: 259 });
-    expect(done.data.usage).toEqual({ prompt_tokens: 250, completion_tokens: 9, total_tokens: 259 });
+    expect(done.data.usage).toEqual({ prompt_tokens: 250, completion_tokens: 9, total_tokens: 259, cached_tokens: 0 });
   });
 
   it('shows a tool round as a tool observation and each model call as its own generation', async () => {
     stub.enqueueChat(
       { toolCalls: [{ id: 'call-1', name: 'lookup_order', arguments: { order_id: 'ZX-14440' } }], usage: { prompt_tokens: 300, completion_tokens: 20 } },
-      { content: 'Your order ZX-14440 has shipped.', usage: { prompt_tokens: 520, completion_tokens: 15 } },
+      // The second call's prompt starts with the first's: the provider served 256 of its tokens from its cache.
+      { content: 'Your order ZX-14440 has shipped.', usage: { prompt_tokens: 520, completion_tokens: 15, cached_tokens: 256 } },
     );
     const answer = await service.postChat({ message: 'Where is my order ZX-14440?', session_id: 'lf-tools' });
+    expect(answer.body.usage).toEqual({ prompt_tokens: 820, completion_tokens: 35, total_tokens: 855, cached_tokens: 256 });
     expect(answer.status).toBe(200);
     const traceId = await storedTraceId(service, answer.body.message_id);
     await service.deps.tracing.flush();
@@ -172,9 +174,10 @@ describe('with Langfuse keys set', () => {
     expect(parentOf(tool)?.name).toBe('tools');
     expect(JSON.parse(String(tool.attributes['langfuse.observation.input']))).toEqual({ order_id: 'ZX-14440' });
     expect(String(tool.attributes['langfuse.observation.output'])).toContain('ZX-14440');
+    // Cached input is its own usage type (Langfuse prices it as cached input); input is the uncached rest.
     expect(byName('model').map(usageOf).sort((a, b) => a.input! - b.input!)).toEqual([
+      { input: 264, input_cached_tokens: 256, output: 15, total: 535 },
       { input: 300, output: 20, total: 320 },
-      { input: 520, output: 15, total: 535 },
     ]);
   });
 
@@ -209,6 +212,30 @@ describe('with Langfuse keys set', () => {
     ]);
   });
 
+  it("shows a follow-up's query rewrite as a generation of its own under rewrite_query, and the query the search used", async () => {
+    stub.setDefaultChat((body) =>
+      String(body.messages?.[0]?.content).startsWith('You turn a customer')
+        ? { content: 'How long does the refund process take?', usage: { prompt_tokens: 250, completion_tokens: 9 } }
+        : { content: 'Five to seven business days.', usage: { prompt_tokens: 90, completion_tokens: 6 } },
+    );
+    await service.postChat({ message: 'What is your refund policy?', session_id: 'lf-rewrite' });
+    const followUp = await service.postChat({ message: 'How long does the process take?', session_id: 'lf-rewrite' });
+    expect(followUp.status).toBe(200);
+
+    const traceId = await storedTraceId(service, followUp.body.message_id);
+    await service.deps.tracing.flush();
+    await receiver.waitFor(() => traceOf(receiver, traceId).roots.length === 1);
+    const { byName, parentOf } = traceOf(receiver, traceId);
+    const rewrite = byName('rewrite_model');
+    expect(rewrite).toHaveLength(1);
+    expect(parentOf(rewrite[0]!)?.name).toBe('rewrite_query');
+    expect(rewrite[0]!.attributes['langfuse.observation.type']).toBe('generation');
+    expect(usageOf(rewrite[0]!)).toEqual({ input: 250, output: 9, total: 259 });
+    const searched = JSON.parse(String(byName('rewrite_query')[0]!.attributes['langfuse.observation.output']));
+    expect(searched).toEqual({ text: 'How long does the refund process take?', method: 'model' });
+    expect(byName('retrieve')[0]!.attributes['langfuse.observation.input']).toContain('How long does the refund process take?');
+  });
+
   it("sends a customer's rating as a score on the answer's trace, and a new rating replaces it", async () => {
     const answer = await service.postChat({ message: 'How long does a refund take?', session_id: 'lf-feedback' });
     const traceId = await storedTraceId(service, answer.body.message_id);
@@ -229,6 +256,60 @@ describe('with Langfuse keys set', () => {
     ]);
     // The same score id both times: Langfuse keeps the newer one.
     expect(feedback[0]!.id).toBe(feedback[1]!.id);
+  });
+});
+
+describe('with Langfuse keys set and LANGFUSE_CAPTURE_PERSONAL_DATA off (the default)', () => {
+  let receiver: LangfuseReceiver;
+  let service: TestService;
+
+  beforeAll(async () => {
+    receiver = await startLangfuseReceiver();
+    service = await startTestService({ env: { ...openaiEnv(), ...langfuseEnv(receiver) } });
+  });
+  afterAll(async () => {
+    await service.close();
+    await receiver.close();
+  });
+
+  it("sends the trace's shape, usage and tool names, but nothing of the order, the profile, the customer's words or id", async () => {
+    stub.enqueueChat(
+      { toolCalls: [{ id: 'call-p', name: 'get_user_profile', arguments: {} }, { id: 'call-o', name: 'lookup_order', arguments: { order_id: 'ZX-14440' } }], usage: { prompt_tokens: 300, completion_tokens: 20 } },
+      { content: 'Lukas, your parcel is held at the DPD depot in Cork.', usage: { prompt_tokens: 900, completion_tokens: 15 } },
+    );
+    const question = 'Where is my order ZX-14440? I moved, my phone is +353 87 555 0142';
+    const answer = await service.postChat({ message: question, session_id: 'lf-private' }, await customerTokenHeader('lukas@example.com'));
+    expect(answer.status).toBe(200);
+    // The tools did answer with Lukas's data: it reached the model, as it should.
+    expect(JSON.stringify(stub.chatRequests().at(-1)!.body.messages)).toContain('Brandt');
+
+    const traceId = await storedTraceId(service, answer.body.message_id);
+    const rated = await fetch(`${service.baseURL}/api/v1/chat/feedback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-token': answer.body.session_token },
+      body: JSON.stringify({ session_id: 'lf-private', message_id: answer.body.message_id, rating: 'down', comment: 'I am Lukas Brandt from Cork.' }),
+    });
+    expect(rated.status).toBe(200);
+    await service.deps.tracing.flush();
+    await receiver.waitFor(() => traceOf(receiver, traceId).roots.length === 1 && receiver.scores.some((s) => s.traceId === traceId && s.name === FEEDBACK_SCORE_NAME));
+
+    const { spans, byName } = traceOf(receiver, traceId);
+    const sent = JSON.stringify([spans.map((s) => s.attributes), receiver.scores.filter((s) => s.traceId === traceId)]);
+    for (const personal of ['lukas@example.com', 'Lukas', 'Brandt', 'Cork', '+353', 'held_at_depot', 'Vesper', 'I moved']) {
+      expect({ personal, sent: sent.includes(personal) }).toEqual({ personal, sent: false });
+    }
+    for (const span of spans) expect(span.attributes['user.id']).toBeUndefined();
+    // What is still there: the steps, the tools by name, the token usage, the scores.
+    expect(byName('lookup_order')).toHaveLength(1);
+    expect(byName('get_user_profile')).toHaveLength(1);
+    expect(String(byName('lookup_order')[0]!.attributes['langfuse.observation.output'])).toMatch(/withheld: \d+ characters/);
+    expect(byName('model').map(usageOf).sort((a, b) => a.input! - b.input!)).toEqual([
+      { input: 300, output: 20, total: 320 },
+      { input: 900, output: 15, total: 915 },
+    ]);
+    const score = receiver.scores.find((s) => s.traceId === traceId && s.name === FEEDBACK_SCORE_NAME)!;
+    expect(score.value).toBe(0);
+    expect(score.comment).toBeUndefined();
   });
 });
 

@@ -1,7 +1,7 @@
 import { MAX_TOOL_ROUNDS } from '../../src/agent/nodes/generate-response';
 import { SUMMARY_ACKNOWLEDGEMENT, SUMMARY_INTRO } from '../../src/memory/strategies';
 import { startOpenAIStub, type OpenAIStub, type RecordedRequest } from '../support/openai-stub';
-import { makeTempDir, startTestService, type TestService } from '../support/test-service';
+import { customerTokenHeader, makeTempDir, startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
 
 /**
  * Memory strategies end to end: the real service over HTTP, the real ChatOpenAI
@@ -11,6 +11,16 @@ import { makeTempDir, startTestService, type TestService } from '../support/test
 const SUMMARY_MODEL = 'stub-summary-model';
 // ZX-14440 (5th) is the one whose lookup is longer than TOOL_OUTPUT_MAX_CHARS.
 const LONG_ORDERS = ['ZX-31586', 'ZX-17496', 'ZX-59197', 'ZX-19608', 'ZX-14440', 'ZX-20918'];
+/** The delivery postcode on each order: an anonymous conversation proves its orders with it. */
+const POSTCODES: Record<string, string> = {
+  'ZX-31586': 'VLT 1010',
+  'ZX-17496': '5003',
+  'ZX-59197': 'T12 RX38',
+  'ZX-19608': 'N1 9GU',
+  'ZX-14440': 'T12 RX38',
+  'ZX-20918': '80-831',
+  'ZX-43466': '40121',
+};
 
 let stub: OpenAIStub;
 let service: TestService;
@@ -50,7 +60,9 @@ interface SentMessage {
 }
 const answerRequests = () => stub.chatRequests().filter((r) => r.body.model !== SUMMARY_MODEL);
 const summaryRequests = () => stub.chatRequests().filter((r) => r.body.model === SUMMARY_MODEL);
-const sentMessages = (request = answerRequests().at(-1)!) => request.body.messages as SentMessage[];
+/** The messages of an answer's request, without this turn's knowledge passages (the system message before the question). */
+const sentMessages = (request = answerRequests().at(-1)!) =>
+  (request.body.messages as SentMessage[]).filter((m, i) => !(i > 0 && m.role === 'system' && (m.content ?? '').startsWith('Knowledge passages')));
 
 /** Every tool call the model is sent has its result right after it, and every result its call. */
 function expectIntactToolPairs(messages: SentMessage[]): void {
@@ -70,11 +82,11 @@ function expectIntactToolPairs(messages: SentMessage[]): void {
 /** One customer turn where the model first looks the order up, then answers. */
 async function orderTurn(sessionId: string, orderId: string, turn: number, memoryStrategy?: object) {
   stub.enqueueChat(
-    { toolCalls: [{ id: `call_${turn}`, name: 'lookup_order', arguments: { order_id: orderId } }] },
+    { toolCalls: [{ id: `call_${turn}`, name: 'lookup_order', arguments: { order_id: orderId, postcode: POSTCODES[orderId] } }] },
     { content: `Order ${orderId} is on its way (answer ${turn}).` },
   );
   const response = await service.postChat({
-    message: `Where is my order ${orderId}?`,
+    message: `Where is my order ${orderId}? Postcode ${POSTCODES[orderId]}`,
     session_id: sessionId,
     ...(memoryStrategy && { memory_strategy: memoryStrategy }),
   });
@@ -112,7 +124,7 @@ describe('compact: a long tool-heavy conversation through the HTTP API', () => {
     const followUp = sentMessages(seventhTurn[1]);
     const calls = followUp.filter((m) => m.tool_calls?.length).flatMap((m) => m.tool_calls!);
     expect(calls.map((c) => c.id)).toEqual(['call_1', 'call_2', 'call_3', 'call_4', 'call_5', 'call_6', 'call_7']);
-    expect(JSON.parse(calls[0]!.function.arguments)).toEqual({ order_id: 'ZX-31586' });
+    expect(JSON.parse(calls[0]!.function.arguments)).toEqual({ order_id: 'ZX-31586', postcode: 'VLT 1010' });
     expect(followUp.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_7' });
     expect(followUp.at(-1)!.content).toContain('"order_id": "ZX-43466"');
     expectIntactToolPairs(followUp);
@@ -145,7 +157,7 @@ describe('compact: a long tool-heavy conversation through the HTTP API', () => {
       expect(m.name).toBe('lookup_order');
       expect(JSON.parse(m.content).tracking_events.length).toBeGreaterThan(0);
     }
-    expect(history.body.messages[1].tool_calls).toEqual([{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'ZX-31586' } }]);
+    expect(history.body.messages[1].tool_calls).toEqual([{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'ZX-31586', postcode: 'VLT 1010' } }]);
   });
 
   it('counts the compacted items and the tokens before and after in /metrics', async () => {
@@ -254,26 +266,27 @@ describe('summarize: a rolling summary made once, extended, and kept across a re
 });
 
 describe('cross-session memory', () => {
-  it('injects a customer’s earlier summary into the system prompt of their new session, marked as possibly out of date', async () => {
+  it('injects a verified customer’s earlier summary into the system prompt of their new session, marked as possibly out of date', async () => {
+    const asIngrid = await customerTokenHeader('ingrid.holm@example.com');
     stub.reset();
     stub.setDefaultChat((body) =>
       body.model === SUMMARY_MODEL ? { content: '- Customer prefers WhatsApp; office in Ljubljana.' } : { content: 'Noted.' },
     );
     const strategy = { mode: 'summarize', context_limit: 2, keep_last_n_turns: 1 };
     for (const message of ['I prefer WhatsApp.', 'My office is in Ljubljana.', 'Thanks!']) {
-      const r = await service.postChat({ message, session_id: 'xs-old', user_id: 'ingrid.holm@example.com', memory_strategy: strategy, memory_injection: true });
+      const r = await service.postChat({ message, session_id: 'xs-old', memory_strategy: strategy, memory_injection: true }, asIngrid);
       expect(r.status).toBe(200);
     }
     expect(await service.countRows('conversation_summaries')).toBeGreaterThanOrEqual(1);
 
-    const fresh = await service.postChat({ message: 'Hello again', session_id: 'xs-new', user_id: 'ingrid.holm@example.com', memory_injection: true });
+    const fresh = await service.postChat({ message: 'Hello again', session_id: 'xs-new', memory_injection: true }, asIngrid);
     expect(fresh.status).toBe(200);
     const system = sentMessages()[0]!.content!;
     expect(system).toContain('Cross-session memory:');
     expect(system).toContain('may be out of date');
     expect(system).toContain('office in Ljubljana');
 
-    const without = await service.postChat({ message: 'Hello again', session_id: 'xs-other', user_id: 'ingrid.holm@example.com' });
+    const without = await service.postChat({ message: 'Hello again', session_id: 'xs-other' }, asIngrid);
     expect(without.status).toBe(200);
     expect(sentMessages()[0]!.content).not.toContain('Cross-session memory:');
   });
@@ -328,7 +341,11 @@ describe('configuration: request > conversation > agent > window default', () =>
   });
 
   it('lets a request override the conversation’s setting for that message only', async () => {
-    const { body } = await service.postChat({ message: 'Everything please', session_id: sessionId, memory_strategy: { mode: 'none' } });
+    // `none` is for server-to-server callers (the agent key); the widget may not ask for it.
+    const { body } = await service.postChat(
+      { message: 'Everything please', session_id: sessionId, memory_strategy: { mode: 'none' } },
+      { authorization: `Bearer ${TEST_AGENT_KEY}` },
+    );
     expect(body.memory).toMatchObject({ strategy: 'none', source: 'request' });
     const next = await service.postChat({ message: 'Back to normal', session_id: sessionId });
     expect(next.body.memory).toMatchObject({ strategy: 'trim', source: 'conversation' });
@@ -404,6 +421,6 @@ describe('the tool loop', () => {
       { content: 'It is in Bologna.', usage: { prompt_tokens: 700, completion_tokens: 20 } },
     );
     const { body } = await service.postChat({ message: 'Where is ZX-43466?', session_id: 'tool-usage' });
-    expect(body.usage).toEqual({ prompt_tokens: 800, completion_tokens: 30, total_tokens: 830 });
+    expect(body.usage).toEqual({ prompt_tokens: 800, completion_tokens: 30, total_tokens: 830, cached_tokens: 0 });
   });
 });

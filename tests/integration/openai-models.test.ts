@@ -45,25 +45,27 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
     expect(row!.models).toEqual(['text-embedding-3-small']);
   });
 
-  it('sends the model the instructions and passages with sources, then the question last, and reports its token usage', async () => {
+  it('sends the model the instructions, then the passages with sources, then the question last, and reports its token usage', async () => {
     stub.enqueueChat({ content: 'Refunds take 5–7 business days.', usage: { prompt_tokens: 321, completion_tokens: 12 } });
     const { status, body } = await service.postChat({ message: 'How long does a refund take?', session_id: 'openai-1' });
     expect(status).toBe(200);
     expect(body.response).toBe('Refunds take 5–7 business days.');
-    expect(body.usage).toEqual({ prompt_tokens: 321, completion_tokens: 12, total_tokens: 333 });
+    expect(body.usage).toEqual({ prompt_tokens: 321, completion_tokens: 12, total_tokens: 333, cached_tokens: 0 });
 
     const sent = lastChatRequest();
     expect(sent.model).toBe('gpt-4o-mini');
-    expect(sent.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    // Cache order: the stable instructions first, this turn's passages just before the question.
+    expect(sent.messages.map((m) => m.role)).toEqual(['system', 'system', 'user']);
     expect(sent.messages[0]!.content).toContain('customer-support assistant');
-    const passages = sent.messages[0]!.content.match(/<passage index="\d+" title="[^"]+" source="knowledge\/help-center\/[a-z-]+\.md">/g);
+    expect(sent.messages[0]!.content).not.toContain('<passage');
+    const passages = sent.messages[1]!.content.match(/<passage index="\d+" title="[^"]+" source="knowledge\/help-center\/[a-z-]+\.md">/g);
     expect(passages).toHaveLength(service.config.retrieval.topK);
-    expect(sent.messages[1]!.content).toBe('How long does a refund take?');
+    expect(sent.messages[2]!.content).toBe('How long does a refund take?');
     // The question was embedded with the configured model.
     expect(stub.embeddingRequests().at(-1)!.body).toMatchObject({ model: 'text-embedding-3-small', input: 'How long does a refund take?' });
   });
 
-  it('sends exactly the newest turns that fit the token budget, as role messages', async () => {
+  it('sends exactly the newest turns that fit the token budget, cut in steps to the low-water mark, as role messages', async () => {
     const sessionId = 'openai-window';
     const questions = ['Do you ship to Norway?', 'What does express cost?', 'Which carrier do you use for Sweden?', 'Is there a cut-off time?', 'What if my parcel is held at the depot?'];
     for (const [i, question] of questions.entries()) {
@@ -77,10 +79,15 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
       [sessionId],
     );
     const previous = stored.slice(0, -2); // the last turn's request saw only the turns before it
+    // The default low-water mark (60%): cut points every 40% of the budget from the start of the
+    // conversation; the window keeps what lies after the last one it must pass to fit.
+    const total = previous.reduce((sum, m) => sum + m.token_count, 0);
+    const step = HISTORY_BUDGET - Math.floor(HISTORY_BUDGET * 0.6);
+    const limit = total > HISTORY_BUDGET ? total - Math.ceil((total - HISTORY_BUDGET) / step) * step : HISTORY_BUDGET;
     const expected: typeof previous = [];
     let used = 0;
     for (const m of [...previous].reverse()) {
-      if (used + m.token_count > HISTORY_BUDGET) break;
+      if (used + m.token_count > limit) break;
       used += m.token_count;
       expected.unshift(m);
     }
@@ -90,7 +97,8 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
 
     const sent = lastChatRequest().messages;
     expect(sent[0]!.role).toBe('system');
-    expect(sent.slice(1, -1)).toEqual(expected.map((m) => ({ role: m.role, content: m.content })));
+    expect(sent.slice(1, -2)).toEqual(expected.map((m) => ({ role: m.role, content: m.content })));
+    expect(sent.at(-2)!.content).toContain('Knowledge passages');
     expect(sent.at(-1)).toEqual({ role: 'user', content: questions.at(-1) });
   });
 
@@ -131,7 +139,7 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ degraded: ['knowledge_unavailable'], confidence: 0, sources: [] });
     expect(stub.chatRequests()).toHaveLength(1);
-    expect(lastChatRequest().messages[0]!.content).toContain('none matched');
+    expect(lastChatRequest().messages.at(-2)!.content).toContain('none matched');
   });
 
   it('cancels the model request when the client hangs up, and stores nothing', async () => {

@@ -73,6 +73,8 @@ describeOnTestServer('rate limits shared by two instances on a PostgreSQL server
         RATE_LIMIT_WINDOW_MS: '3600000',
         RATE_LIMIT_PER_SESSION: '3',
         RATE_LIMIT_PER_CLIENT: '5',
+        // Tests of who is counted tell clients apart by X-Forwarded-For; without it, the socket's address.
+        TRUST_PROXY: '1',
       });
       const deps = await createDependencies(config, i === 0 ? logs.logger : createLogger('silent'));
       instances.push({ ...(await listen(createApp(deps.appParts))), deps });
@@ -93,11 +95,11 @@ describeOnTestServer('rate limits shared by two instances on a PostgreSQL server
 
   const sessionTokens = new Map<string, string>();
   /** POST to one instance, sending back the session's token like the widget does. */
-  async function post(instance: number, body: { message: string; session_id?: string }, path = '/api/v1/chat') {
+  async function post(instance: number, body: { message: string; session_id?: string }, path = '/api/v1/chat', headers: Record<string, string> = {}) {
     const token = body.session_id ? sessionTokens.get(body.session_id) : undefined;
     const response = await fetch(`${instances[instance]!.baseURL}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token && { 'x-session-token': token }) },
+      headers: { 'content-type': 'application/json', ...(token && { 'x-session-token': token }), ...headers },
       body: JSON.stringify(body),
     });
     const text = await response.text();
@@ -108,25 +110,62 @@ describeOnTestServer('rate limits shared by two instances on a PostgreSQL server
   const count = async (sql: string, params: unknown[] = []) => (await db.query<{ n: number }>(sql, params))[0]!.n;
   const messagesOf = (sessionId: string) => count('select count(*)::int as n from chat_messages where session_id = $1', [sessionId]);
 
-  it('refuses the 4th request into one session (limit 3) though the requests alternated between instances, storing nothing of it', async () => {
+  it('refuses the 5th request into one session (limit 3 after the one that started it) though the requests alternated between instances, storing nothing of it', async () => {
+    // The request that starts a session proves nothing yet (it has no token): it counts per client only.
     const answered = [];
-    for (let i = 0; i < 3; i++) answered.push(await post(i % 2, { message: `Question ${i + 1}`, session_id: 'shared-session' }));
-    expect(answered.map((r) => r.status)).toEqual([200, 200, 200]);
-    expect(await messagesOf('shared-session')).toBe(6);
+    for (let i = 0; i < 4; i++) answered.push(await post(i % 2, { message: `Question ${i + 1}`, session_id: 'shared-session' }));
+    expect(answered.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(await messagesOf('shared-session')).toBe(8);
 
-    const refused = await post(1, { message: 'Question 4', session_id: 'shared-session' });
+    const refused = await post(0, { message: 'Question 5', session_id: 'shared-session' });
     expect(refused.status).toBe(429);
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     expect(Number(refused.retryAfter)).toBeLessThanOrEqual(3600);
     expect(refused.body).toEqual({ error: { code: 'rate_limited', message: expect.stringContaining('Please wait') } });
+    expect(await count(`select hits as n from rate_limit_counters where key = 'chat-session:shared-session'`)).toBe(4);
     // The streaming endpoint counts against the same limit, on the other instance too.
-    expect((await post(0, { message: 'Question 5', session_id: 'shared-session' }, '/api/v1/chat/stream')).status).toBe(429);
-    expect(await messagesOf('shared-session')).toBe(6);
-    expect(await count(`select count(*)::int as n from chat_messages where content in ('Question 4', 'Question 5')`)).toBe(0);
+    await db.query(`delete from rate_limit_counters where key like 'chat-client:%'`);
+    expect((await post(1, { message: 'Question 6', session_id: 'shared-session' }, '/api/v1/chat/stream')).status).toBe(429);
+    expect(await messagesOf('shared-session')).toBe(8);
+    expect(await count(`select count(*)::int as n from chat_messages where content in ('Question 5', 'Question 6')`)).toBe(0);
 
-    // Another session is not affected (the client address has used 5 of its 5).
+    // Another session is not affected.
     await db.query(`delete from rate_limit_counters where key like 'chat-client:%'`);
     expect((await post(1, { message: 'Hello', session_id: 'other-session' })).status).toBe(200);
+  });
+
+  it('counts a stranger’s wrong session tokens against the stranger, never the session: 40 of them leave the owner served', async () => {
+    expect((await post(0, { message: 'My order is late', session_id: 'owned-session' }, '/api/v1/chat', { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
+    const stranger = { 'x-forwarded-for': '198.51.100.9', 'x-session-token': 'not-the-token' };
+    const statuses = [];
+    for (let i = 0; i < 40; i++) statuses.push((await post(i % 2, { message: 'Let me in', session_id: 'owned-session' }, '/api/v1/chat', stranger)).status);
+    // 403 until the stranger's own per-client limit (5), then 429; never a word stored.
+    expect(statuses.slice(0, 5)).toEqual([403, 403, 403, 403, 403]);
+    expect(new Set(statuses.slice(5))).toEqual(new Set([429]));
+    expect(await count(`select count(*)::int as n from chat_messages where content = 'Let me in'`)).toBe(0);
+    expect(await count(`select coalesce(sum(hits), 0)::int as n from rate_limit_counters where key = 'chat-session:owned-session'`)).toBe(0);
+    // The owner, from its own address, with its token, is served on both instances.
+    for (const instance of [0, 1]) {
+      expect((await post(instance, { message: 'Any news?', session_id: 'owned-session' }, '/api/v1/chat', { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
+    }
+  });
+
+  it('limits wrong agent keys per client in the database, across instances: 429 after AUTH_FAILURES_PER_CLIENT (10), logged without the key', async () => {
+    const guess = (instance: number, key: string, address = '192.0.2.44') =>
+      fetch(`${instances[instance]!.baseURL}/api/v1/chat/sessions`, { headers: { authorization: `Bearer ${key}`, 'x-forwarded-for': address } }).then((r) => r.status);
+    const statuses = [];
+    for (let i = 0; i < 40; i++) statuses.push(await guess(i % 2, `guess-number-${i}`));
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(new Set(statuses.slice(10))).toEqual(new Set([429]));
+    // Over the limit, even the right key is refused from that address: guessing teaches nothing.
+    expect(await guess(0, TEST_AGENT_KEY)).toBe(429);
+    // Another client with the right key is served.
+    expect(await guess(1, TEST_AGENT_KEY, '192.0.2.45')).toBe(200);
+    expect(await count(`select hits as n from rate_limit_counters where key like 'agent-key-failures:%192.0.2.44'`)).toBe(10);
+    const events = logs.lines.filter((l) => l.security_event === 'agent_key_rejected');
+    expect(events.length).toBeGreaterThan(0);
+    expect(events[0]).toMatchObject({ client: '192.0.2.44', path: '/api/v1/chat/sessions' });
+    expect(JSON.stringify(logs.lines)).not.toContain('guess-number-');
   });
 
   it('refuses a client address over its limit (5) across both instances, storing nothing of the refused request', async () => {
@@ -182,7 +221,7 @@ describe('rate limits when the database cannot be reached', () => {
     const unreachable = openPostgresDatabase({ connectionString: 'postgres://nobody@127.0.0.1:1/none', poolMax: 1 });
     const app = express();
     app.use(express.json());
-    app.post('/chat', ...chatRateLimits({ windowMs: 60_000, perClient: 1, perSession: 1 }, logs.logger, new RateLimitCounters(unreachable)), (_req, res) => {
+    app.post('/chat', ...chatRateLimits({ windowMs: 60_000, perClient: 1, perSession: 1 }, logs.logger, () => true, new RateLimitCounters(unreachable)), (_req, res) => {
       res.json({ answered: true });
     });
     const { server, baseURL } = await listen(app);

@@ -36,6 +36,9 @@ describe('migrations', () => {
       'orders',
       'rate_limit_counters',
       'schema_migrations',
+      'service_secrets',
+      'session_customers',
+      'session_order_proofs',
     ]);
     expect(tables.every((t) => t.relrowsecurity)).toBe(true);
   });

@@ -6,7 +6,11 @@ import { HashingEmbeddings, OFFLINE_EMBEDDING_MODEL, type Embedder } from '../..
 import { findSourceFiles, ingestFiles } from '../../src/knowledge/ingest';
 import { createRetriever } from '../../src/knowledge/retriever';
 import { TokenCounter } from '../../src/memory/tokens';
+import type { ConversationIdentity } from '../../src/agent/tools/conversation-customer';
+import { OrderProofs } from '../../src/identity/order-proofs';
 import { SqlCommerceStore } from '../../src/store/commerce-store';
+import { IdentityStore } from '../../src/store/identity-store';
+import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import type { SqlDatabase, SqlQueryable } from '../../src/store/database';
 import type { SqlStore } from '../../src/store/sql-store';
 import { openTestStore } from '../support/database';
@@ -18,11 +22,22 @@ const HELP_CENTER_DIR = path.join(REPO_ROOT, 'knowledge/help-center');
 const LONG_HISTORY_ORDERS = ['ZX-14440', 'ZX-59197', 'ZX-17496', 'ZX-31586', 'ZX-19608', 'ZX-20918'];
 
 const LUKAS = 'lukas@example.com';
+/** Who placed each of LONG_HISTORY_ORDERS. */
+const OWNERS: Record<string, string> = {
+  'ZX-14440': 'lukas@example.com',
+  'ZX-59197': 'lukas@example.com',
+  'ZX-17496': 'tomasz.nowak@example.com',
+  'ZX-31586': 'ingrid.holm@example.com',
+  'ZX-19608': 'priya.raman@example.com',
+  'ZX-20918': 'mateo.ruiz@example.com',
+};
 const TOMASZ = 'tomasz.nowak@example.com';
 
 let db: SqlDatabase;
 let store: SqlStore;
 let tools: Map<SupportToolName, StructuredTool>;
+let orderProofs: OrderProofs;
+let sessionCounter = 0;
 const embedder: Embedder = { embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL };
 
 beforeAll(async () => {
@@ -34,7 +49,8 @@ beforeAll(async () => {
   );
   await ingestFiles(files, store, embedder);
   const retriever = createRetriever(store, embedder, { topK: 2, minSimilarity: 0.1 });
-  tools = byName(createSupportTools({ commerce: new SqlCommerceStore(db), retriever }));
+  orderProofs = new OrderProofs(new IdentityStore(db), new RateLimitCounters(db), { maxFailures: 5, windowMs: 3_600_000 });
+  tools = byName(createSupportTools({ commerce: new SqlCommerceStore(db), orderProofs, retriever }));
 });
 afterAll(async () => {
   await db.close();
@@ -44,9 +60,25 @@ function byName(list: StructuredTool[]): Map<SupportToolName, StructuredTool> {
   return new Map(list.map((t) => [t.name as SupportToolName, t]));
 }
 
-/** Invokes a tool as the graph does: arguments from the model, the customer from the run config. */
-async function call(name: SupportToolName, args: Record<string, unknown>, userId?: string | null): Promise<string> {
-  const config = userId === undefined ? {} : { configurable: { user_id: userId } };
+/**
+ * Invokes a tool as the graph does: arguments from the model, the verified
+ * customer (null: anonymous) from the run config, each call in a session of its own.
+ */
+async function call(
+  name: SupportToolName,
+  args: Record<string, unknown>,
+  verifiedCustomer?: string | null,
+  where: { sessionId?: string; clientAddress?: string } = {},
+): Promise<string> {
+  const identity: ConversationIdentity = {
+    verifiedCustomerId: verifiedCustomer || null,
+    sessionId: where.sessionId ?? `tools-test-${++sessionCounter}`,
+    clientAddress: where.clientAddress ?? null,
+    stopTurn: (error) => {
+      throw error;
+    },
+  };
+  const config = verifiedCustomer === undefined ? {} : { configurable: { identity } };
   const result: unknown = await tools.get(name)!.invoke(args, config);
   expect(typeof result).toBe('string');
   return result as string;
@@ -133,10 +165,11 @@ describe('lookup_order', () => {
     }
   });
 
-  it('answers an unknown order number with a sentence', async () => {
-    expect(await call('lookup_order', { order_id: 'ZX-00000' }, LUKAS)).toBe(
-      'No order ZX-00000 was found. Check the number on the confirmation e-mail.',
-    );
+  it("answers an unknown order number exactly as another customer's order, so neither tells that the number exists", async () => {
+    const unknown = await call('lookup_order', { order_id: 'ZX-00000' }, LUKAS);
+    expect(unknown).toMatch(/^Order ZX-00000 is not on the signed-in customer's account\. To look up order ZX-00000, ask the customer for the e-mail address or the delivery postcode/);
+    const others = await call('lookup_order', { order_id: 'ZX-17496' }, LUKAS);
+    expect(others.replaceAll('ZX-17496', 'ZX-00000')).toBe(unknown);
   });
 
   it('rejects text that is not an order number with a sentence, echoing at most 40 characters of it', async () => {
@@ -149,19 +182,82 @@ describe('lookup_order', () => {
 
   it("refuses an order that belongs to another customer, without any of the order's data", async () => {
     const output = await call('lookup_order', { order_id: 'ZX-17496' }, LUKAS);
-    expect(output).toMatch(/^Order ZX-17496 belongs to a different customer account than the one in this conversation/);
+    expect(output).toMatch(/^Order ZX-17496 is not on the signed-in customer's account/);
     expect(output).not.toMatch(/Bergen|PostNord|Orla/);
   });
 
-  it('lets an anonymous session look up any order by its number, as the tracking page does', async () => {
+  it('asks an anonymous session for the e-mail address or postcode, and shares nothing on the order number alone', async () => {
     for (const config of [undefined, null, '']) {
-      const order = JSON.parse(await call('lookup_order', { order_id: 'ZX-17496' }, config));
-      expect(order).toMatchObject({ order_id: 'ZX-17496', carrier: 'PostNord', destination_city: 'Bergen' });
+      const output = await call('lookup_order', { order_id: 'ZX-17496' }, config);
+      expect(output).toMatch(/^This conversation is not signed in to a customer account\. To look up order ZX-17496, ask the customer for the e-mail address or the delivery postcode/);
+      expect(output).not.toMatch(/Bergen|PostNord|Orla|in_transit/);
     }
   });
 
-  it('shows a guest-checkout order to anyone who has its number', async () => {
-    const order = JSON.parse(await call('lookup_order', { order_id: 'ZX-43466' }, TOMASZ));
+  it('shows an order to an anonymous session with the e-mail address or the postcode on it, whatever their case and spacing', async () => {
+    for (const proof of [{ email: 'Tomasz.Nowak@example.com' }, { postcode: ' 5003 ' }, { email: 'wrong@example.com', postcode: '5003' }]) {
+      const order = JSON.parse(await call('lookup_order', { order_id: 'ZX-17496', ...proof }, null));
+      expect(order).toMatchObject({ order_id: 'ZX-17496', carrier: 'PostNord', destination_city: 'Bergen' });
+    }
+    const guest = JSON.parse(await call('lookup_order', { order_id: 'zx 43466', postcode: '40121' }, null));
+    expect(guest).toMatchObject({ order_id: 'ZX-43466', status: 'in_transit', carrier: 'DHL', destination_city: 'Bologna' });
+  });
+
+  it('says only that the details cannot be matched, the same for a wrong e-mail, a wrong postcode and an unknown order', async () => {
+    const answers = await Promise.all([
+      call('lookup_order', { order_id: 'ZX-17496', email: 'lukas@example.com' }, null),
+      call('lookup_order', { order_id: 'ZX-17496', postcode: 'T12 RX38' }, null),
+      call('lookup_order', { order_id: 'ZX-17497', email: 'tomasz.nowak@example.com' }, null),
+    ]);
+    expect(answers.map((a) => a.replace(/ZX-1749\d/g, 'ZX-#'))).toEqual(Array(3).fill(answers[0]!.replace(/ZX-1749\d/g, 'ZX-#')));
+    expect(answers[0]).toMatch(/^The details given cannot be matched to order ZX-17496, so nothing about it can be shared/);
+    for (const a of answers) expect(a).not.toMatch(/Bergen|PostNord|e-mail address is wrong|postcode is wrong/);
+  });
+
+  it('remembers a right proof for its session only', async () => {
+    const inSession = { sessionId: 'proof-remembered' };
+    expect(JSON.parse(await call('lookup_order', { order_id: 'ZX-31586', postcode: 'VLT1010' }, null, inSession))).toMatchObject({ order_id: 'ZX-31586' });
+    expect(JSON.parse(await call('lookup_order', { order_id: 'ZX-31586' }, null, inSession))).toMatchObject({ destination_city: 'Valletta' });
+    expect(await call('lookup_order', { order_id: 'ZX-31586' }, null, { sessionId: 'proof-elsewhere' })).toMatch(/^This conversation is not signed in/);
+    // Only that order: another of the same customer's orders still needs its own proof.
+    expect(await call('lookup_order', { order_id: 'ZX-95682' }, null, inSession)).toMatch(/^This conversation is not signed in/);
+  });
+
+  it('stops the turn after 5 wrong proofs in a session, before comparing the 6th (even a right one)', async () => {
+    const stopped: Error[] = [];
+    const identity = (sessionId: string): ConversationIdentity => ({
+      verifiedCustomerId: null,
+      sessionId,
+      clientAddress: null,
+      stopTurn: (error) => stopped.push(error),
+    });
+    const tool = tools.get('lookup_order')!;
+    for (let i = 0; i < 5; i++) {
+      const output = await tool.invoke({ order_id: 'ZX-14440', postcode: `000${i}` }, { configurable: { identity: identity('proof-limited') } });
+      expect(output).toMatch(/^The details given cannot be matched/);
+    }
+    expect(stopped).toEqual([]);
+    const sixth = await tool.invoke({ order_id: 'ZX-14440', email: 'lukas@example.com' }, { configurable: { identity: identity('proof-limited') } });
+    expect(sixth).toMatch(/^Too many lookups with details that did not match/);
+    expect(sixth).not.toMatch(/Cork|DPD/);
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]).toMatchObject({ status: 429, code: 'order_proof_limited' });
+    // Another session is not held back by this one.
+    expect(JSON.parse(await tool.invoke({ order_id: 'ZX-14440', email: 'lukas@example.com' }, { configurable: { identity: identity('proof-fresh') } }))).toMatchObject({
+      destination_city: 'Cork',
+    });
+  });
+
+  it('counts wrong proofs per client address across sessions', async () => {
+    const client = { clientAddress: '203.0.113.77' };
+    for (let i = 0; i < 5; i++) {
+      expect(await call('lookup_order', { order_id: 'ZX-59197', email: `guess${i}@example.com` }, null, client)).toMatch(/^The details given cannot be matched/);
+    }
+    await expect(call('lookup_order', { order_id: 'ZX-59197', email: 'lukas@example.com' }, null, client)).rejects.toMatchObject({ code: 'order_proof_limited' });
+  });
+
+  it('lets a signed-in customer look up a guest order with its proof', async () => {
+    const order = JSON.parse(await call('lookup_order', { order_id: 'ZX-43466', email: 'giulia.rossi@example.com' }, TOMASZ));
     expect(order).toMatchObject({ order_id: 'ZX-43466', status: 'in_transit', carrier: 'DHL', destination_city: 'Bologna' });
   });
 
@@ -178,7 +274,7 @@ describe('lookup_order', () => {
   it('returns 1,000–2,500 tokens for an order with a long tracking history', async () => {
     const counter = new TokenCounter('gpt-4o-mini');
     for (const orderId of LONG_HISTORY_ORDERS) {
-      const tokens = counter.countText(await call('lookup_order', { order_id: orderId }));
+      const tokens = counter.countText(await call('lookup_order', { order_id: orderId }, OWNERS[orderId]));
       expect({ orderId, inRange: tokens >= 1000 && tokens <= 2500, tokens }).toEqual({ orderId, inRange: true, tokens });
     }
   });
@@ -218,7 +314,7 @@ describe('get_user_profile', () => {
   it('refuses in an anonymous session, whatever id the model passes', async () => {
     for (const args of [{ user_id: LUKAS }, {}]) {
       const output = await call('get_user_profile', args, null);
-      expect(output).toMatch(/^This conversation is not signed in to a customer account, so no customer profile can be shared/);
+      expect(output).toMatch(/^This conversation is not signed in to a customer account, so no customer profile or order history can be shared\. To see their orders and account, the customer can sign in/);
       expect(output).not.toContain('Lukas');
     }
   });
@@ -241,7 +337,7 @@ describe('search_knowledge_base', () => {
 
   it('answers with a sentence when nothing matches', async () => {
     const strict = createRetriever(store, embedder, { topK: 2, minSimilarity: 0.99 });
-    const search = byName(createSupportTools({ commerce: new SqlCommerceStore(db), retriever: strict })).get('search_knowledge_base')!;
+    const search = byName(createSupportTools({ commerce: new SqlCommerceStore(db), orderProofs, retriever: strict })).get('search_knowledge_base')!;
     expect(await search.invoke({ query: 'quantum zebra migration' })).toBe('No help-center article matched "quantum zebra migration".');
     expect(await call('search_knowledge_base', { query: '   ' })).toBe(
       'The search query was empty. Search the help center with a few words about the question.',
@@ -258,7 +354,8 @@ describe('createSupportTools', () => {
     const schemas = Object.fromEntries([...tools].map(([name, t]) => [name, convertToOpenAITool(t).function.parameters]));
     expect(schemas.lookup_order).toMatchObject({
       type: 'object',
-      properties: { order_id: { type: 'string' } },
+      // The proof of an anonymous lookup: the hosted model passes it as the offline responder does.
+      properties: { order_id: { type: 'string' }, email: { type: 'string' }, postcode: { type: 'string' } },
       required: ['order_id'],
     });
     expect(schemas.get_user_profile).toMatchObject({ type: 'object', properties: { user_id: { type: 'string' } } });

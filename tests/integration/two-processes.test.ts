@@ -31,8 +31,8 @@ describe('two service processes on one database', () => {
   let db: SqlDatabase;
 
   beforeAll(async () => {
-    // Two processes with three connections each, and this test's own.
-    database = await startPgliteServer(7);
+    // Two processes with three pool connections and one listening for new messages each, and this test's own.
+    database = await startPgliteServer(9);
     const url = database.url;
     db = openPostgresDatabase({ connectionString: url, poolMax: 1 });
     // Started together: both run the migrations and find the knowledge base empty.

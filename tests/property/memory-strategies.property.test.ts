@@ -45,6 +45,7 @@ import {
   sanitize,
   summarizeStrategy,
   summaryPair,
+  steppedWindowLimits,
   trimStrategy,
   windowStrategy,
   type MemoryState,
@@ -253,6 +254,7 @@ const settingsArb: fc.Arbitrary<Omit<MemoryStrategyInput, 'mode'>> = fc
       max_turns: biasedInt(1, 10, 100_000),
       keep_last_n_turns: biasedInt(1, 5, 1000),
       summary_token_budget: biasedInt(50, 3000, 100_000),
+      low_water_pct: fc.oneof(fc.constant(1), fc.double({ min: 0.05, max: 1, noNaN: true })),
     },
     { requiredKeys: [] },
   )
@@ -503,7 +505,7 @@ describe(`memory strategies on arbitrary conversations (fast-check, ${NUM_RUNS} 
     );
   });
 
-  it('window: the longest suffix within its limits, cut to its first user message; the newest turn kept when it fits, else nothing', async () => {
+  it('window: the longest suffix within its stepped limits (the plain ones when that holds no whole turn), cut to its first user message; the newest turn kept when it fits, else nothing', async () => {
     await checkProperty(
       'window',
       fc.property(
@@ -527,18 +529,74 @@ describe(`memory strategies on arbitrary conversations (fast-check, ${NUM_RUNS} 
           expect(total(result.messages)).toBeLessThanOrEqual(limits.maxTokens);
 
           // The rule as the README states it, as an oracle: newest-first until a message would overflow.
-          let start = messages.length;
-          let tokens = 0;
-          while (start > 0 && messages.length - start < limits.maxMessages && tokens + messages[start - 1]!.tokens <= limits.maxTokens) {
-            tokens += messages[--start]!.tokens;
-          }
-          expect(result.messages).toEqual(sanitize(messages.slice(start)));
+          const suffixWithin = (l: { maxMessages: number; maxTokens: number }) => {
+            let start = messages.length;
+            let tokens = 0;
+            while (start > 0 && messages.length - start < l.maxMessages && tokens + messages[start - 1]!.tokens <= l.maxTokens) {
+              tokens += messages[--start]!.tokens;
+            }
+            return sanitize(messages.slice(start));
+          };
+          const stepped = steppedWindowLimits({ messages: messages.length, tokens: total(messages) }, limits, settings.low_water_pct);
+          expect(stepped.maxMessages).toBeLessThanOrEqual(limits.maxMessages);
+          expect(stepped.maxTokens).toBeLessThanOrEqual(limits.maxTokens);
+          const plain = suffixWithin(limits);
+          const expected = suffixWithin(stepped).length > 0 ? suffixWithin(stepped) : plain;
+          expect(result.messages).toEqual(expected);
+          // Never more than the plain window; with low_water_pct 1, exactly the plain window.
+          expect(plain.slice(plain.length - result.messages.length)).toEqual(result.messages);
+          if (settings.low_water_pct === 1) expect(result.messages).toEqual(plain);
 
           const turn = newestTurn(messages);
           const fits = turn.length > 0 && turn.length <= limits.maxMessages && total(turn) <= limits.maxTokens;
           if (fits) expect(result.messages.slice(-turn.length)).toEqual(sanitize(turn));
           else expect(result.messages).toEqual([]);
           count(`window: newest turn ${fits ? 'fits' : 'does not fit'}`, turn.length > 0);
+          count('window: stepped below the plain window', result.messages.length < plain.length);
+        },
+      ),
+    );
+  });
+
+  it('low water: replayed request by request, window and trim move the start of their view only in steps, each move landing at or below the low-water mark (the newest turn aside)', async () => {
+    await checkProperty(
+      'low water',
+      fc.property(
+        conversationArb,
+        fc.constantFrom(0.3, 0.5, 0.6, 0.8),
+        fc.constantFrom('window', 'trim') as fc.Arbitrary<'window' | 'trim'>,
+        biasedInt(300, 3000, 20_000),
+        fc.integer({ min: 0, max: 200 }),
+        ({ messages }, lowWater, mode, budget, fixedTokens) => {
+          // trim: only its hard cap acts (max_turns out of reach); the cap counts the fixed part, the window's does not.
+          const cap = mode === 'window' ? budget : budget + fixedTokens;
+          const settings = settingsFor(mode, { token_budget: cap, low_water_pct: lowWater, max_turns: 100_000 });
+          const lowMark = Math.floor(cap * lowWater);
+          const step = Math.max(1, cap - lowMark);
+          const run = (history: ContextMessage[]) => {
+            const input = inputOf(history, settings, fixedTokens);
+            return mode === 'window' ? windowStrategy(input, { maxMessages: 1000, maxTokens: budget }) : trimStrategy(input);
+          };
+          // One request per user message, its history every message before it.
+          const requests = messages.flatMap((m, i) => (m.role === 'user' && i > 0 ? [messages.slice(0, i)] : []));
+          let previousStart: number | undefined;
+          let moves = 0;
+          for (const history of requests) {
+            const view = run(history).messages;
+            const start = view[0]?.seq;
+            const newest = newestTurn(history);
+            if (previousStart !== undefined && start !== undefined && start !== previousStart && view.length > newest.length) {
+              moves++;
+              const held = (mode === 'window' ? 0 : fixedTokens) + total(view);
+              // The newest turn is what this request added; above the mark, the window may fall back to the plain rule.
+              if (mode === 'trim' || total(newest) <= lowMark) expect(held - total(newest)).toBeLessThanOrEqual(lowMark);
+            }
+            if (start !== undefined) previousStart = start;
+          }
+          // At most one move per step of history added, plus the turns too large for a step.
+          const largeTurns = requests.filter((h) => total(newestTurn(h)) > lowMark).length;
+          expect(moves).toBeLessThanOrEqual(Math.ceil(total(messages) / step) + largeTurns + 1);
+          count(`low water: ${mode} moved`, moves > 0);
         },
       ),
     );

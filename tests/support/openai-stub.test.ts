@@ -71,8 +71,56 @@ describe('OpenAI stub with the real LangChain clients', () => {
     it('default reply echoes the last user message with estimated usage', async () => {
       const res = await chatModel().invoke('hello there');
       expect(res.content).toBe('stub answer to: hello there');
-      // ceil(11 / 4) prompt tokens, ceil(27 / 4) completion tokens.
-      expect(res.usage_metadata).toMatchObject({ input_tokens: 3, output_tokens: 7, total_tokens: 10 });
+      // ceil(20 / 4) prompt tokens ("<user>\nhello there\n", the prompt as rendered), ceil(27 / 4) completion tokens.
+      expect(res.usage_metadata).toMatchObject({ input_tokens: 5, output_tokens: 7, total_tokens: 12 });
+    });
+
+    describe('simulated prompt cache', () => {
+      // 5,000 characters: 1,250 tokens at the stub's 4 characters a token, above OpenAI's 1,024.
+      const longInstructions = 'You are the support agent of a shop. '.repeat(135);
+
+      it('serves the longest prefix shared with an earlier request, in 128-token steps from 1,024, and reports it as cached tokens', async () => {
+        const first = await chatModel().invoke([new SystemMessage(longInstructions), new HumanMessage('Where is my order?')]);
+        expect(first.usage_metadata?.input_token_details?.cache_read).toBe(0);
+
+        const second = await chatModel().invoke([
+          new SystemMessage(longInstructions),
+          new HumanMessage('Where is my order?'),
+          new AIMessage('Could you share the order number?'),
+          new HumanMessage('It is #1234.'),
+        ]);
+        const [, secondRequest] = stub.chatRequests();
+        const sharedTokens = Math.ceil(`<system>\n${longInstructions}\n<user>\nWhere is my order?\n`.length / 4);
+        const expected = Math.floor(sharedTokens / 128) * 128;
+        expect(expected).toBeGreaterThanOrEqual(1024);
+        expect(secondRequest!.usage!.prompt_tokens_details.cached_tokens).toBe(expected);
+        expect(second.usage_metadata?.input_token_details?.cache_read).toBe(expected);
+      });
+
+      it('serves nothing when the prompt changes near its start, or when it is under 1,024 tokens', async () => {
+        await chatModel().invoke([new SystemMessage(longInstructions), new HumanMessage('One')]);
+        const changedHead = await chatModel().invoke([new SystemMessage(`Today is Monday. ${longInstructions}`), new HumanMessage('One')]);
+        expect(changedHead.usage_metadata?.input_token_details?.cache_read).toBe(0);
+        await chatModel().invoke('short prompt');
+        const shortAgain = await chatModel().invoke('short prompt');
+        expect(shortAgain.usage_metadata?.input_token_details?.cache_read).toBe(0);
+      });
+
+      it('reports cached tokens in the usage chunk of a stream', async () => {
+        await chatModel().invoke([new SystemMessage(longInstructions), new HumanMessage('Refunds?')]);
+        const chunks: AIMessageChunk[] = [];
+        for await (const chunk of await chatModel().stream([new SystemMessage(longInstructions), new HumanMessage('Refunds?')])) chunks.push(chunk);
+        const full = chunks.reduce((acc, c) => acc.concat(c));
+        const reported = stub.chatRequests()[1]!.usage!;
+        expect(reported.prompt_tokens_details.cached_tokens).toBeGreaterThanOrEqual(1024);
+        expect(full.usage_metadata?.input_token_details?.cache_read).toBe(reported.prompt_tokens_details.cached_tokens);
+        expect(full.usage_metadata?.input_tokens).toBe(reported.prompt_tokens);
+      });
+
+      it('passes a prompt cache key through from the client', async () => {
+        await chatModel({ promptCacheKey: 'conversation-1' }).invoke('hello');
+        expect(stub.chatRequests()[0]!.body.prompt_cache_key).toBe('conversation-1');
+      });
     });
 
     it('setDefaultChat accepts a function of the request body', async () => {

@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
+import { PrefixCacheSimulator } from './prefix-cache';
 import { seededRandom } from './seeded-random';
 
 export interface RecordedRequest {
@@ -17,13 +18,30 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** True when the client went away before the full response was written. */
   aborted: boolean;
+  /** The usage a chat reply reported (prompt_tokens_details.cached_tokens included), once it was written. */
+  usage?: StubUsage;
+}
+
+/** Usage as the stub reports it, in OpenAI's shape. */
+export interface StubUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number; audio_tokens: number };
+}
+
+/** Scripted usage: counts a test chose, so the simulated cache does not apply (cached_tokens defaults to 0). */
+export interface ScriptedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens?: number;
 }
 
 export type ChatReply =
-  | { content: string; usage?: { prompt_tokens: number; completion_tokens: number } } // normal answer
+  | { content: string; usage?: ScriptedUsage } // normal answer
   | { status: number; error?: string } // HTTP error (e.g. 500, 429)
   | { delayMs: number; content?: string } // answer after a delay (for timeouts/aborts)
-  | { toolCalls: StubToolCall[]; content?: string; usage?: { prompt_tokens: number; completion_tokens: number } }; // the model calls tools (and may say something beside them)
+  | { toolCalls: StubToolCall[]; content?: string; usage?: ScriptedUsage }; // the model calls tools (and may say something beside them)
 
 export interface StubToolCall {
   id: string;
@@ -40,6 +58,8 @@ export interface OpenAIStub {
   enqueueChat(...replies: ChatReply[]): void;
   setDefaultChat(reply: ChatReply | ((body: any) => ChatReply)): void;
   setEmbeddingsFailure(status: number | null): void;
+  /** Forgets the cached prompts (reset() does too). */
+  clearPromptCache(): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -67,8 +87,18 @@ function messagesOf(body: any): any[] {
   return Array.isArray(body?.messages) ? body.messages : [];
 }
 
-function promptTokens(body: any): number {
-  return estimateTokens(messagesOf(body).map((m) => contentText(m?.content)).join(''));
+/**
+ * The prompt as the model reads it, for token counts and the prefix cache: the tool
+ * definitions first, then every message with its role, name, calls and content.
+ */
+export function renderPrompt(body: any): string {
+  const tools = Array.isArray(body?.tools) && body.tools.length > 0 ? `${JSON.stringify(body.tools)}\n` : '';
+  const messages = messagesOf(body).map((m) => {
+    const calls = Array.isArray(m?.tool_calls) ? JSON.stringify(m.tool_calls) : '';
+    const callId = typeof m?.tool_call_id === 'string' ? ` ${m.tool_call_id}` : '';
+    return `<${m?.role}${m?.name ? ` ${m.name}` : ''}${callId}>\n${contentText(m?.content)}${calls}\n`;
+  });
+  return tools + messages.join('');
 }
 
 /** Built-in default: echo the last user message so tests can tell calls apart. */
@@ -136,6 +166,8 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
   let defaultChat: ChatReply | ((body: any) => ChatReply) | null = null;
   let embeddingsFailure: number | null = null;
   let seq = 0;
+  // Simulated OpenAI prompt cache over the rendered prompts (chars/4 tokens, like the usage).
+  const promptCache = new PrefixCacheSimulator(estimateTokens);
   // Pending delay timers, cleared on disconnect/close so jest isn't kept alive.
   const timers = new Set<NodeJS.Timeout>();
 
@@ -147,19 +179,27 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
   }
 
   function writeChat(
+    rec: RecordedRequest,
     res: ServerResponse,
-    body: any,
     content: string,
-    usageIn?: { prompt_tokens: number; completion_tokens: number },
+    usageIn?: ScriptedUsage,
     toolCalls: StubToolCall[] = [],
   ): void {
-    const usageBase = usageIn ?? {
-      prompt_tokens: promptTokens(body),
-      completion_tokens: estimateTokens(content) + (toolCalls.length > 0 ? estimateTokens(JSON.stringify(toolCalls)) : 0),
-    };
+    const body = rec.body;
+    const cache = promptCache.serve(renderPrompt(body));
+    const promptTokens = usageIn?.prompt_tokens ?? cache.promptTokens;
+    const completionTokens =
+      usageIn?.completion_tokens ?? estimateTokens(content) + (toolCalls.length > 0 ? estimateTokens(JSON.stringify(toolCalls)) : 0);
+    const cachedTokens = usageIn ? (usageIn.cached_tokens ?? 0) : cache.cachedTokens;
     const wireCalls = toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
     const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
-    const usage = { ...usageBase, total_tokens: usageBase.prompt_tokens + usageBase.completion_tokens };
+    const usage: StubUsage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: cachedTokens, audio_tokens: 0 },
+    };
+    rec.usage = usage;
     const id = `chatcmpl-stub-${++seq}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body?.model ?? 'stub-model';
@@ -215,7 +255,7 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
       const timer = setTimeout(() => {
         timers.delete(timer);
         if (res.destroyed || res.writableEnded) return;
-        writeChat(res, body, reply.content ?? defaultChatReply(body).content);
+        writeChat(rec, res, reply.content ?? defaultChatReply(body).content);
       }, reply.delayMs);
       timer.unref();
       timers.add(timer);
@@ -227,10 +267,10 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
       return;
     }
     if ('toolCalls' in reply) {
-      writeChat(res, body, reply.content ?? '', reply.usage, reply.toolCalls);
+      writeChat(rec, res, reply.content ?? '', reply.usage, reply.toolCalls);
       return;
     }
-    writeChat(res, body, reply.content, reply.usage);
+    writeChat(rec, res, reply.content, reply.usage);
   }
 
   function handleEmbeddings(rec: RecordedRequest, res: ServerResponse): void {
@@ -314,7 +354,9 @@ export async function startOpenAIStub(opts: { embeddingDimensions?: number } = {
     setEmbeddingsFailure: (status) => {
       embeddingsFailure = status;
     },
+    clearPromptCache: () => promptCache.clear(),
     reset: () => {
+      promptCache.clear();
       requests.length = 0;
       chatQueue = [];
       defaultChat = null;

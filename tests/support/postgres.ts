@@ -120,7 +120,14 @@ export async function migrateTestDatabaseForService(db: SqlDatabase, withPgvecto
       p_query_embedding vector, p_embedding_model text, p_match_count integer, p_min_similarity double precision default 0
     )
     returns table (id uuid, source text, title text, chunk_index integer, content text, metadata jsonb, similarity double precision)
-    language sql stable as $$ select null::uuid, null::text, null::text, null::integer, null::text, null::jsonb, null::double precision where false $$;`);
+    language sql stable as $$ select null::uuid, null::text, null::text, null::integer, null::text, null::jsonb, null::double precision where false $$;
+    create or replace function hybrid_search(
+      p_query_text text, p_query_embedding vector, p_embedding_model text, p_match_count integer,
+      p_min_similarity double precision default 0, p_full_text_weight double precision default 1,
+      p_semantic_weight double precision default 1, p_rrf_k integer default 60
+    )
+    returns table (id uuid, source text, title text, chunk_index integer, content text, metadata jsonb, similarity double precision, full_text_rank integer, score double precision)
+    language sql stable as $$ select null::uuid, null::text, null::text, null::integer, null::text, null::jsonb, null::double precision, null::integer, null::double precision where false $$;`);
 }
 
 /** Empties every table but the migration ledger, whatever tables the migrations made. */

@@ -39,17 +39,23 @@ export function tsxNodeArgs(file: string): string[] {
   return ['--import', pathToFileURL(path.join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs')).href, file];
 }
 
+/** Where `npm run build:server` writes the service's entry point. */
+export const COMPILED_ENTRY = 'dist/index.js';
+
 /**
- * Starts the service (`src/index.ts` under tsx's loader, see tsxNodeArgs) on a free
+ * Starts the service (`src/index.ts` under tsx's loader, see tsxNodeArgs, or with
+ * `compiled` the built dist/index.js under plain node) on a free
  * loopback port, in a fresh working directory (no .env), with the agent key, the
  * help center as the seed, and `env` on top. Without DATABASE_URL it uses PGlite
  * under DATA_DIR (a new temporary folder unless given). `child` is the service's
  * own process: signals reach it directly.
  */
-export async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess> {
+export async function startServiceProcess(env: Record<string, string> = {}, options: { compiled?: boolean } = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const cwd = await makeTempDir('support-agent-process-');
-  const child = spawn(process.execPath, tsxNodeArgs(path.join(REPO_ROOT, 'src/index.ts')), {
+  // compiled: what `npm start` runs, plain node on `npm run build`'s output (dist/index.js).
+  const args = options.compiled ? [path.join(REPO_ROOT, COMPILED_ENTRY)] : tsxNodeArgs(path.join(REPO_ROOT, 'src/index.ts'));
+  const child = spawn(process.execPath, args, {
     cwd,
     env: {
       PATH: process.env.PATH,

@@ -7,6 +7,7 @@ import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createDependencies, type Dependencies } from '../../src/dependencies';
 import { answerParserErrorsAsJson } from '../../src/http/parser-errors';
+import { signCustomerToken } from '../../src/identity/customer-token';
 import { createLogger, type Logger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';
 import { openPgliteDatabase } from '../../src/store/pglite';
@@ -15,6 +16,13 @@ import { startOpenAIStub, type OpenAIStub } from './openai-stub';
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 export const HELP_CENTER_DIR = path.join(REPO_ROOT, 'knowledge/help-center');
 export const TEST_AGENT_KEY = 'test-agent-key';
+/** The shop's customer-token secret in test services (CUSTOMER_IDENTITY_SECRET); set it to '' for the generated demo secret. */
+export const TEST_CUSTOMER_SECRET = 'test-customer-identity-secret-for-the-shop-0123456789';
+
+/** X-Customer-Token for a customer, signed as the shop's backend signs it (HS256, TEST_CUSTOMER_SECRET). */
+export async function customerTokenHeader(customerId: string, secret = TEST_CUSTOMER_SECRET): Promise<Record<string, string>> {
+  return { 'x-customer-token': await signCustomerToken(secret, customerId) };
+}
 
 /** The real service (real wiring, real PGlite) listening on a loopback port. */
 export interface TestService {
@@ -61,6 +69,9 @@ export function openAIStubEnv(baseURL: string, overrides: Record<string, string>
     OPENAI_MAX_RETRIES: '0',
     RETRIEVAL_MIN_SIMILARITY: '-1',
     ESCALATION_CONFIDENCE_THRESHOLD: '0',
+    // Follow-ups carry their topic offline instead of a rewrite call, so the replies a test
+    // queues go to the answers it expects; the tests of the rewrite ask for QUERY_REWRITE=model.
+    QUERY_REWRITE: 'topic',
     ...overrides,
   };
 }
@@ -101,10 +112,14 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
     AGENT_API_KEY: TEST_AGENT_KEY,
+    CUSTOMER_IDENTITY_SECRET: TEST_CUSTOMER_SECRET,
     KNOWLEDGE_SEED_DIR: HELP_CENTER_DIR,
     // Tests fire many requests from one address; the rate-limit test sets its own.
     RATE_LIMIT_PER_CLIENT: '1000000',
     RATE_LIMIT_PER_SESSION: '1000000',
+    // The instant word-hashing embedder, so a test's start does not embed the help center
+    // with the sentence encoder (seconds each); the tests of retrieval quality ask for it.
+    OFFLINE_EMBEDDER: 'hashing',
     ...options.env,
   });
   const db = await openPgliteDatabase(options.dataDir ? path.join(dataDir, 'pglite') : undefined);
@@ -170,4 +185,28 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       return row!.n;
     },
   };
+}
+
+/** One app served on a free loopback port, over dependencies a test made itself (e.g. on a real PostgreSQL server). */
+export interface AppInstance {
+  baseURL: string;
+  server: Server;
+  deps: Dependencies;
+}
+
+/** Serves `createApp(deps.appParts)` on 127.0.0.1, port 0. */
+export async function listenApp(deps: Dependencies): Promise<AppInstance> {
+  const server: Server = await new Promise((resolve) => {
+    const s = createApp(deps.appParts).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return { baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, deps };
+}
+
+/** Closes each instance: its open connections, its server, then its dependencies (pool, tracing). */
+export async function closeAppInstances(instances: AppInstance[]): Promise<void> {
+  for (const { server, deps } of instances) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await deps.close();
+  }
 }

@@ -1,5 +1,5 @@
 import { HumanMessage } from '@langchain/core/messages';
-import { buildPromptMessages, buildSystemPrompt } from '../../src/agent/prompts';
+import { buildPromptMessages, buildSystemPrompt, formatKnowledge } from '../../src/agent/prompts';
 import { ExtractiveChatModel, OFFLINE_NOTICE, composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
 import { TokenCounter } from '../../src/memory/tokens';
 import type { RetrievedDocument } from '../../src/store/types';
@@ -34,8 +34,9 @@ describe('the offline extractive responder', () => {
     const counter = new TokenCounter('gpt-4o-mini');
     const model = new ExtractiveChatModel(counter);
     const messages = buildPromptMessages({
-      system: buildSystemPrompt({ documents: [refunds] }),
+      system: buildSystemPrompt({}),
       history: [],
+      knowledge: formatKnowledge([refunds]),
       question: 'When do I get my refund?',
       toolOutputMaxChars: 4000,
     });

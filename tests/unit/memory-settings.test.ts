@@ -48,6 +48,7 @@ describe('memoryStrategySchema', () => {
       max_turns: 8,
       keep_last_n_turns: 4,
       summary_token_budget: 1500,
+      low_water_pct: 0.6,
     };
     expect(memoryStrategySchema.parse(everything)).toEqual(everything);
   });
@@ -111,6 +112,13 @@ describe('memoryStrategySchema', () => {
       expect(refusal({ mode: 'none', [field]: 20 })[0]).toContain('a share');
     });
 
+    it('low_water_pct outside (0, 1] or not a number (1: cut to just under the budget)', () => {
+      expect(accepts({ mode: 'window', low_water_pct: 0.01 })).toBe(true);
+      expect(accepts({ mode: 'window', low_water_pct: 1 })).toBe(true);
+      for (const wrong of [0, 1.01, 60, -0.5, '0.6', null]) expectRefusedFor({ mode: 'window', low_water_pct: wrong }, 'low_water_pct');
+      expect(refusal({ mode: 'window', low_water_pct: 60 })[0]).toContain('a share of the budget');
+    });
+
     it('compact_clear_tool_inputs that is not true or false', () => {
       for (const wrong of ['true', 1, null]) expectRefusedFor({ mode: 'compact', compact_clear_tool_inputs: wrong }, 'compact_clear_tool_inputs');
     });
@@ -155,6 +163,7 @@ describe('withDefaults', () => {
       max_turns: 20,
       keep_last_n_turns: 4,
       summary_token_budget: 2000,
+      low_water_pct: 0.6,
     });
     expect(MEMORY_DEFAULTS.default_remaining_pct).toBe(0.2);
   });
@@ -176,6 +185,7 @@ describe('withDefaults', () => {
       max_turns: 9,
       keep_last_n_turns: 3,
       summary_token_budget: 600,
+      low_water_pct: 0.5,
     };
     expect(withDefaults(given)).toStrictEqual(given);
   });

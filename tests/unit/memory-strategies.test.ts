@@ -11,6 +11,7 @@ import {
   SUMMARY_ACKNOWLEDGEMENT,
   SUMMARY_INTRO,
   summaryPair,
+  steppedWindowLimits,
   trimStrategy,
   triggerReason,
   windowStrategy,
@@ -152,6 +153,7 @@ describe('none', () => {
 });
 
 describe('window', () => {
+  // low_water_pct 1: the plain rule, cut to just under the limit (the stepped window is in "low water" below).
   const chat = history(
     chatTurn('one', 'answer one'),
     chatTurn('two', 'answer two'),
@@ -159,20 +161,20 @@ describe('window', () => {
   );
 
   it('keeps the newest messages within the message limit', () => {
-    const result = windowStrategy(inputOf(chat, settingsOf({ mode: 'window' })), { maxMessages: 4, maxTokens: 100_000 });
+    const result = windowStrategy(inputOf(chat, settingsOf({ mode: 'window', low_water_pct: 1 })), { maxMessages: 4, maxTokens: 100_000 });
     expect(seqs(result.messages)).toEqual([3, 4, 5, 6]);
   });
 
   it('keeps the newest messages within the token limit', () => {
     const lastFour = total(chat.slice(2));
-    const fits = windowStrategy(inputOf(chat, settingsOf({ mode: 'window' })), { maxMessages: 100, maxTokens: lastFour });
+    const fits = windowStrategy(inputOf(chat, settingsOf({ mode: 'window', low_water_pct: 1 })), { maxMessages: 100, maxTokens: lastFour });
     expect(seqs(fits.messages)).toEqual([3, 4, 5, 6]);
-    const oneShort = windowStrategy(inputOf(chat, settingsOf({ mode: 'window' })), { maxMessages: 100, maxTokens: lastFour - 1 });
+    const oneShort = windowStrategy(inputOf(chat, settingsOf({ mode: 'window', low_water_pct: 1 })), { maxMessages: 100, maxTokens: lastFour - 1 });
     expect(seqs(oneShort.messages)).toEqual([5, 6]);
   });
 
   it('never starts on an assistant message when the limit cuts a turn in two', () => {
-    const result = windowStrategy(inputOf(chat, settingsOf({ mode: 'window' })), { maxMessages: 3, maxTokens: 100_000 });
+    const result = windowStrategy(inputOf(chat, settingsOf({ mode: 'window', low_water_pct: 1 })), { maxMessages: 3, maxTokens: 100_000 });
     expect(seqs(result.messages)).toEqual([5, 6]);
   });
 
@@ -183,7 +185,7 @@ describe('window', () => {
       chatTurn('ok', 'anything else?'),
     );
     // The newest 5: result b, answer, user, answer … the call and result a are cut off.
-    const result = windowStrategy(inputOf(messages, settingsOf({ mode: 'window' })), { maxMessages: 5, maxTokens: 100_000 });
+    const result = windowStrategy(inputOf(messages, settingsOf({ mode: 'window', low_water_pct: 1 })), { maxMessages: 5, maxTokens: 100_000 });
     expect(result.messages[0]!.role).toBe('user');
     expect(seqs(result.messages)).toEqual([8, 9]);
   });
@@ -191,7 +193,7 @@ describe('window', () => {
   it('stops at the first message that does not fit, rather than skipping it for older ones', () => {
     const messages = history(chatTurn('old', 'old answer'), toolTurn('look it up', [[lookupOrder('c'), BIG_ORDER]], 'done'), chatTurn('new', 'new answer'));
     const limit = total(messages.slice(-2)) + 50; // room for the small old turn, but the big result comes first
-    const result = windowStrategy(inputOf(messages, settingsOf({ mode: 'window' })), { maxMessages: 100, maxTokens: limit });
+    const result = windowStrategy(inputOf(messages, settingsOf({ mode: 'window', low_water_pct: 1 })), { maxMessages: 100, maxTokens: limit });
     expect(seqs(result.messages)).toEqual([7, 8]);
   });
 });
@@ -228,6 +230,67 @@ describe('trim', () => {
     const messages = fiveTurns().slice(0, -2); // four user turns
     const result = trimStrategy(inputOf(messages, settingsOf({ mode: 'trim', max_turns: 5, keep_last_n_turns: 1 })));
     expect(result.messages).toEqual(messages);
+  });
+});
+
+describe('low water: strategies that must shed history shed it in steps', () => {
+  /** n closed turns of about equal size, no tools. */
+  const turns = (n: number) =>
+    history(...Array.from({ length: n }, (_, i) => chatTurn(`Question ${i + 1}: ${'is the kettle covered if it leaks? '.repeat(3)}`, `Answer ${i + 1}: ${'yes, for two years. '.repeat(3)}`)));
+  /** The first seq of the view each request of a growing conversation gets (one request per user message). */
+  function startsOverReplay(messages: ContextMessage[], view: (history: ContextMessage[]) => ContextMessage[]): number[] {
+    return messages.flatMap((m, i) => (m.role === 'user' && i > 0 ? [view(messages.slice(0, i))[0]!.seq!] : []));
+  }
+  const distinct = (values: number[]) => [...new Set(values)];
+
+  it('steppedWindowLimits: the limits while the history fits, then what lies after the last multiple of the step it must pass', () => {
+    // limit 20 messages, low water 60%: step 8.
+    expect(steppedWindowLimits({ messages: 20, tokens: 0 }, { maxMessages: 20, maxTokens: 100 }, 0.6).maxMessages).toBe(20);
+    expect(steppedWindowLimits({ messages: 21, tokens: 0 }, { maxMessages: 20, maxTokens: 100 }, 0.6).maxMessages).toBe(13);
+    expect(steppedWindowLimits({ messages: 28, tokens: 0 }, { maxMessages: 20, maxTokens: 100 }, 0.6).maxMessages).toBe(20);
+    expect(steppedWindowLimits({ messages: 29, tokens: 0 }, { maxMessages: 20, maxTokens: 100 }, 0.6).maxMessages).toBe(13);
+    // tokens: limit 1000, step 400; 1001 tokens keep 601, 1400 keep 1000.
+    expect(steppedWindowLimits({ messages: 1, tokens: 1001 }, { maxMessages: 20, maxTokens: 1000 }, 0.6).maxTokens).toBe(601);
+    expect(steppedWindowLimits({ messages: 1, tokens: 1400 }, { maxMessages: 20, maxTokens: 1000 }, 0.6).maxTokens).toBe(1000);
+    // low water 1: the plain limits.
+    expect(steppedWindowLimits({ messages: 29, tokens: 5000 }, { maxMessages: 20, maxTokens: 1000 }, 1)).toEqual({ maxMessages: 20, maxTokens: 1000 });
+  });
+
+  it('window: once full, the start jumps to hold 60% of the message limit and stays there for the next turns', () => {
+    const messages = turns(20);
+    const settings = settingsOf({ mode: 'window' });
+    const starts = startsOverReplay(messages, (h) => windowStrategy(inputOf(h, settings), { maxMessages: 10, maxTokens: 100_000 }).messages);
+    // Requests 1–5 hold everything (start 1); then the window (10 messages, step 4) moves every second turn.
+    expect(starts.slice(0, 6)).toEqual([1, 1, 1, 1, 1, 5]);
+    expect(distinct(starts)).toEqual([1, 5, 9, 13, 17, 21, 25, 29]);
+    for (const start of distinct(starts).slice(1)) expect(starts.filter((s) => s === start)).toHaveLength(2);
+    // With low_water_pct 1 it slides a turn at a time.
+    const plain = settingsOf({ mode: 'window', low_water_pct: 1 });
+    const sliding = startsOverReplay(messages, (h) => windowStrategy(inputOf(h, plain), { maxMessages: 10, maxTokens: 100_000 }).messages);
+    expect(distinct(sliding).length).toBeGreaterThan(distinct(starts).length);
+  });
+
+  it('trim: cuts to keep_last_n_turns at max_turns, then appends until max_turns again', () => {
+    const messages = turns(12);
+    const settings = settingsOf({ mode: 'trim', max_turns: 6, keep_last_n_turns: 2 });
+    const kept = messages.flatMap((m, i) => (m.role === 'user' && i > 0 ? [userTurns(trimStrategy(inputOf(messages.slice(0, i), settings)).messages).length] : []));
+    // History of 1..11 turns: untouched below 6, then 2, 3, 4, 5, 2, 3 …
+    expect(kept).toEqual([1, 2, 3, 4, 5, 2, 3, 4, 5, 2, 3]);
+  });
+
+  it('the hard budget cuts to the low-water mark, and the next turns extend the same view until the budget is reached again', () => {
+    const messages = turns(30);
+    const budget = 600;
+    const settings = settingsOf({ mode: 'compact', token_budget: budget, low_water_pct: 0.5 });
+    const views = messages.flatMap((m, i) => (m.role === 'user' && i > 0 ? [compactStrategy(inputOf(messages.slice(0, i), settings, { fixedTokens: 100 })).messages] : []));
+    const starts = views.map((v) => v[0]!.seq!);
+    for (const view of views) expect(100 + total(view)).toBeLessThanOrEqual(budget);
+    const cuts = views.filter((v, i) => i > 0 && v[0]!.seq !== starts[i - 1]);
+    expect(cuts.length).toBeGreaterThan(1);
+    // Each cut leaves the prompt (newest turn aside) at or under 50% of the budget, far below the budget…
+    for (const view of cuts) expect(100 + total(view) - total(userTurns(view).at(-1)!)).toBeLessThanOrEqual(budget / 2);
+    // …so several requests share each start.
+    expect(distinct(starts).length).toBeLessThan(starts.length / 2);
   });
 });
 
@@ -559,6 +622,7 @@ describe('summarize', () => {
 // ── the hard budget ───────────────────────────────────────────────────────────
 
 describe('token_budget as a hard cap', () => {
+  // low_water_pct 1 where the fewest turns must go: cut to just under the budget. The default sheds to 60% ("low water" below).
   /** Six closed turns of about equal size, no tools. */
   const sixTurns = () =>
     history(...Array.from({ length: 6 }, (_, i) => chatTurn(`Question ${i + 1}: ${'tell me more about the warranty. '.repeat(20)}`, `Answer ${i + 1}: ${'the warranty lasts two years. '.repeat(20)}`)));
@@ -576,7 +640,7 @@ describe('token_budget as a hard cap', () => {
   it('trim drops the oldest whole turns until the prompt fits', () => {
     const messages = sixTurns();
     const budget = 1000;
-    const result = trimStrategy(inputOf(messages, settingsOf({ mode: 'trim', max_turns: 50, token_budget: budget }), { fixedTokens: 200 }));
+    const result = trimStrategy(inputOf(messages, settingsOf({ mode: 'trim', max_turns: 50, token_budget: budget, low_water_pct: 1 }), { fixedTokens: 200 }));
     expectFewestTurnsDropped(messages, result.messages, 200, budget);
     expect(result.report.trimmed_turns).toBe(6 - userTurns(result.messages).length);
     expect(result.report.tokens_after).toBeLessThanOrEqual(budget);
@@ -584,7 +648,7 @@ describe('token_budget as a hard cap', () => {
 
   it('compact drops the oldest whole turns when compaction alone is not enough', () => {
     const messages = sixTurns();
-    const result = compactStrategy(inputOf(messages, settingsOf({ mode: 'compact', token_budget: 1000 }), { fixedTokens: 200 }));
+    const result = compactStrategy(inputOf(messages, settingsOf({ mode: 'compact', token_budget: 1000, low_water_pct: 1 }), { fixedTokens: 200 }));
     expect(result.report.triggered_by).toBe('token_budget');
     expectFewestTurnsDropped(messages, result.messages, 200, 1000);
   });
@@ -594,7 +658,7 @@ describe('token_budget as a hard cap', () => {
     const newestTwo = userTurns(messages).slice(-2).flat();
     // room for the two newest turns only (the search result in them stays whole: compact_keep 2)
     const budget = 200 + total(newestTwo) + 5;
-    const result = compactStrategy(inputOf(messages, settingsOf({ mode: 'compact', compact_keep: 2, token_budget: budget }), { fixedTokens: 200 }));
+    const result = compactStrategy(inputOf(messages, settingsOf({ mode: 'compact', compact_keep: 2, token_budget: budget, low_water_pct: 1 }), { fixedTokens: 200 }));
     expect(result.messages).toEqual(newestTwo);
     expect(result.report).toMatchObject({ compacted_items: 0, trimmed_turns: 2 });
     expect(result.compactedByTool).toEqual({});
@@ -603,7 +667,7 @@ describe('token_budget as a hard cap', () => {
   it('a turn that fits the budget exactly stays', () => {
     const messages = sixTurns();
     const budget = 200 + total(userTurns(messages).slice(-2).flat());
-    const result = trimStrategy(inputOf(messages, settingsOf({ mode: 'trim', token_budget: budget }), { fixedTokens: 200 }));
+    const result = trimStrategy(inputOf(messages, settingsOf({ mode: 'trim', token_budget: budget, low_water_pct: 1 }), { fixedTokens: 200 }));
     expect(result.messages).toEqual(userTurns(messages).slice(-2).flat());
   });
 
@@ -616,7 +680,7 @@ describe('token_budget as a hard cap', () => {
     const budget = 200 + total(pair) + total(lastTwo) + 5;
     expect(200 + total(userTurns(messages).slice(-3).flat())).toBeLessThanOrEqual(budget);
 
-    const settings = settingsOf({ mode: 'summarize', context_limit: 5, keep_last_n_turns: 5, token_budget: budget });
+    const settings = settingsOf({ mode: 'summarize', context_limit: 5, keep_last_n_turns: 5, token_budget: budget, low_water_pct: 1 });
     const result = await summarizeStrategy(inputOf(messages, settings, { fixedTokens: 200 }), async () => summary);
     expect(result.messages).toEqual([...pair, ...lastTwo]);
     expect(result.report.trimmed_turns).toBe(3);

@@ -1,10 +1,12 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { buildPromptMessages, buildSystemPrompt } from '../../src/agent/prompts';
+import { buildPromptMessages, buildSystemPrompt, formatKnowledge } from '../../src/agent/prompts';
 import { createGetUserProfileTool } from '../../src/agent/tools/get-user-profile';
 import { createLookupOrderTool } from '../../src/agent/tools/lookup-order';
 import { truncateToolOutput } from '../../src/memory/context';
 import { TokenCounter } from '../../src/memory/tokens';
-import { ExtractiveChatModel, OFFLINE_NOTICE } from '../../src/models/extractive-chat-model';
+import { ExtractiveChatModel, OFFLINE_NOTICE, orderLookupArguments } from '../../src/models/extractive-chat-model';
+import type { ConversationIdentity } from '../../src/agent/tools/conversation-customer';
+import type { OrderProofs } from '../../src/identity/order-proofs';
 import type { CommerceStore, OrderRecord } from '../../src/store/commerce-store';
 
 const TOOL_OUTPUT_MAX_CHARS = 4000;
@@ -36,18 +38,34 @@ const commerce: CommerceStore = {
   findOrder: async (orderId) => (orderId === ORDER.orderId ? ORDER : null),
   findCustomer: async () => null,
 };
-const lookupOrder = createLookupOrderTool(commerce);
+/**
+ * The order proofs need the database (tests/integration/customer-identity*); here
+ * the order's own verified customer asks, so the tool never reaches them.
+ */
+const NO_PROOFS = {
+  isProven: async () => false,
+  check: async () => {
+    throw new Error('no proof is checked in these tests');
+  },
+} as unknown as OrderProofs;
+const lookupOrder = createLookupOrderTool(commerce, NO_PROOFS);
+/** The run config of a conversation whose verified customer placed ORDER. */
+const asOwner = { configurable: { identity: identityOf('lukas@example.com') } };
+function identityOf(customer: string | null): ConversationIdentity {
+  return { verifiedCustomerId: customer, sessionId: 'offline-tools', clientAddress: null, stopTurn: () => {} };
+}
 const getUserProfile = createGetUserProfileTool(commerce);
 
 const counter = new TokenCounter('gpt-4o-mini');
 const offlineModel = () => new ExtractiveChatModel(counter);
 const withTools = () => offlineModel().bindTools([lookupOrder, getUserProfile]);
 
-const SYSTEM = buildSystemPrompt({ documents: [] });
+const SYSTEM = buildSystemPrompt({});
+const KNOWLEDGE = formatKnowledge([]);
 
 /** The prompt as the graph builds it: system, history, the question, then this turn's call and result (capped). */
 function prompt(question: string, turn: BaseMessage[] = [], history: Parameters<typeof buildPromptMessages>[0]['history'] = []): BaseMessage[] {
-  return buildPromptMessages({ system: SYSTEM, history, question, turn, toolOutputMaxChars: TOOL_OUTPUT_MAX_CHARS });
+  return buildPromptMessages({ system: SYSTEM, history, knowledge: KNOWLEDGE, question, turn, toolOutputMaxChars: TOOL_OUTPUT_MAX_CHARS });
 }
 
 /** This turn after the model called lookup_order and the tool answered. */
@@ -70,7 +88,22 @@ describe('the offline responder with tools', () => {
     const reply = await withTools().invoke(prompt('any news on zx 14440 please'));
     const args = reply.tool_calls![0]!.args as { order_id: string };
     expect(args.order_id).toBe('zx 14440');
-    expect(JSON.parse(await lookupOrder.invoke(args))).toMatchObject({ order_id: 'ZX-14440' });
+    expect(JSON.parse(await lookupOrder.invoke(args, asOwner))).toMatchObject({ order_id: 'ZX-14440' });
+  });
+
+  it('passes an e-mail address or postcode given with the order number as the proof of an anonymous lookup', async () => {
+    const reply = await withTools().invoke(prompt('Where is ZX-14440? My email is Lukas@Example.com.'));
+    expect(reply.tool_calls![0]!.args).toEqual({ order_id: 'ZX-14440', email: 'Lukas@Example.com' });
+    const cases: Array<[string, ReturnType<typeof orderLookupArguments>]> = [
+      ['order zx 43466, postcode 40121 thanks', { order_id: 'zx 43466', postcode: '40121' }],
+      ['ZX-14440 post code is T12 RX38', { order_id: 'ZX-14440', postcode: 'T12 RX38' }],
+      ['ZX-20918 zip: 80-831 please', { order_id: 'ZX-20918', postcode: '80-831' }],
+      ['ZX-45643 postcode 211 22', { order_id: 'ZX-45643', postcode: '211 22' }],
+      ['ZX-17496, postcode is 5003 and the parcel is late', { order_id: 'ZX-17496', postcode: '5003' }],
+      ['Where is my order ZX-14440?', { order_id: 'ZX-14440' }],
+      ['My email is lukas@example.com', null],
+    ];
+    for (const [message, args] of cases) expect({ message, args: orderLookupArguments(message) }).toEqual({ message, args });
   });
 
   it('gives every call its own id', async () => {
@@ -106,14 +139,14 @@ describe('the offline responder with tools', () => {
     };
 
     it('describes status, carrier, destination and the latest tracking event, and calls nothing more', async () => {
-      const output = await lookupOrder.invoke({ order_id: 'ZX-14440' });
+      const output = await lookupOrder.invoke({ order_id: 'ZX-14440' }, asOwner);
       const reply = await withTools().invoke(prompt('Where is my order ZX-14440?', afterLookup(output)));
       expect(reply.tool_calls).toEqual([]);
       expectOrderDescribed(reply.text);
     });
 
     it('still describes it when the JSON was cut off at TOOL_OUTPUT_MAX_CHARS', async () => {
-      const output = await lookupOrder.invoke({ order_id: 'ZX-14440' });
+      const output = await lookupOrder.invoke({ order_id: 'ZX-14440' }, asOwner);
       expect(output.length).toBeGreaterThan(2 * TOOL_OUTPUT_MAX_CHARS);
       const messages = prompt('Where is my order ZX-14440?', afterLookup(output));
       const seen = messages.at(-1)!.text;
@@ -126,8 +159,9 @@ describe('the offline responder with tools', () => {
     });
 
     it.each([
-      ['another customer’s order', { order_id: 'ZX-14440' }, { configurable: { user_id: 'someone.else@example.com' } }, 'belongs to a different customer account'],
-      ['an unknown order', { order_id: 'ZX-99999' }, {}, 'No order ZX-99999 was found.'],
+      ['another customer’s order', { order_id: 'ZX-14440' }, { configurable: { identity: identityOf('someone.else@example.com') } }, "is not on the signed-in customer's account"],
+      ['an anonymous visitor without proof', { order_id: 'ZX-14440' }, {}, 'not signed in to a customer account'],
+      ['an unknown order', { order_id: 'ZX-99999' }, asOwner, "Order ZX-99999 is not on the signed-in customer's account"],
       ['a malformed number', { order_id: 'order 12' }, {}, 'is not a Northwind Home order number'],
     ])('passes on the tool’s sentence for %s', async (_case, args, config, sentence) => {
       const output = await lookupOrder.invoke(args, config);
@@ -149,7 +183,7 @@ describe('the offline responder with tools', () => {
     });
 
     it('uses only this turn’s results: a lookup answered in an earlier turn is not answered again', async () => {
-      const output = await lookupOrder.invoke({ order_id: 'ZX-14440' });
+      const output = await lookupOrder.invoke({ order_id: 'ZX-14440' }, asOwner);
       const earlier = [
         new HumanMessage('Where is ZX-14440?'),
         ...afterLookup(output),

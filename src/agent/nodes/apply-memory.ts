@@ -1,5 +1,6 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { capToolOutput, type CountMessageTokens } from '../../memory/context';
+import { applyInputCeiling } from '../../memory/input-ceiling';
 import {
   compactStrategy,
   noneStrategy,
@@ -12,7 +13,7 @@ import {
 import type { Summarizer } from '../../memory/summarizer';
 import type { Logger } from '../../observability/logger';
 import type { ChatStore } from '../../store/types';
-import { buildSystemPrompt } from '../prompts';
+import { buildSystemPrompt, formatKnowledge } from '../prompts';
 import type { SupportStateType, SupportStateUpdate } from '../state';
 
 export interface ApplyMemoryOptions {
@@ -23,6 +24,8 @@ export interface ApplyMemoryOptions {
   store: Pick<ChatStore, 'saveSummary'>;
   /** The window the service loaded (window mode re-applies it to the capped messages). */
   windowLimits: { maxMessages: number; maxTokens: number };
+  /** MODEL_INPUT_MAX_TOKENS: the most one model call is sent, applied after the strategy. */
+  inputMaxTokens: number;
   logger: Logger;
 }
 
@@ -34,12 +37,10 @@ export interface ApplyMemoryOptions {
  */
 export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
   return async function applyMemory(state: SupportStateType, config: LangGraphRunnableConfig): Promise<SupportStateUpdate> {
-    const system = buildSystemPrompt({
-      instructions: options.instructions,
-      crossSessionMemory: state.cross_session_memory,
-      documents: state.retrieved_documents,
-    });
-    const fixedTokens = options.countTokens({ content: system }) + options.countTokens({ content: state.query });
+    const system = buildSystemPrompt({ instructions: options.instructions, crossSessionMemory: state.cross_session_memory });
+    const knowledge = formatKnowledge(state.retrieved_documents);
+    const fixedTokens =
+      options.countTokens({ content: system }) + options.countTokens({ content: knowledge }) + options.countTokens({ content: state.query });
     const input: StrategyInput = {
       messages: state.conversation_history.map((m) => capToolOutput(m, options.toolOutputMaxChars, options.countTokens)),
       state: state.memory_state,
@@ -89,8 +90,12 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
       }
     }
 
+    // The operator's ceiling, after whatever the strategy did.
+    result = applyInputCeiling(result, fixedTokens, options.inputMaxTokens);
+
     return {
       system_prompt: system,
+      knowledge_prompt: knowledge,
       model_history: result.messages,
       memory_report: result.report,
       compacted_by_tool: result.compactedByTool,

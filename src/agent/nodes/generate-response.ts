@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { AIMessage, BaseMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
@@ -30,6 +31,19 @@ export interface GenerateResponseOptions {
   logger: Logger;
   /** Each model call as a generation (model, token usage) of the request's trace. */
   tracing?: Tracing;
+  /** What an escalated answer ends with, asked at answer time (outside SUPPORT_HOURS it promises no person); default HUMAN_HANDOFF_OFFER. */
+  escalationOffer?: () => string;
+  /** Send OpenAI's prompt_cache_key (promptCacheKeyFor the session) with every call (OPENAI_PROMPT_CACHE_KEY, default on). */
+  sendPromptCacheKey?: boolean;
+}
+
+/**
+ * The conversation's prompt cache key: the same for every request of a session, so
+ * the provider routes them to where its prefix is cached. A hash, so the session id
+ * itself never leaves the service.
+ */
+export function promptCacheKeyFor(sessionId: string): string {
+  return `conv-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`;
 }
 
 /**
@@ -53,10 +67,12 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     const messages = buildPromptMessages({
       system: state.system_prompt,
       history: state.model_history,
+      knowledge: state.knowledge_prompt,
       question: state.query,
       turn: state.messages,
       toolOutputMaxChars: options.toolOutputMaxChars,
     });
+    const callOptions = options.sendPromptCacheKey ? { promptCacheKey: promptCacheKeyFor(state.session_id) } : {};
     const toolRounds = state.messages.filter((m) => m.getType() === 'ai').length;
     const pick = (choice: typeof primary) => (toolRounds < MAX_TOOL_ROUNDS ? choice.withTools : choice.plain);
 
@@ -66,13 +82,13 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     let degraded: string[] = [];
     try {
       reply = await traceModelCall(options.tracing, options.modelName, messages, () =>
-        invokeWithDeadline(pick(fellBackBefore ? fallback : primary), messages, config, options),
+        invokeWithDeadline(pick(fellBackBefore ? fallback : primary), messages, config, options, callOptions),
       );
     } catch (error) {
       const modelFailed = error instanceof ModelUnavailableError || error instanceof ModelTimeoutError;
       if (!fallback || fellBackBefore || !modelFailed || config.signal?.aborted) throw error;
       options.logger.warn({ err: error, cause: error.cause, session_id: state.session_id }, 'The model failed: the offline responder answers (MODEL_FALLBACK=offline)');
-      reply = await traceModelCall(options.tracing, options.modelName, messages, () => invokeWithDeadline(pick(fallback), messages, config, options));
+      reply = await traceModelCall(options.tracing, options.modelName, messages, () => invokeWithDeadline(pick(fallback), messages, config, options, callOptions));
       degraded = [DEGRADED_MODEL];
     }
     const usage = usageOf(reply);
@@ -92,7 +108,7 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     const groundedByTools = state.messages.some((m) => m.getType() === 'tool');
     const escalated = state.confidence < options.escalationThreshold && !groundedByTools;
     return {
-      response: escalated ? `${answer}\n\n${HUMAN_HANDOFF_OFFER}` : answer,
+      response: escalated ? `${answer}\n\n${options.escalationOffer?.() ?? HUMAN_HANDOFF_OFFER}` : answer,
       escalated,
       usage,
       degraded,
@@ -123,13 +139,15 @@ async function invokeWithDeadline(
   messages: BaseMessage[],
   config: LangGraphRunnableConfig,
   options: GenerateResponseOptions,
+  callOptions: { promptCacheKey?: string },
 ): Promise<AIMessage> {
   // Our own deadline, checked by its signal: the client's timeout errors are not
   // reliably recognisable (under some runtimes they surface as connection errors).
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = config.signal ? AbortSignal.any([config.signal, deadline]) : deadline;
   try {
-    return await model.invoke(messages, { ...config, signal });
+    // Call options beyond RunnableConfig (promptCacheKey) reach ChatOpenAI; other models ignore them.
+    return await model.invoke(messages, { ...config, signal, ...callOptions } as LangGraphRunnableConfig);
   } catch (error) {
     if (config.signal?.aborted) throw error;
     if (deadline.aborted) {

@@ -2,18 +2,41 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { Retriever } from '../../knowledge/retriever';
 import { EmbeddingUnavailableError } from '../../errors';
 import type { Logger } from '../../observability/logger';
+import type { RetrievedDocument } from '../../store/types';
 import { DEGRADED_KNOWLEDGE, type SupportStateType, type SupportStateUpdate } from '../state';
 
 /**
- * retrieve: the knowledge passages nearest to the question, and the confidence
- * they give (the best passage's similarity, clamped to 0–1; 0 when none matched).
+ * How much of its similarity a passage that shares no word with the search query
+ * lends to confidence. Meaning alone is weak evidence: measured offline, an
+ * off-topic question ("How do I fix the brakes on my car?") had a passage at 0.42
+ * by vectors alone, above most covered questions, while every off-topic question's
+ * best passage that also shared a word stayed at or below 0.22 (npm run eval:answers).
+ */
+export const VECTOR_ONLY_CONFIDENCE_FACTOR = 0.5;
+
+/**
+ * The confidence retrieval gives: the best passage's cosine similarity, clamped to
+ * 0–1 (0 when none matched), a passage found by its vector alone (no word in common
+ * with the query) counting at VECTOR_ONLY_CONFIDENCE_FACTOR of it. A passage found
+ * by words alone counts with its own similarity, so words never raise confidence
+ * by themselves and the escalation threshold stays on the embedder's scale.
+ * Passages from match_documents (no full-text side) count whole.
+ */
+export function retrievalConfidence(documents: RetrievedDocument[]): number {
+  const evidence = documents.map((d) => (d.fullTextRank === null ? d.similarity * VECTOR_ONLY_CONFIDENCE_FACTOR : d.similarity));
+  return Math.min(1, Math.max(0, ...evidence));
+}
+
+/**
+ * retrieve: the knowledge passages for the turn's search query (hybrid: words and
+ * meaning), and the confidence they give (retrievalConfidence).
  * When the embedding model is down it answers with no passages instead of failing.
  */
 export function makeRetrieveNode(retriever: Retriever, logger: Logger) {
   return async function retrieve(state: SupportStateType, config: LangGraphRunnableConfig): Promise<SupportStateUpdate> {
     let documents;
     try {
-      documents = await retriever.retrieve(state.query, config.signal);
+      documents = await retriever.retrieve(state.search_query?.text ?? state.query, config.signal);
     } catch (error) {
       if (!(error instanceof EmbeddingUnavailableError) || config.signal?.aborted) throw error;
       // Better an answer without the help center, marked low-confidence (so escalated),
@@ -21,7 +44,6 @@ export function makeRetrieveNode(retriever: Retriever, logger: Logger) {
       logger.warn({ err: error, session_id: state.session_id }, 'The embedding model is down: answering without the knowledge base');
       return { retrieved_documents: [], confidence: 0, degraded: [DEGRADED_KNOWLEDGE] };
     }
-    const best = documents[0]?.similarity ?? 0;
-    return { retrieved_documents: documents, confidence: Math.min(1, Math.max(0, best)) };
+    return { retrieved_documents: documents, confidence: retrievalConfidence(documents) };
   };
 }

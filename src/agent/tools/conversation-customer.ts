@@ -1,17 +1,42 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 
 /**
- * The customer this conversation belongs to, from the run config
- * (`configurable.user_id`, set by whoever invokes the graph); null for an
- * anonymous widget session. The tools decide what to share from this, never
- * from what the model passes, since the model's arguments come from the chat.
+ * Who the conversation is with, as the tools may rely on it: set by whoever
+ * invokes the graph (`configurable.identity`), never from what the model passes,
+ * since the model's arguments come from the chat.
  */
-export function conversationUserId(config: RunnableConfig | undefined): string | null {
-  const userId: unknown = config?.configurable?.user_id;
-  return typeof userId === 'string' && userId.trim() !== '' ? userId.trim() : null;
+export interface ConversationIdentity {
+  /** The customer a valid customer token vouched for on this request; null: anonymous, whatever user_id says. */
+  verifiedCustomerId: string | null;
+  sessionId: string;
+  /** The client's address, for the per-client limit on wrong order proofs; null when unknown. */
+  clientAddress: string | null;
+  /**
+   * Ends the turn with this error (an HTTP error the caller gets, such as 429):
+   * a tool's refusal that must reach the client, not only the model.
+   */
+  stopTurn(error: Error): void;
+}
+
+const ANONYMOUS: ConversationIdentity = {
+  verifiedCustomerId: null,
+  sessionId: '',
+  clientAddress: null,
+  stopTurn: (error) => {
+    throw error;
+  },
+};
+
+/** The run's identity; without one (a tool called directly), an anonymous visitor with no session. */
+export function conversationIdentity(config: RunnableConfig | undefined): ConversationIdentity {
+  const identity: unknown = config?.configurable?.identity;
+  return identity && typeof identity === 'object' ? (identity as ConversationIdentity) : ANONYMOUS;
 }
 
 /** Customer ids are e-mail addresses in practice: compare them as the shop does, ignoring case. */
 export function isSameCustomer(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
+
+/** How a visitor becomes a verified customer: said in every refusal of personal data. */
+export const SIGN_IN_HINT = 'To see their orders and account, the customer can sign in to their account on the shop and open the chat there.';

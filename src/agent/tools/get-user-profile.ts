@@ -1,23 +1,27 @@
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 import type { CommerceStore, CustomerProfile } from '../../store/commerce-store';
-import { conversationUserId, isSameCustomer } from './conversation-customer';
+import { conversationIdentity, isSameCustomer, SIGN_IN_HINT } from './conversation-customer';
 
 export const GET_USER_PROFILE = 'get_user_profile';
 
 /**
  * get_user_profile(user_id?): the conversation's own customer profile, with
- * purchase history, as pretty JSON. It answers only for the customer the
- * conversation belongs to (`configurable.user_id`): another id, or an anonymous
- * session, gets a refusal sentence and no data. user_id may be left out, since
- * the model often does not know the customer's id.
+ * purchase history, as pretty JSON. It answers only for a verified customer (a
+ * valid customer token on this request, `configurable.identity`): another id, an
+ * anonymous session or a user_id that was only claimed gets a refusal sentence
+ * that says how to sign in, and no data. user_id may be left out, since the
+ * model often does not know the customer's id.
  */
 export function createGetUserProfileTool(commerce: CommerceStore) {
   return tool(
     async ({ user_id }, config) => {
-      const customer = conversationUserId(config);
+      const customer = conversationIdentity(config).verifiedCustomerId;
       if (!customer) {
-        return 'This conversation is not signed in to a customer account, so no customer profile can be shared. Ask the customer to sign in; an order can still be looked up by its order number.';
+        return (
+          `This conversation is not signed in to a customer account, so no customer profile or order history can be shared. ${SIGN_IN_HINT} ` +
+          'Without signing in, one order can be looked up with its order number and the e-mail address or delivery postcode used for it.'
+        );
       }
       const requested = user_id?.trim() || customer;
       if (!isSameCustomer(requested, customer)) {

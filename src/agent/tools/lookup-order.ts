@@ -1,7 +1,9 @@
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 import type { CommerceStore, OrderRecord } from '../../store/commerce-store';
-import { conversationUserId, isSameCustomer } from './conversation-customer';
+import { OrderProofLimitError } from '../../errors';
+import type { OrderProofs, ProofOutcome } from '../../identity/order-proofs';
+import { conversationIdentity, isSameCustomer, SIGN_IN_HINT } from './conversation-customer';
 
 export const LOOKUP_ORDER = 'lookup_order';
 
@@ -15,42 +17,69 @@ export function normalizeOrderId(text: string): string | null {
 }
 
 /**
- * lookup_order(order_id): the order as pretty JSON, tracking newest first.
- * Answers in a sentence, never by throwing, when the number is malformed or
- * unknown, or when the order belongs to another customer than the conversation's
- * (`configurable.user_id`). Without a signed-in customer, the order number alone
- * is enough, as on the shop's tracking page.
+ * lookup_order(order_id, email?, postcode?): the order as pretty JSON, tracking
+ * newest first, for whoever may see it: the verified customer who placed it (a
+ * customer token, `configurable.identity`), or a visitor who proved it in this
+ * session with the e-mail address or delivery postcode on the order. Anyone else
+ * gets a sentence, never data, and the same sentence whether the order exists or
+ * not, so order numbers cannot be walked through. A proof that does not match
+ * says only that. Too many of those (OrderProofs) stop the turn with a 429.
  */
-export function createLookupOrderTool(commerce: CommerceStore) {
+export function createLookupOrderTool(commerce: CommerceStore, proofs: OrderProofs) {
   return tool(
-    async ({ order_id }, config) => {
+    async ({ order_id, email, postcode }, config) => {
       const orderId = normalizeOrderId(order_id);
       if (!orderId) {
         return `${quoteShort(order_id)} is not a Northwind Home order number. Order numbers look like ZX-14440: "ZX", a hyphen and five digits.`;
       }
-      const order = await commerce.findOrder(orderId);
-      if (!order) return `No order ${orderId} was found. Check the number on the confirmation e-mail.`;
-
-      const customer = conversationUserId(config);
-      if (customer && order.userId && !isSameCustomer(customer, order.userId)) {
-        return `Order ${orderId} belongs to a different customer account than the one in this conversation, so its details cannot be shared here. Ask the customer to check the order number, or to sign in with the account that placed the order.`;
+      const identity = conversationIdentity(config);
+      const customer = identity.verifiedCustomerId;
+      if (customer) {
+        const order = await commerce.findOrder(orderId);
+        if (order?.userId && isSameCustomer(customer, order.userId)) return JSON.stringify(presentOrder(order), null, 2);
       }
-      return JSON.stringify(presentOrder(order), null, 2);
+      if (identity.sessionId && (await proofs.isProven(identity.sessionId, orderId))) {
+        const order = await commerce.findOrder(orderId);
+        if (order) return JSON.stringify(presentOrder(order), null, 2);
+      }
+
+      const proof = { email: email?.trim() || undefined, postcode: postcode?.trim() || undefined };
+      if (!proof.email && !proof.postcode) {
+        const why = customer ? `Order ${orderId} is not on the signed-in customer's account.` : `This conversation is not signed in to a customer account.`;
+        const hint = customer ? '' : ` ${SIGN_IN_HINT}`;
+        return `${why} To look up order ${orderId}, ask the customer for the e-mail address or the delivery postcode used for it, then look it up again with that detail.${hint}`;
+      }
+      let outcome: ProofOutcome;
+      try {
+        outcome = await proofs.check({ sessionId: identity.sessionId, clientAddress: identity.clientAddress, orderId, ...proof });
+      } catch (error) {
+        if (!(error instanceof OrderProofLimitError)) throw error;
+        identity.stopTurn(error);
+        return `Too many lookups with details that did not match: no more order lookups are possible for now. ${SIGN_IN_HINT}`;
+      }
+      if (outcome === 'mismatch') {
+        return `The details given cannot be matched to order ${orderId}, so nothing about it can be shared. Ask the customer to check the order number and the e-mail address or postcode on the order confirmation.`;
+      }
+      const order = await commerce.findOrder(orderId);
+      return order ? JSON.stringify(presentOrder(order), null, 2) : `Order ${orderId} could not be read just now.`;
     },
     {
       name: LOOKUP_ORDER,
       description:
         'Look up a Northwind Home order by its order number (like ZX-14440). Returns the status, carrier, ship date, ' +
         'destination city, items and the carrier tracking events, newest first. Use it when the customer asks where ' +
-        'an order is, what it contains, or what happened to a delivery.',
+        'an order is, what it contains, or what happened to a delivery. Unless the order is on the signed-in ' +
+        "customer's account, it needs the e-mail address or the delivery postcode on the order, exactly as the customer wrote it.",
       schema: z.object({
         order_id: z.string().describe('The order number as the customer gave it, e.g. "ZX-14440".'),
+        email: z.string().max(254).optional().describe('The e-mail address the customer gave for this order, if any. Never guess it.'),
+        postcode: z.string().max(20).optional().describe('The delivery postcode the customer gave for this order, if any. Never guess it.'),
       }),
     },
   );
 }
 
-/** What the model sees: snake_case like the shop's API, no customer identity (anonymous lookups are allowed). */
+/** What the model sees: snake_case like the shop's API, no customer identity, e-mail address or postcode. */
 function presentOrder(order: OrderRecord) {
   return {
     order_id: order.orderId,

@@ -1,7 +1,11 @@
 import { Router, type Request, type Response } from 'express';
 import type { ChatOutcome, ChatRequest, ChatService, StageTimings } from '../../chat/chat-service';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotentRequests, type IdempotentStart } from '../../chat/idempotency';
-import { AppError, NotFoundError, UnauthorizedError } from '../../errors';
+import { authorOf, handoffOf, type HandoffService, type QueuedMessage } from '../../chat/handoff';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, idempotencyScope, IdempotentRequests, type IdempotentStart } from '../../chat/idempotency';
+import { isSameCustomer } from '../../agent/tools/conversation-customer';
+import { AppError, CustomerMismatchError, NotFoundError, UnauthorizedError } from '../../errors';
+import { CUSTOMER_TOKEN_HEADER, type CustomerTokenVerifier } from '../../identity/customer-token';
+import { publicStrategyRefusal } from '../../memory/input-ceiling';
 import type { Logger } from '../../observability/logger';
 import type { AnswerFeedback, FeedbackStore } from '../../store/feedback-store';
 import type { ChatStore, IdempotencyClaimToken, StoredMessage } from '../../store/types';
@@ -16,8 +20,12 @@ export interface ChatRoutesParts {
   store: ChatStore;
   agentApiKey: string;
   sessionTokens: SessionTokens;
+  /** Checks X-Customer-Token, the shop's signed word for who its customer is. */
+  customerTokens: CustomerTokenVerifier;
   messageMaxChars: number;
   historyLimitMax: number;
+  /** MODEL_INPUT_MAX_TOKENS: a public caller's strategy may not ask for more. */
+  modelInputMaxTokens: number;
   agentTypes: string[];
   /** How often a stream sends a comment line while the answer is being made. */
   streamHeartbeatMs: number;
@@ -25,6 +33,8 @@ export interface ChatRoutesParts {
   idempotency: IdempotentRequests;
   /** Customers' ratings of answers, shown with each answer (POST /chat/feedback stores them). */
   feedback: FeedbackStore;
+  /** Human takeover: a customer's message to a conversation a person holds is stored and answered 202, without the model. */
+  handoff: HandoffService;
   logger: Logger;
 }
 
@@ -45,12 +55,18 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     parts.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER)) || isAgent(req);
 
   /** The validated request, or a 4xx before anything is answered or stored. */
-  const readChatRequest = (req: Request): ChatRequest => {
+  const readChatRequest = async (req: Request): Promise<ChatRequest> => {
     if (!req.is('application/json')) {
       throw new AppError(415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
     }
     const body = parseInput(chatBody, req.body);
+    // The widget is public: its strategies stay within the operator's ceilings (the agent key may use the full range).
+    const refusal = body.memory_strategy && !isAgent(req) ? publicStrategyRefusal(body.memory_strategy, parts.modelInputMaxTokens) : null;
+    if (refusal) throw new AppError(403, 'memory_strategy_not_allowed', refusal);
+    const customer = await verifiedCustomer(req, body.user_id);
     return {
+      customerId: customer,
+      clientAddress: req.ip,
       message: body.message,
       sessionId: body.session_id,
       mayContinueSession: body.session_id !== undefined && provesSession(req, body.session_id),
@@ -59,6 +75,20 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
       memoryStrategy: body.memory_strategy,
       memoryInjection: body.memory_injection,
     };
+  };
+
+  /**
+   * The customer X-Customer-Token vouches for (401 when it is sent but not valid);
+   * undefined without one. A user_id in the body must then be that customer (403).
+   */
+  const verifiedCustomer = async (req: Request, userId: string | undefined): Promise<string | undefined> => {
+    const token = req.get(CUSTOMER_TOKEN_HEADER);
+    if (token === undefined) return undefined;
+    const { customerId } = await parts.customerTokens.verify(token.trim());
+    if (userId !== undefined && !isSameCustomer(userId, customerId)) {
+      throw new CustomerMismatchError('user_id is not the customer the X-Customer-Token was issued for: leave user_id out, or send the same id.');
+    }
+    return customerId;
   };
 
   /**
@@ -78,10 +108,23 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
    * or the claim to run this one. Without: run it. Answered before any stream starts,
    * so 400/409/422 are plain JSON.
    */
-  const startChat = async (req: Request): Promise<IdempotentStart | { request: ChatRequest; claim?: undefined }> => {
-    const request = readChatRequest(req);
+  const startChat = async (req: Request): Promise<IdempotentStart | { request: ChatRequest; claim?: undefined } | { queued: QueuedMessage }> => {
+    const request = await readChatRequest(req);
+    // A person holds the conversation: store the message for them, call no model. A
+    // signed-in customer is checked against the session's as for any message (403).
+    if (request.sessionId && request.mayContinueSession) {
+      if (request.customerId) await parts.chatService.bindCustomer(request.sessionId, request.customerId);
+      const queued = await parts.handoff.queueIfHeld(request.sessionId, request.message);
+      if (queued) return { queued };
+    }
     const key = IdempotentRequests.readKey(req.get(IDEMPOTENCY_KEY_HEADER));
-    return key ? parts.idempotency.begin(key, request) : { request };
+    if (!key) return { request };
+    const scope = idempotencyScope({
+      agent: isAgent(req),
+      customerId: request.customerId,
+      provenSessionId: request.sessionId !== undefined && request.mayContinueSession ? request.sessionId : undefined,
+    });
+    return parts.idempotency.begin(key, request, scope);
   };
   /** Runs the chat; a claimed key is given up when it fails, so that a retry runs again. */
   const runChat = (start: { request: ChatRequest; claim?: IdempotencyClaimToken }, work: (request: ChatRequest) => Promise<ChatOutcome>) =>
@@ -89,6 +132,10 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
 
   router.post('/chat', async (req, res) => {
     const start = await startChat(req);
+    if ('queued' in start) {
+      res.status(202).json(start.queued);
+      return;
+    }
     if ('replay' in start) {
       res.set(IDEMPOTENT_REPLAYED_HEADER, 'true').json(replayed(req, start.replay));
       return;
@@ -101,6 +148,12 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
 
   router.post('/chat/stream', async (req, res) => {
     const start = await startChat(req);
+    if ('queued' in start) {
+      // Nothing to stream: one `queued` event, and the person's reply comes on the conversation's event stream.
+      res.writeHead(202, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform' });
+      res.end(`event: queued\ndata: ${JSON.stringify(start.queued)}\n\n`);
+      return;
+    }
     const abort = abortOnHangUp(res);
     // The stream opens with its first event (or heartbeat): a request refused before
     // that (no access to the session, database down) still gets a plain status and JSON.
@@ -164,6 +217,10 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     res.json({
       session_id: sessionId,
       escalated: session.escalated,
+      handler: session.handler,
+      agent_name: session.agentName,
+      // Whether people answer now (SUPPORT_HOURS), so the widget promises a person only when one can follow up.
+      support: parts.handoff.availability(),
       // The customer's view: their messages and the answers (with their own rating), no tool traffic.
       messages: messages.filter(isCustomerVisible).map((m) => withFeedback(toMessageItem(m), m, ratings)),
     });
@@ -171,7 +228,14 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
 
   router.get('/chat/sessions', agentOnly, async (req, res) => {
     const query = parseInput(sessionsQuery, req.query);
-    const page = await parts.store.listSessions({ text: query.q, escalated: query.escalated, limit: query.limit, after: query.cursor });
+    const page = await parts.store.listSessions({
+      text: query.q,
+      escalated: query.escalated,
+      handler: query.handler,
+      waiting: query.waiting,
+      limit: query.limit,
+      after: query.cursor,
+    });
     res.json({
       sessions: page.sessions.map((s) => ({
         session_id: s.sessionId,
@@ -181,6 +245,10 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
         last_message: s.lastMessage,
         message_count: s.messageCount,
         escalated: s.escalated,
+        handler: s.handler,
+        agent_name: s.agentName,
+        waiting: s.waitingSince !== null && s.handler === 'bot',
+        waiting_since: s.waitingSince?.toISOString() ?? null,
         memory_strategy: s.memorySetting?.strategy ?? null,
         created_at: s.createdAt.toISOString(),
         updated_at: s.updatedAt.toISOString(),
@@ -194,10 +262,22 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     const { limit } = parseInput(historyQuery, req.query);
     const session = await parts.store.getSession(sessionId);
     if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
-    const [messages, ratings] = await Promise.all([parts.store.listRecentMessages(sessionId, limit), parts.feedback.forSession(sessionId)]);
+    const [messages, ratings, usage] = await Promise.all([
+      parts.store.listRecentMessages(sessionId, limit),
+      parts.feedback.forSession(sessionId),
+      parts.store.sessionUsage(sessionId),
+    ]);
     res.json({
       session_id: sessionId,
       messages: messages.map((m) => withFeedback(toHistoryItem(m), m, ratings)),
+      // The whole conversation's answers (not only this page): tokens, cached tokens and the estimated cost.
+      usage: {
+        answers: usage.answers,
+        prompt_tokens: usage.promptTokens,
+        cached_tokens: usage.cachedTokens,
+        completion_tokens: usage.completionTokens,
+        ...(usage.cost !== null && { cost: usage.cost, priced_answers: usage.pricedAnswers }),
+      },
       count: messages.length,
       total: session.messageCount,
     });
@@ -225,18 +305,22 @@ function serverTiming(stages: StageTimings): string {
     .join(', ');
 }
 
-function isCustomerVisible(m: StoredMessage): boolean {
-  return m.role === 'user' || (m.role === 'assistant' && !m.toolCalls?.length);
+/** The customer sees their messages, the answers (the bot's and people's) and the notes of a person joining or leaving; no tool traffic. */
+export function isCustomerVisible(m: StoredMessage): boolean {
+  return m.role === 'user' || (m.role === 'assistant' && !m.toolCalls?.length) || handoffOf(m) !== null;
 }
 
 /** What the customer and the agents both see of a message. */
-function toMessageItem(m: StoredMessage) {
+export function toMessageItem(m: StoredMessage) {
   const sources = m.metadata['sources'];
+  const handoff = handoffOf(m);
   return {
     id: m.id,
     seq: m.seq,
     role: m.role,
     content: m.content,
+    author: authorOf(m),
+    ...(handoff && { handoff }),
     timestamp: m.createdAt.toISOString(),
     ...(m.escalated !== null && { escalated: m.escalated }),
     ...(Array.isArray(sources) && { sources }),
@@ -251,7 +335,7 @@ function withFeedback<T extends object>(item: T, m: StoredMessage, ratings: Map<
 }
 
 /** A stored message as the review endpoints show it: everything, tool traffic included. */
-function toHistoryItem(m: StoredMessage) {
+export function toHistoryItem(m: StoredMessage) {
   return {
     ...toMessageItem(m),
     token_count: m.tokenCount,
@@ -259,5 +343,24 @@ function toHistoryItem(m: StoredMessage) {
     ...(m.toolCalls?.length && { tool_calls: m.toolCalls }),
     ...(m.toolCallId !== null && { tool_call_id: m.toolCallId }),
     ...(m.name !== null && { name: m.name }),
+    ...answerUsage(m),
+  };
+}
+
+/** An answer's token usage (cached tokens included) and estimated cost, as stored with it. */
+function answerUsage(m: StoredMessage) {
+  const usage = m.metadata['usage'];
+  const cost = m.metadata['cost'];
+  if (m.role !== 'assistant' || typeof usage !== 'object' || usage === null) return {};
+  const tokens = usage as Record<string, unknown>;
+  const count = (key: string) => (typeof tokens[key] === 'number' ? tokens[key] : 0);
+  return {
+    usage: {
+      prompt_tokens: count('prompt_tokens'),
+      completion_tokens: count('completion_tokens'),
+      total_tokens: count('total_tokens'),
+      cached_tokens: count('cached_tokens'),
+    },
+    ...(typeof cost === 'number' && { cost }),
   };
 }

@@ -25,7 +25,7 @@ export interface FeedbackRoutesParts {
   logger: Logger;
 }
 
-const feedbackSchema = z.strictObject({
+export const feedbackRequestSchema = z.strictObject({
   session_id: sessionIdSchema,
   message_id: z.uuid({ error: 'message_id must be the id of an answer (a UUID), as chat responses and the history give it' }),
   rating: z.enum(['up', 'down'], { error: 'rating must be "up" or "down"' }),
@@ -60,7 +60,7 @@ export function feedbackRoutes(parts: FeedbackRoutesParts): Router {
     if (!req.is('application/json')) {
       throw new AppError(415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
     }
-    const body = parseInput(feedbackSchema, req.body);
+    const body = parseInput(feedbackRequestSchema, req.body);
     if (!parts.sessionTokens.verify(body.session_id, req.get(SESSION_TOKEN_HEADER)) && !holdsAgentKey(req, res)) {
       throw new UnauthorizedError('Send the session token this conversation was given in the X-Session-Token header.');
     }
@@ -82,7 +82,8 @@ export function feedbackRoutes(parts: FeedbackRoutesParts): Router {
         name: FEEDBACK_SCORE_NAME,
         value: feedback.rating === 'up' ? 1 : 0,
         dataType: 'BOOLEAN',
-        ...(comment && { comment }),
+        // The customer's words: sent only when personal data may be captured.
+        ...(comment && parts.tracing.capturePersonalData && { comment }),
       });
     }
     // The comment is the customer's words: not at info level.

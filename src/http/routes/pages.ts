@@ -9,7 +9,22 @@ export const DEFAULT_PUBLIC_DIR = path.resolve(__dirname, '../../../public');
 export interface PagesOptions {
   /** The built pages: index.html, review.html, widget.js, review.js and their stylesheets. */
   publicDir: string;
+  /** The demo's signed-in customer; absent (a shop's real secret is configured): the page shows the anonymous visitor only. */
+  demoShop?: DemoShop;
 }
+
+/**
+ * The demo shop's backend: it knows its signed-in customer and signs their token
+ * with the demo secret, as a real shop's backend signs with CUSTOMER_IDENTITY_SECRET.
+ */
+export interface DemoShop {
+  customerName: string;
+  signCustomerToken(): Promise<string>;
+}
+
+/** Where index.html marks the demo's account bar. */
+const DEMO_ACCOUNT_MARK = '<!-- demo-account -->';
+const WIDGET_TAG = '<script src="/widget.js"';
 
 /**
  * Our own pages allow only our own scripts and requests. Inline styles stay
@@ -32,7 +47,26 @@ export function pagesRoutes(options: PagesOptions): Router {
   const router = Router();
   const sendPage = (file: string) => (_req: unknown, res: Response) => sendBuilt(res, options.publicDir, file, PAGE_SECURITY_HEADERS);
 
-  router.get('/', sendPage('index.html'));
+  const demoShop = options.demoShop;
+  if (demoShop) {
+    // Both modes of the demo: an anonymous visitor (/), and a signed-in customer whose
+    // token the "shop" renders into the widget's tag, as a shop's own page template would.
+    router.get('/', async (_req, res) => {
+      const page = await readBuilt(options.publicDir, 'index.html');
+      const bar = `<p class="demo-account">Browsing as a guest. <a href="/demo/signed-in">Sign in as ${escapeHtml(demoShop.customerName)} (demo)</a></p>`;
+      res.set({ 'Cache-Control': 'no-cache', ...PAGE_SECURITY_HEADERS }).type('html').send(page.replace(DEMO_ACCOUNT_MARK, bar));
+    });
+    router.get('/demo/signed-in', async (_req, res) => {
+      const page = await readBuilt(options.publicDir, 'index.html');
+      const token = await demoShop.signCustomerToken();
+      const bar = `<p class="demo-account">Signed in as <strong>${escapeHtml(demoShop.customerName)}</strong> (demo). <a href="/">Sign out</a></p>`;
+      const html = page.replace(DEMO_ACCOUNT_MARK, bar).replace(WIDGET_TAG, `${WIDGET_TAG} data-user-token="${escapeHtml(token)}"`);
+      // The page carries a token: no cache may keep it.
+      res.set({ 'Cache-Control': 'no-store', ...PAGE_SECURITY_HEADERS }).type('html').send(html);
+    });
+  } else {
+    router.get('/', sendPage('index.html'));
+  }
   router.get('/review', sendPage('review.html'));
   // Shops load widget.js from their own pages, so it may be used cross-origin.
   router.get('/widget.js', (_req, res) =>
@@ -68,6 +102,18 @@ async function sendBuilt(res: Response, publicDir: string, file: string, headers
       else resolve();
     }),
   );
+}
+
+async function readBuilt(publicDir: string, file: string): Promise<string> {
+  const filePath = path.join(publicDir, file);
+  if (!(await exists(filePath))) {
+    throw new AppError(503, 'pages_not_built', `The web pages are not built yet: run \`npm run build\` (\`npm start\` does it first). Missing: ${file}`);
+  }
+  return fs.promises.readFile(filePath, 'utf8');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 async function exists(filePath: string): Promise<boolean> {

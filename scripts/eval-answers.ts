@@ -1,0 +1,211 @@
+/**
+ * Answer-quality evaluation (not a test): does a customer's turn reach the article
+ * that answers it, is it escalated when it should be (and only then), and does the
+ * answer state the fact? Replays labelled dialogues through the real service and
+ * records the tables in BENCHMARKS.md (its own section).
+ *
+ *   npm run eval:answers                 offline (no key: the embedded default)
+ *   npm run eval:answers -- --with-model with OPENAI_API_KEY (and OPENAI_BASE_URL, …) from the environment
+ *   npm run eval:answers -- --mtrag <dir> mtrag-cloud from another folder
+ *
+ * Two sets:
+ * - eval/help-center-dialogues.jsonl: this repository's dialogues over knowledge/help-center
+ *   (first questions, follow-ups, topic changes, paraphrases, order questions, off-topic);
+ * - ../shared/eval/mtrag-cloud (beside the repository, skipped when absent): MTRAG's
+ *   human-written IBM Cloud conversations, R@1 and R@3 on first and later turns.
+ *
+ * Progress goes to stderr; tables go to stdout and the file.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  escalationScores,
+  loadDialogues,
+  loadMtragDialogues,
+  runDialogues,
+  scoreTurns,
+  startEvaluatedService,
+  TURN_TYPES,
+  wilsonInterval,
+  type TurnResult,
+} from './lib/answer-eval';
+import { writeMarkedSection } from './lib/benchmarks-file';
+import { REWRITE_INSTRUCTIONS, rewriteRequest } from '../src/knowledge/query-rewriter';
+import { standsAlone } from '../src/knowledge/search-query';
+import { TokenCounter } from '../src/memory/tokens';
+
+const REPO = path.resolve(__dirname, '..');
+const BENCHMARKS_FILE = path.join(REPO, 'BENCHMARKS.md');
+const SECTION = { start: '<!-- eval-answers:start -->', end: '<!-- eval-answers:end -->' };
+const DIALOGUES_FILE = path.join(REPO, 'eval/help-center-dialogues.jsonl');
+const HELP_CENTER_DIR = path.join(REPO, 'knowledge/help-center');
+const mtragArg = process.argv.indexOf('--mtrag');
+// Beside the repository by default; `--mtrag <dir>` for a checkout elsewhere (a worktree).
+const MTRAG_DIR = mtragArg > 0 && process.argv[mtragArg + 1] ? path.resolve(process.argv[mtragArg + 1]!) : path.join(REPO, '../shared/eval/mtrag-cloud');
+
+const withModel = process.argv.includes('--with-model');
+const COMMAND = `npm run eval:answers${withModel ? ' -- --with-model' : ''}`;
+
+function progress(message: string): void {
+  process.stderr.write(`[eval:answers] ${message}\n`);
+}
+
+const pct = (n: number, d: number) => (d === 0 ? '–' : `${((100 * n) / d).toFixed(0)}%`);
+const interval = (n: number, d: number) => {
+  const [low, high] = wilsonInterval(n, d);
+  return `${(100 * low).toFixed(0)}–${(100 * high).toFixed(0)}%`;
+};
+
+/** The environment of the evaluated service: offline unless --with-model, settings otherwise as given. */
+function serviceEnv(): Record<string, string | undefined> {
+  const env = { ...process.env };
+  if (!withModel) delete env['OPENAI_API_KEY'];
+  else if (!env['OPENAI_API_KEY']) throw new Error('--with-model needs OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)');
+  for (const key of ['DATABASE_URL', 'SUPABASE_URL', 'SUPABASE_SERVICE_ROLE_KEY', 'LANGFUSE_PUBLIC_KEY', 'LANGFUSE_SECRET_KEY']) delete env[key];
+  return env;
+}
+
+async function evaluateHelpCenter(): Promise<{ table: string[]; results: TurnResult[] }> {
+  const dialogues = loadDialogues(DIALOGUES_FILE);
+  const turns = dialogues.reduce((sum, d) => sum + d.turns.length, 0);
+  progress(`help center: ${dialogues.length} dialogues, ${turns} turns`);
+  const service = await startEvaluatedService(HELP_CENTER_DIR, serviceEnv());
+  let results: TurnResult[];
+  try {
+    results = await runDialogues(service.deps, dialogues, (done, total, rs) => {
+      const misses = rs.filter((r) => r.turn.article && (r.rank === null || r.rank > 3)).length;
+      progress(`  ${done}/${total} ${dialogues[done - 1]!.id}: ${rs.length} turns, ${misses} missed top 3, ${rs.filter((r) => r.escalated).length} escalated`);
+    });
+  } finally {
+    await service.close();
+  }
+
+  const table = [
+    '| turn type | turns | hit@1 | hit@3 | MRR | escalated | fact stated |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const type of TURN_TYPES) {
+    const s = scoreTurns(results.filter((r) => r.turn.type === type));
+    if (s.turns === 0) continue;
+    table.push(
+      `| ${type} | ${s.turns} | ${pct(s.hitAt1, s.labelled)} | ${pct(s.hitAt3, s.labelled)} | ${s.labelled ? (s.mrr / s.labelled).toFixed(2) : '–'} | ${pct(s.escalated, s.turns)} (${s.escalated}) | ${pct(s.factStated, s.withFact)} |`,
+    );
+  }
+  const all = scoreTurns(results);
+  table.push(`| **all** | ${all.turns} | ${pct(all.hitAt1, all.labelled)} | ${pct(all.hitAt3, all.labelled)} | ${(all.mrr / all.labelled).toFixed(2)} | ${pct(all.escalated, all.turns)} (${all.escalated}) | ${pct(all.factStated, all.withFact)} |`);
+  const e = escalationScores(results);
+  table.push(
+    '',
+    `Escalation (positives: the ${e.offTopic} off-topic turns): precision ${pct(e.truePositives, e.escalated)} (${e.truePositives}/${e.escalated}), recall ${pct(e.truePositives, e.offTopic)} (${e.truePositives}/${e.offTopic}).`,
+  );
+  const missed = results.filter((r) => r.turn.article && (r.rank === null || r.rank > 3));
+  if (missed.length > 0) {
+    table.push('', 'Turns whose article was not in the top 3:', '', '| dialogue | turn | type | said | labelled | cited | searched with |', '| --- | ---: | --- | --- | --- | --- | --- |');
+    for (const r of missed) {
+      table.push(`| ${r.dialogue} | ${r.index + 1} | ${r.turn.type} | ${r.turn.user} | ${r.turn.article} | ${r.cited.join(', ') || '(none)'} | ${r.retrievalQuery ?? '–'} |`);
+    }
+  }
+  table.push('', rewriteCost(dialogues, results));
+  const wronglyEscalated = results.filter((r) => r.escalated && r.turn.type !== 'off_topic');
+  const wronglyAnswered = results.filter((r) => !r.escalated && r.turn.type === 'off_topic');
+  for (const [title, rows] of [['Covered turns escalated', wronglyEscalated], ['Off-topic turns not escalated', wronglyAnswered]] as const) {
+    if (rows.length === 0) continue;
+    table.push('', `${title}:`, '', '| dialogue | turn | type | said | confidence |', '| --- | ---: | --- | --- | ---: |');
+    for (const r of rows) table.push(`| ${r.dialogue} | ${r.index + 1} | ${r.turn.type} | ${r.turn.user} | ${r.confidence} |`);
+  }
+  return { table, results };
+}
+
+/**
+ * The rewrite's hidden cost on a set, without a model: which turns would call it
+ * (QUERY_REWRITE=model calls it for a later turn that does not stand alone) and the
+ * tokens of its prompt, counted as gpt-4o-mini counts them; the answers are taken as
+ * the responder gave them offline.
+ */
+function rewriteCost(dialogues: ReturnType<typeof loadDialogues>, results: TurnResult[]): string {
+  const answers = new Map(results.map((r) => [`${r.dialogue}#${r.index}`, r.response]));
+  const counter = new TokenCounter('gpt-4o-mini');
+  let turns = 0;
+  const promptTokens: number[] = [];
+  for (const d of dialogues) {
+    const earlier: { role: string; content: string }[] = [];
+    for (const [index, turn] of d.turns.entries()) {
+      turns += 1;
+      if (earlier.length > 0 && !standsAlone(turn.user)) {
+        promptTokens.push(counter.countText(REWRITE_INSTRUCTIONS) + counter.countText(rewriteRequest(turn.user, earlier)) + 6);
+      }
+      earlier.push({ role: 'user', content: turn.user }, { role: 'assistant', content: answers.get(`${d.id}#${index}`) ?? '' });
+    }
+  }
+  const mean = promptTokens.reduce((a, b) => a + b, 0) / Math.max(1, promptTokens.length);
+  return `The rewrite's hidden cost (QUERY_REWRITE=model, the default with a key): one extra model call on ${promptTokens.length} of ${turns} turns (${pct(promptTokens.length, turns)}: the later turns that do not stand alone), each with a prompt of ${mean.toFixed(0)} tokens on average (max ${Math.max(0, ...promptTokens)}; gpt-4o-mini's tokenizer, the offline answers as the agent's turns) and an answer of a search query (about 10–20 tokens). Its latency is the \`rewrite\` stage of Server-Timing.`;
+}
+
+async function evaluateMtrag(): Promise<string[]> {
+  if (!fs.existsSync(path.join(MTRAG_DIR, 'cases.jsonl'))) {
+    progress(`mtrag-cloud: not found at ${MTRAG_DIR}; skipped`);
+    return [`mtrag-cloud was not found at \`../shared/eval/mtrag-cloud\`: skipped.`];
+  }
+  const dialogues = loadMtragDialogues(MTRAG_DIR);
+  progress(`mtrag-cloud: ingesting ${fs.readdirSync(path.join(MTRAG_DIR, 'docs')).length} documents (minutes with the sentence encoder, 75 ms a chunk)`);
+  const service = await startEvaluatedService(path.join(MTRAG_DIR, 'docs'), serviceEnv());
+  let results: TurnResult[];
+  try {
+    results = await runDialogues(service.deps, dialogues, (done, total, rs) => {
+      const hits = rs.filter((r) => r.rank !== null && r.rank <= 3).length;
+      progress(`  ${done}/${total} ${dialogues[done - 1]!.id.slice(0, 12)}…: ${hits}/${rs.length} in top 3`);
+    });
+  } finally {
+    await service.close();
+  }
+  const table = ['| turns | n | R@1 | R@3 | R@3 95% interval |', '| --- | ---: | ---: | ---: | --- |'];
+  for (const [label, rows] of [
+    ['first turns', results.filter((r) => r.turn.type === 'first')],
+    ['later turns', results.filter((r) => r.turn.type !== 'first')],
+    ['all', results],
+  ] as const) {
+    const s = scoreTurns(rows);
+    table.push(`| ${label} | ${s.labelled} | ${pct(s.hitAt1, s.labelled)} | ${pct(s.hitAt3, s.labelled)} | ${interval(s.hitAt3, s.labelled)} |`);
+  }
+  return table;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const helpCenter = await evaluateHelpCenter();
+  const mtrag = await evaluateMtrag();
+  const latencies = helpCenter.results.map((r) => r.latencyMs).sort((a, b) => a - b);
+  const median = latencies[Math.floor(latencies.length / 2)] ?? 0;
+
+  const body = [
+    '## `npm run eval:answers` (scripts/eval-answers.ts)',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.cpus().length} cores, Node ${process.version}`,
+    `- Command: \`${COMMAND}\` (${withModel ? 'with the configured model' : 'offline: the embedded default, no key'})`,
+    '',
+    'Each dialogue is one session; every turn is a request to the real ChatService (PGlite in memory, the seed knowledge ingested). A turn hits at k when its labelled article is among the first k documents the answer cites. Escalated: the answer offered a person. Fact stated: the answer contains the labelled phrase (offline, the extractive responder quotes passages).',
+    '',
+    '### Our dialogues (eval/help-center-dialogues.jsonl over knowledge/help-center)',
+    '',
+    ...helpCenter.table,
+    '',
+    `Median time per turn: ${median.toFixed(1)} ms.`,
+    '',
+    `### mtrag-cloud (${path.relative(REPO, MTRAG_DIR)}, 14 IBM Cloud conversations, 102 judged turns)`,
+    '',
+    'Hit: any of the turn\'s judged documents among the first k distinct documents cited. Unjudged turns are sent (for the history) but not scored.',
+    '',
+    ...mtrag,
+  ];
+  const section = [SECTION.start, ...body, SECTION.end].join('\n');
+  process.stdout.write(`${body.join('\n')}\n`);
+  writeMarkedSection(BENCHMARKS_FILE, SECTION, section);
+  progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s; wrote ${BENCHMARKS_FILE}`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,202 @@
+/**
+ * The answer-quality evaluation, shared by `npm run eval:answers` and the test that
+ * asserts its levels: replays labelled dialogues through the real ChatService (one
+ * session per dialogue, every turn a request, so history, retrieval, escalation and
+ * the responder are the service's own) and scores each turn's cited sources
+ * against the labelled article.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { createDependencies, type Dependencies } from '../../src/dependencies';
+import { createLogger } from '../../src/observability/logger';
+import { openPgliteDatabase } from '../../src/store/pglite';
+
+/** What a turn tests; scored and reported per type. */
+export type TurnType = 'first' | 'follow_up' | 'new_topic' | 'paraphrase' | 'order' | 'off_topic';
+export const TURN_TYPES: readonly TurnType[] = ['first', 'follow_up', 'new_topic', 'paraphrase', 'order', 'off_topic'];
+
+/** One labelled customer turn. */
+export interface LabelledTurn {
+  user: string;
+  type: TurnType;
+  /** File name of the article that answers it (any of `articles` when there are several); null for off-topic. */
+  article: string | null;
+  articles?: string[];
+  /** A phrase of the article the answer should state. */
+  fact?: string;
+  /** The tool a model should call (order questions). */
+  tool?: string;
+  /** Sent for the history but not scored (mtrag's unjudged turns). */
+  unscored?: boolean;
+}
+
+export interface Dialogue {
+  id: string;
+  turns: LabelledTurn[];
+}
+
+export interface TurnResult {
+  dialogue: string;
+  index: number;
+  turn: LabelledTurn;
+  /** Cited documents' file names, in the order the answer cites them. */
+  cited: string[];
+  /** 1-based rank of the first labelled article among the cited documents; null when absent. */
+  rank: number | null;
+  escalated: boolean;
+  confidence: number;
+  /** The answer states the labelled fact (case-insensitive); null when the turn has none. */
+  factStated: boolean | null;
+  /** The answer's text. */
+  response: string;
+  /** What the knowledge base was searched with (stored on the answer). */
+  retrievalQuery: string | null;
+  latencyMs: number;
+}
+
+/** The help center dialogues of this repository, one JSON object per line. */
+export function loadDialogues(file: string): Dialogue[] {
+  const dialogues = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Dialogue);
+  for (const d of dialogues) {
+    for (const t of d.turns) {
+      if (!TURN_TYPES.includes(t.type)) throw new Error(`${file}: dialogue ${d.id} has a turn of unknown type "${t.type}"`);
+    }
+  }
+  return dialogues;
+}
+
+/**
+ * mtrag-cloud's conversations as dialogues: judged turns typed `first` (turn 1) or
+ * `follow_up` (later), unjudged turns sent unscored so the history is complete.
+ */
+export function loadMtragDialogues(dir: string): Dialogue[] {
+  const lines = fs.readFileSync(path.join(dir, 'cases.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  return lines.map((line) => {
+    const c = JSON.parse(line) as {
+      id: string;
+      turns: { user: string; turn: number; docs: string[] }[];
+      skipped_turns?: { user: string; turn: number }[];
+    };
+    const turns = [
+      ...c.turns.map((t) => ({ n: t.turn, turn: { user: t.user, type: t.turn === 1 ? 'first' : 'follow_up', article: t.docs[0] ?? null, articles: t.docs } as LabelledTurn })),
+      ...(c.skipped_turns ?? []).map((t) => ({ n: t.turn, turn: { user: t.user, type: 'follow_up', article: null, unscored: true } as LabelledTurn })),
+    ].sort((a, b) => a.n - b.n);
+    return { id: c.id, turns: turns.map((t) => t.turn) };
+  });
+}
+
+/** A service for the evaluation: in-memory PGlite, the given knowledge folder, offline unless the environment has a key. */
+export async function startEvaluatedService(knowledgeDir: string, env: Record<string, string | undefined> = {}): Promise<{ deps: Dependencies; close(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'eval-answers-'));
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, AGENT_API_KEY: 'eval', OFFLINE_STREAM_DELAY_MS: '0', ...env, KNOWLEDGE_SEED_DIR: knowledgeDir });
+  const db = await openPgliteDatabase();
+  const deps = await createDependencies(config, createLogger('silent'), db);
+  return {
+    deps,
+    close: async () => {
+      await deps.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Sends every dialogue's turns in order, one session per dialogue; `onDialogue` reports progress. */
+export async function runDialogues(
+  deps: Dependencies,
+  dialogues: Dialogue[],
+  onDialogue: (done: number, total: number, results: TurnResult[]) => void = () => {},
+): Promise<TurnResult[]> {
+  const { chatService } = deps.appParts.chat;
+  const all: TurnResult[] = [];
+  for (const [n, dialogue] of dialogues.entries()) {
+    let sessionId: string | undefined;
+    const results: TurnResult[] = [];
+    for (const [index, turn] of dialogue.turns.entries()) {
+      const startedAt = performance.now();
+      const { answer } = await chatService.answer({ message: turn.user, sessionId, mayContinueSession: true });
+      const latencyMs = performance.now() - startedAt;
+      sessionId = answer.session_id;
+      if (turn.unscored) continue;
+      const cited = answer.sources.map((s) => path.basename(s.source));
+      const labels = turn.articles ?? (turn.article ? [turn.article] : []);
+      const at = cited.findIndex((c) => labels.includes(c));
+      const [stored] = (await deps.store.listMessagesAfter(sessionId, 0)).filter((m) => m.id === answer.message_id);
+      results.push({
+        dialogue: dialogue.id,
+        index,
+        turn,
+        cited,
+        rank: at >= 0 ? at + 1 : null,
+        escalated: answer.escalated,
+        confidence: answer.confidence,
+        response: answer.response,
+        factStated: turn.fact ? answer.response.toLowerCase().includes(turn.fact.toLowerCase()) : null,
+        retrievalQuery: (stored?.metadata?.['retrieval'] as { query?: string } | undefined)?.query ?? null,
+        latencyMs,
+      });
+    }
+    all.push(...results);
+    onDialogue(n + 1, dialogues.length, results);
+  }
+  return all;
+}
+
+/** Retrieval and escalation figures for a group of turns. */
+export interface TypeScores {
+  turns: number;
+  /** Turns with a labelled article (hit@k and MRR are over these). */
+  labelled: number;
+  hitAt1: number;
+  hitAt3: number;
+  mrr: number;
+  escalated: number;
+  /** Turns with a labelled fact, and those whose answer stated it. */
+  withFact: number;
+  factStated: number;
+}
+
+export function scoreTurns(results: TurnResult[]): TypeScores {
+  const labelled = results.filter((r) => r.turn.article !== null);
+  const withFact = results.filter((r) => r.factStated !== null);
+  return {
+    turns: results.length,
+    labelled: labelled.length,
+    hitAt1: labelled.filter((r) => r.rank === 1).length,
+    hitAt3: labelled.filter((r) => r.rank !== null && r.rank <= 3).length,
+    mrr: labelled.reduce((sum, r) => sum + (r.rank ? 1 / r.rank : 0), 0),
+    escalated: results.filter((r) => r.escalated).length,
+    withFact: withFact.length,
+    factStated: withFact.filter((r) => r.factStated).length,
+  };
+}
+
+/** Escalation as a classifier: positives are the off-topic turns, which must be escalated. */
+export function escalationScores(results: TurnResult[]): { precision: number; recall: number; escalated: number; offTopic: number; truePositives: number } {
+  const escalated = results.filter((r) => r.escalated);
+  const offTopic = results.filter((r) => r.turn.type === 'off_topic');
+  const truePositives = offTopic.filter((r) => r.escalated).length;
+  return {
+    precision: escalated.length === 0 ? 1 : truePositives / escalated.length,
+    recall: offTopic.length === 0 ? 1 : truePositives / offTopic.length,
+    escalated: escalated.length,
+    offTopic: offTopic.length,
+    truePositives,
+  };
+}
+
+/** 95% Wilson score interval of a proportion, for small sets. */
+export function wilsonInterval(successes: number, n: number): [number, number] {
+  if (n === 0) return [0, 1];
+  const z = 1.96;
+  const p = successes / n;
+  const denominator = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / denominator;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denominator;
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}

@@ -1,0 +1,147 @@
+/**
+ * Where `npm run ingest` writes: the database directly, or a running service's
+ * knowledge API (the embedded default's database is locked by the service that runs
+ * on it; INGEST_SERVICE_URL names any other). Both chunk and embed with
+ * ingestDocument (the service does it on its side), so the outcome is the same.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../../src/config';
+import { describeStorage, openStorage } from '../../src/dependencies';
+import { createEmbedder } from '../../src/knowledge/embeddings';
+import { ingestDocument, type DocumentIngestResult, type DocumentToIngest, type KnowledgeWriter } from '../../src/knowledge/ingest';
+import { readServiceAddress } from '../../src/service-address';
+import { applyMigrations } from '../../src/store/migrations';
+import { DataDirInUseError } from '../../src/store/pglite';
+
+/** What is stored for a source: enough to tell whether a file changed. */
+export interface StoredSource {
+  contentHash: string;
+  embeddingModel: string;
+}
+
+export interface KnowledgeTarget {
+  /** For messages: "pglite (./.data)" or "the service at http://…". */
+  description: string;
+  /** The model the target embeds with. */
+  embeddingModel: string;
+  /** Every stored source. */
+  listSources(): Promise<Map<string, StoredSource>>;
+  put(doc: DocumentToIngest): Promise<DocumentIngestResult>;
+  remove(source: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * INGEST_SERVICE_URL's service; else the configured database; else, when the embedded
+ * database is held by a running service, that service (DATA_DIR/service-url).
+ */
+export async function openKnowledgeTarget(config: Config): Promise<KnowledgeTarget> {
+  if (config.ingestServiceUrl) return serviceTarget(config.ingestServiceUrl, await agentKey(config));
+  try {
+    return await databaseTarget(config);
+  } catch (error) {
+    if (!(error instanceof DataDirInUseError) || config.storage.kind !== 'pglite') throw error;
+    const url = await readServiceAddress(config.storage.dataDir);
+    if (!url) throw new Error(`${error.message} (It left no service-url in ${config.storage.dataDir}: set INGEST_SERVICE_URL to its address.)`);
+    return serviceTarget(url, await agentKey(config));
+  }
+}
+
+async function databaseTarget(config: Config): Promise<KnowledgeTarget> {
+  const storage = await openStorage(config);
+  try {
+    // Through Supabase's API nothing can be migrated: the schema must be there already.
+    if (storage.db) await applyMigrations(storage.db);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  const embedder = createEmbedder(config);
+  const writer: KnowledgeWriter = {
+    listSourceChunks: (source) => storage.store.listSourceChunks(source),
+    findEmbeddingsByHash: (hashes, model) => storage.store.findEmbeddingsByHash(hashes, model),
+    // The same per-source lock as the knowledge API's writes, should a service write too.
+    replaceSourceChunks: (source, chunks) => storage.knowledgeAdmin.replaceSourceChunks(source, chunks),
+  };
+  return {
+    description: describeStorage(config.storage),
+    embeddingModel: embedder.model,
+    listSources: async () => {
+      const found = new Map<string, StoredSource>();
+      let after: string | undefined;
+      for (;;) {
+        const page = await storage.knowledgeAdmin.listSources({ after, limit: 500 });
+        for (const s of page.sources) found.set(s.source, { contentHash: s.contentHash, embeddingModel: s.embeddingModel });
+        if (!page.nextAfter) return found;
+        after = page.nextAfter;
+      }
+    },
+    put: (doc) => ingestDocument(doc, writer, embedder),
+    remove: async (source) => {
+      await storage.knowledgeAdmin.deleteSource(source);
+    },
+    close: () => storage.close(),
+  };
+}
+
+/** The knowledge API of a running service, with the agent key. */
+async function serviceTarget(baseUrl: string, key: string): Promise<KnowledgeTarget> {
+  const call = async (method: string, pathAndQuery: string, body?: unknown) => {
+    let response: Response;
+    try {
+      response = await fetch(`${baseUrl}${pathAndQuery}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      throw new Error(`Cannot reach the service at ${baseUrl}: ${(error as Error).message}`, { cause: error });
+    }
+    const payload = (await response.json().catch(() => null)) as any;
+    return { status: response.status, payload };
+  };
+  const fail = (what: string, status: number, payload: any) =>
+    new Error(`${what}: ${status} ${payload?.error?.code ?? ''} ${payload?.error?.message ?? ''}`.trim());
+  const sourcePath = (source: string) => `/api/v1/knowledge/sources/${encodeURIComponent(source)}`;
+
+  const health = await call('GET', '/health');
+  if (health.status !== 200) throw fail(`The service at ${baseUrl} is not ready`, health.status, health.payload);
+  return {
+    description: `the service at ${baseUrl}`,
+    embeddingModel: String(health.payload.embedding_model),
+    listSources: async () => {
+      const found = new Map<string, StoredSource>();
+      let after: string | undefined;
+      for (;;) {
+        const { status, payload } = await call('GET', `/api/v1/knowledge/sources?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+        if (status !== 200) throw fail('Listing the knowledge base failed', status, payload);
+        for (const s of payload.sources) found.set(s.source, { contentHash: s.content_hash, embeddingModel: s.embedding_model });
+        if (!payload.next_after) return found;
+        after = payload.next_after;
+      }
+    },
+    put: async (doc) => {
+      const { status, payload } = await call('PUT', sourcePath(doc.source), { content: doc.text, format: doc.format, ...(doc.title && { title: doc.title }) });
+      if (status !== 200 && status !== 201) throw fail(`${doc.source} was refused`, status, payload);
+      return { outcome: payload.outcome, title: payload.title, chunks: payload.chunk_count, embedded: payload.embedded };
+    },
+    remove: async (source) => {
+      const { status, payload } = await call('DELETE', sourcePath(source));
+      // Gone already (someone else removed it) is what was wanted.
+      if (status !== 200 && status !== 404) throw fail(`Removing ${source} failed`, status, payload);
+    },
+    close: async () => {},
+  };
+}
+
+/** AGENT_API_KEY, or on the embedded default the key the service generated in DATA_DIR. */
+async function agentKey(config: Config): Promise<string> {
+  if (config.agentApiKey) return config.agentApiKey;
+  if (config.storage.kind === 'pglite') {
+    const file = path.join(config.storage.dataDir, 'agent-api-key');
+    const key = (await fs.readFile(file, 'utf8').catch(() => '')).trim();
+    if (key) return key;
+  }
+  throw new Error('Ingesting through the service needs its agent key: set AGENT_API_KEY.');
+}

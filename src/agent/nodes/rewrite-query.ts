@@ -1,0 +1,38 @@
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import type { ModelQueryRewriter } from '../../knowledge/query-rewriter';
+import { standsAlone, topicSearchQuery, type EarlierMessage, type SearchQuery } from '../../knowledge/search-query';
+import type { Logger } from '../../observability/logger';
+import type { SupportStateType, SupportStateUpdate } from '../state';
+
+export interface RewriteQueryOptions {
+  /** QUERY_REWRITE: `model` (with `rewriter`), `topic` or `off`. */
+  queryRewrite: 'model' | 'topic' | 'off';
+  rewriter?: ModelQueryRewriter;
+  logger: Logger;
+}
+
+/**
+ * rewrite_query: what the knowledge base is searched with for this turn. A first
+ * message, or one that stands alone, is searched for as it is (no model call); a
+ * follow-up is rewritten by the model (`model`), or carries the conversation's
+ * topic (`topic`, and the fallback when the rewrite fails).
+ */
+export function makeRewriteQueryNode(options: RewriteQueryOptions) {
+  return async function rewriteQuery(state: SupportStateType, config: LangGraphRunnableConfig): Promise<SupportStateUpdate> {
+    const earlier: EarlierMessage[] = state.conversation_history.filter((m) => (m.role === 'user' || m.role === 'assistant') && !m.synthetic);
+    const asItIs: SearchQuery = { text: state.query, method: 'message' };
+    if (options.queryRewrite === 'off' || !earlier.some((m) => m.role === 'user') || standsAlone(state.query)) {
+      return { search_query: asItIs };
+    }
+    if (options.queryRewrite === 'model' && options.rewriter) {
+      try {
+        const text = await options.rewriter.rewrite(state.query, earlier, config.signal);
+        return { search_query: { text, method: 'model' } };
+      } catch (error) {
+        if (config.signal?.aborted) throw error;
+        options.logger.warn({ err: error, session_id: state.session_id }, 'The query rewrite failed: searching with the conversation topic instead');
+      }
+    }
+    return { search_query: topicSearchQuery(state.query, earlier) };
+  };
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+
+/** Source names are paths such as `knowledge/help-center/refunds.md`: printable text, no surrounding spaces. */
+export const SOURCE_MAX_CHARS = 512;
+export const TITLE_MAX_CHARS = 200;
+
+/** The `{source}` of /api/v1/knowledge/sources/{source} (URL-encoded in the path: `/` as `%2F`). */
+export const knowledgeSourceSchema = z
+  .string({ error: 'source must be a string' })
+  .min(1, 'source must not be empty')
+  .max(SOURCE_MAX_CHARS, `source must be at most ${SOURCE_MAX_CHARS} characters`)
+  .regex(/^[^\p{Cc}\s](?:[^\p{Cc}]*[^\p{Cc}\s])?$/u, 'source must be printable text without control characters or surrounding spaces')
+  .refine((s) => s.isWellFormed(), 'source must be valid unicode')
+  .meta({ example: 'knowledge/help-center/refunds.md' });
+
+/** GET /api/v1/knowledge/sources?q=&limit=&after= */
+export const knowledgeListQuerySchema = z.object({
+  q: z
+    .string({ error: 'q must be a single text' })
+    .trim()
+    .max(200, 'q must be at most 200 characters')
+    .regex(/^[^\p{Cc}]*$/u, 'q must not contain control characters')
+    .refine((q) => q.isWellFormed(), 'q must be valid unicode')
+    .optional()
+    .transform((q) => (q === '' ? undefined : q))
+    .meta({ description: 'Text to find in titles and source names (case-insensitive).' }),
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(200, 'limit must be at most 200')
+    .default(50),
+  after: knowledgeSourceSchema.optional().meta({ description: 'The `next_after` of the previous page.' }),
+});
+
+/** The text of an article: not empty, no NUL, valid unicode. */
+export const articleContentSchema = z
+  .string({ error: (issue) => (issue.input === undefined ? 'content is required' : 'content must be a string') })
+  .refine((c) => c.trim().length > 0, 'content must not be empty')
+  .refine((c) => !c.includes('\u0000') && c.isWellFormed(), 'content must be text: no NUL characters or broken unicode');
+
+/** PUT /api/v1/knowledge/sources/{source} as JSON. */
+export const knowledgeArticleSchema = z.strictObject({
+  title: z
+    .string({ error: 'title must be a string' })
+    .trim()
+    .min(1, 'title must not be empty')
+    .max(TITLE_MAX_CHARS, `title must be at most ${TITLE_MAX_CHARS} characters`)
+    .regex(/^[^\p{Cc}]*$/u, 'title must not contain control characters')
+    .optional()
+    .meta({ description: "Defaults to the markdown's first `# ` heading, else the source's file name." }),
+  content: articleContentSchema,
+  format: z.enum(['markdown', 'text'], { error: 'format must be "markdown" or "text"' }).default('markdown'),
+});
+
+/** GET /api/v1/knowledge/insights?days=&limit= */
+export const knowledgeInsightsQuerySchema = z.object({
+  days: z.coerce
+    .number({ error: 'days must be a number' })
+    .int('days must be a whole number')
+    .min(1, 'days must be at least 1')
+    .max(365, 'days must be at most 365')
+    .default(30),
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(100, 'limit must be at most 100')
+    .default(10),
+});
+
+// ── responses ────────────────────────────────────────────────────────────────
+
+export const knowledgeSourceSummarySchema = z.object({
+  source: z.string(),
+  title: z.string(),
+  chunk_count: z.int(),
+  content_hash: z.string().meta({ description: "sha256 over the chunks' content hashes in order" }),
+  embedding_model: z.string(),
+  char_count: z.int(),
+  updated_at: z.iso.datetime(),
+});
+
+export const knowledgeSourceListSchema = z.object({
+  sources: z.array(knowledgeSourceSummarySchema),
+  next_after: z.string().nullable(),
+});
+
+export const knowledgeSourceDetailSchema = knowledgeSourceSummarySchema.extend({
+  chunks: z.array(
+    z.object({
+      chunk_index: z.int(),
+      content: z.string(),
+      content_hash: z.string(),
+    }),
+  ),
+});
+
+export const knowledgePutResultSchema = z.object({
+  source: z.string(),
+  title: z.string(),
+  outcome: z.enum(['added', 'updated', 'unchanged']),
+  chunk_count: z.int(),
+  embedded: z.int().meta({ description: 'Chunks embedded by this request (unchanged text reuses its vector).' }),
+  embedding_model: z.string(),
+});
+
+export const knowledgeDeleteResultSchema = z.object({ source: z.string(), deleted_chunks: z.int() });
+
+export const knowledgeInsightsSchema = z.object({
+  since: z.iso.datetime(),
+  most_cited: z.array(
+    z.object({
+      source: z.string(),
+      title: z.string(),
+      answers: z.int(),
+      last_cited_at: z.iso.datetime(),
+      in_knowledge_base: z.boolean(),
+    }),
+  ),
+  unanswered: z.array(
+    z.object({
+      question: z.string(),
+      times: z.int(),
+      best_confidence: z.number(),
+      escalated: z.int(),
+      last_asked_at: z.iso.datetime(),
+      session_id: z.string(),
+    }),
+  ),
+});

@@ -1,0 +1,176 @@
+/**
+ * The shapes of the API's JSON responses, for the OpenAPI document (GET /openapi.json)
+ * and the test that checks real responses against it. Requests are validated by the
+ * schemas in ../schemas.ts and ../knowledge-schemas.ts, which the document uses as they are.
+ * Objects are closed (no undocumented fields): a new response field belongs here too.
+ */
+import { z } from 'zod';
+
+export const errorSchema = z
+  .object({ error: z.object({ code: z.string(), message: z.string() }) })
+  .meta({ example: { error: { code: 'invalid_request', message: 'message must not be empty' } } });
+
+const timestamp = z.iso.datetime();
+
+export const sourceReferenceSchema = z.object({ title: z.string(), source: z.string(), score: z.number() });
+
+const usageSchema = z.object({
+  prompt_tokens: z.int(),
+  completion_tokens: z.int(),
+  total_tokens: z.int(),
+  cached_tokens: z.int().meta({ description: "Prompt tokens the provider served from its prompt cache; 0 when it reports none." }),
+});
+
+const costSchema = z.number().meta({ description: 'Estimated cost of the answer\'s model calls (MODEL_PRICES, per million tokens); absent when the model has no price.' });
+
+const handlerSchema = z.enum(['bot', 'human']).meta({ description: 'Who answers the customer: the bot, or the person named in agent_name.' });
+
+export const chatAnswerSchema = z
+  .object({
+    session_id: z.string(),
+    message_id: z.string(),
+    agent_type: z.string(),
+    response: z.string(),
+    confidence: z.number(),
+    escalated: z.boolean(),
+    sources: z.array(sourceReferenceSchema),
+    usage: usageSchema,
+    cost: costSchema.optional(),
+    history: z.object({ messages: z.int(), tokens: z.int() }),
+    // The memory report's fields are documented in the README (Conversation memory).
+    memory: z.looseObject({ strategy: z.string(), tokens_before: z.int(), tokens_after: z.int(), source: z.string() }),
+    degraded: z.array(z.string()),
+    session_token: z.string().optional().meta({ description: 'Given when this request started the session or proved it may continue it.' }),
+  })
+;
+
+const feedbackSummarySchema = z.object({ rating: z.enum(['up', 'down']), comment: z.string().nullable(), updated_at: timestamp }).nullable();
+
+/** Who wrote a message: the customer, the bot, a person (by name), or the system (a handoff note). */
+const authorSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('customer') }),
+  z.object({ type: z.literal('bot') }),
+  z.object({ type: z.literal('human'), name: z.string() }),
+  z.object({ type: z.literal('system') }),
+]);
+
+const messageItemFields = {
+  id: z.string(),
+  seq: z.int(),
+  role: z.enum(['user', 'assistant', 'system', 'tool']),
+  content: z.string(),
+  author: authorSchema,
+  handoff: z
+    .object({ handler: handlerSchema, agent_name: z.string().nullable() })
+    .optional()
+    .meta({ description: 'On the note of a person joining (human) or leaving (bot) the conversation.' }),
+  timestamp,
+  escalated: z.boolean().optional(),
+  sources: z.array(sourceReferenceSchema).optional(),
+  feedback: feedbackSummarySchema.optional(),
+};
+
+const supportSchema = z
+  .object({ open: z.boolean().nullable(), hours: z.string().nullable() })
+  .meta({ description: 'Whether people answer now (SUPPORT_HOURS); both null when no support hours are configured.' });
+
+export const conversationSchema = z.object({
+  session_id: z.string(),
+  escalated: z.boolean(),
+  handler: handlerSchema,
+  agent_name: z.string().nullable(),
+  support: supportSchema,
+  messages: z.array(z.object(messageItemFields)),
+});
+
+export const historySchema = z.object({
+  session_id: z.string(),
+  messages: z.array(
+    z.object({
+      ...messageItemFields,
+      token_count: z.int(),
+      confidence: z.number().optional(),
+      tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) })).optional(),
+      tool_call_id: z.string().optional(),
+      name: z.string().optional(),
+      usage: usageSchema.optional().meta({ description: "An answer's token usage, as stored with it." }),
+      cost: costSchema.optional(),
+    }),
+  ),
+  usage: z
+    .object({
+      answers: z.int(),
+      prompt_tokens: z.int(),
+      cached_tokens: z.int(),
+      completion_tokens: z.int(),
+      cost: z.number().optional(),
+      priced_answers: z.int().optional(),
+    })
+    .meta({ description: "The whole conversation's answers (not only this page); cost and priced_answers only when some answer has a price." }),
+  count: z.int(),
+  total: z.int(),
+});
+
+const strategySchema = z.looseObject({ mode: z.string() });
+
+export const sessionListSchema = z.object({
+  sessions: z.array(
+    z.object({
+      session_id: z.string(),
+      user_id: z.string().nullable(),
+      agent_type: z.string(),
+      title: z.string().nullable(),
+      last_message: z.string().nullable(),
+      message_count: z.int(),
+      escalated: z.boolean(),
+      handler: handlerSchema,
+      agent_name: z.string().nullable(),
+      waiting: z.boolean().meta({ description: 'The customer asked for a person and the bot still answers.' }),
+      waiting_since: timestamp.nullable(),
+      memory_strategy: strategySchema.nullable(),
+      created_at: timestamp,
+      updated_at: timestamp,
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+
+export const memoryViewSchema = z.object({
+  session_id: z.string(),
+  memory_strategy: strategySchema.nullable(),
+  memory_injection: z.boolean().nullable(),
+  effective: z.object({ memory_strategy: strategySchema, source: z.enum(['conversation', 'agent', 'default']), memory_injection: z.boolean() }),
+  summary: z.string().nullable(),
+  summarized_through_seq: z.int().nullable(),
+});
+
+export const feedbackResultSchema = z.object({
+  session_id: z.string(),
+  message_id: z.string(),
+  rating: z.enum(['up', 'down']),
+  comment: z.string().nullable(),
+  replaced: z.boolean(),
+  updated_at: timestamp,
+});
+
+export const liveSchema = z.object({ status: z.literal('ok') });
+
+export const readySchema = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  database: z.enum(['ok', 'unreachable']),
+  storage: z.enum(['pglite', 'postgres', 'supabase']),
+  model: z.string(),
+  embedding_model: z.string(),
+});
+
+/** POST /api/v1/conversations/:session_id/takeover */
+export const takeoverResultSchema = z.object({ session_id: z.string(), handler: z.literal('human'), agent_name: z.string() });
+
+/** POST /api/v1/conversations/:session_id/release */
+export const releaseResultSchema = z.object({ session_id: z.string(), handler: z.literal('bot') });
+
+/** POST /api/v1/conversations/:session_id/replies: the stored reply, as the conversation shows it. */
+export const replyResultSchema = z.object({ session_id: z.string(), ...messageItemFields });
+
+/** POST /api/v1/chat (202): a customer's message stored for the person who holds the conversation; no model was called. */
+export const queuedMessageSchema = z.object({ session_id: z.string(), handler: z.literal('human'), agent_name: z.string(), message_id: z.string() });

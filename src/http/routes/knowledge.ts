@@ -1,0 +1,217 @@
+import express, { Router, type Request, type RequestHandler } from 'express';
+import { AppError, EmbeddingModelMismatchError, EmbeddingUnavailableError, NotFoundError } from '../../errors';
+import type { Embedder } from '../../knowledge/embeddings';
+import { ingestDocument, type DocumentToIngest, type KnowledgeWriter } from '../../knowledge/ingest';
+import { keepRequestContext } from '../../observability/http';
+import type { Logger } from '../../observability/logger';
+import type { KnowledgeAdminStore, KnowledgeSourceSummary } from '../../store/knowledge-admin-store';
+import type { KnowledgeStore } from '../../store/types';
+import { requireAgentKey } from '../auth';
+import {
+  articleContentSchema,
+  knowledgeArticleSchema,
+  knowledgeInsightsQuerySchema,
+  knowledgeListQuerySchema,
+  knowledgeSourceSchema,
+} from '../knowledge-schemas';
+import { parseInput } from '../validate';
+
+export interface KnowledgeRoutesParts {
+  /** Searching and the bookkeeping ingest reads (chunks, stored vectors, models). */
+  store: KnowledgeStore;
+  /** Listing, reading, replacing and deleting sources. */
+  admin: KnowledgeAdminStore;
+  embedder: Embedder;
+  agentApiKey: string;
+  /** KNOWLEDGE_DOCUMENT_MAX_BYTES: larger bodies are refused with 413. */
+  documentMaxBytes: number;
+  /** Answers below this confidence count as "found nothing" on the console's page. */
+  escalationThreshold: number;
+  logger: Logger;
+}
+
+/** Body types PUT accepts, and the format each is chunked as. */
+const TEXT_FORMATS: Record<string, 'markdown' | 'text'> = {
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/plain': 'text',
+};
+
+/** Seconds a client should wait before retrying when the embedding model is down. */
+const EMBEDDING_RETRY_AFTER_SECONDS = 30;
+
+/**
+ * The knowledge API, for the support team and integrations (agent key): list and read
+ * the knowledge base's sources, create or replace one article (chunked and embedded as
+ * `npm run ingest` does, written in one SQL call, so answers see the old article or the
+ * new one, never a mix), and delete one (its chunks are gone for the next question).
+ */
+export function knowledgeRoutes(parts: KnowledgeRoutesParts): Router {
+  const router = Router();
+  router.use('/knowledge', requireAgentKey(parts.agentApiKey));
+  const writer: KnowledgeWriter = {
+    listSourceChunks: (source) => parts.store.listSourceChunks(source),
+    findEmbeddingsByHash: (hashes, model) => parts.store.findEmbeddingsByHash(hashes, model),
+    // Serialized with other writers of the same source (two PUTs at once must not collide).
+    replaceSourceChunks: (source, chunks) => parts.admin.replaceSourceChunks(source, chunks),
+  };
+
+  router.get('/knowledge/sources', async (req, res) => {
+    const query = parseInput(knowledgeListQuerySchema, req.query);
+    const page = await parts.admin.listSources({ text: query.q, after: query.after, limit: query.limit });
+    res.json({ sources: page.sources.map(toSourceItem), next_after: page.nextAfter });
+  });
+
+  router.get('/knowledge/sources/:source', async (req, res) => {
+    const source = parseInput(knowledgeSourceSchema, req.params.source);
+    const summary = await parts.admin.getSource(source);
+    const chunks = await parts.admin.sourceChunks(source);
+    if (!summary || chunks.length === 0) throw new NotFoundError(`No knowledge source "${source}".`);
+    res.json({
+      ...toSourceItem(summary),
+      chunks: chunks.map((c) => ({ chunk_index: c.chunkIndex, content: c.content, content_hash: c.contentHash })),
+    });
+  });
+
+  router.put('/knowledge/sources/:source', boundedRawBody(parts.documentMaxBytes), async (req, res) => {
+    const source = parseInput(knowledgeSourceSchema, req.params.source);
+    const doc = readArticle(req, source);
+    await refuseMixedEmbeddingModels(parts.store, parts.embedder);
+    let result;
+    try {
+      result = await ingestDocument(doc, writer, parts.embedder);
+    } catch (error) {
+      if (error instanceof EmbeddingUnavailableError) {
+        res.set('Retry-After', String(EMBEDDING_RETRY_AFTER_SECONDS));
+        throw new AppError(503, 'embedding_unavailable', error.message, { cause: error.cause });
+      }
+      if (error instanceof EmbeddingModelMismatchError) throw new AppError(409, 'embedding_model_mismatch', error.message);
+      throw error;
+    }
+    parts.logger.info({ source, outcome: result.outcome, chunks: result.chunks, embedded: result.embedded }, 'Knowledge source written');
+    res.status(result.outcome === 'added' ? 201 : 200).json({
+      source,
+      title: result.title,
+      outcome: result.outcome,
+      chunk_count: result.chunks,
+      embedded: result.embedded,
+      embedding_model: parts.embedder.model,
+    });
+  });
+
+  router.delete('/knowledge/sources/:source', async (req, res) => {
+    const source = parseInput(knowledgeSourceSchema, req.params.source);
+    const deleted = await parts.admin.deleteSource(source);
+    if (deleted === 0) throw new NotFoundError(`No knowledge source "${source}".`);
+    parts.logger.info({ source, chunks: deleted }, 'Knowledge source deleted');
+    res.json({ source, deleted_chunks: deleted });
+  });
+
+  router.get('/knowledge/insights', async (req, res) => {
+    const { days, limit } = parseInput(knowledgeInsightsQuerySchema, req.query);
+    const since = new Date(Date.now() - days * 24 * 3600 * 1000);
+    const [cited, unanswered] = await Promise.all([
+      parts.admin.mostCitedSources(since, limit),
+      parts.admin.unansweredQuestions(parts.escalationThreshold, since, limit),
+    ]);
+    res.json({
+      since: since.toISOString(),
+      most_cited: cited.map((c) => ({
+        source: c.source,
+        title: c.title,
+        answers: c.answers,
+        last_cited_at: c.lastCitedAt.toISOString(),
+        in_knowledge_base: c.inKnowledgeBase,
+      })),
+      unanswered: unanswered.map((q) => ({
+        question: q.question,
+        times: q.times,
+        best_confidence: q.bestConfidence,
+        escalated: q.escalated,
+        last_asked_at: q.lastAskedAt.toISOString(),
+        session_id: q.sessionId,
+      })),
+    });
+  });
+
+  return router;
+}
+
+function toSourceItem(s: KnowledgeSourceSummary) {
+  return {
+    source: s.source,
+    title: s.title,
+    chunk_count: s.chunkCount,
+    content_hash: s.contentHash,
+    embedding_model: s.embeddingModel,
+    char_count: s.charCount,
+    updated_at: s.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Reads the body as bytes up to the limit, whatever its type (checked afterwards), and
+ * names the limit in the 413. (The app's JSON parser skips these paths: its limit is smaller.)
+ */
+function boundedRawBody(maxBytes: number): RequestHandler {
+  const read = express.raw({ type: () => true, limit: maxBytes });
+  return (req, res, next) =>
+    read(req, res, (error?: unknown) => {
+      const tooLarge = (error as { type?: string } | undefined)?.type === 'entity.too.large';
+      // Reading the body loses the request's log context (as after express.json in app.ts): restore it.
+      keepRequestContext(req, res, () =>
+        next(tooLarge ? new AppError(413, 'payload_too_large', `An article may be at most ${maxBytes} bytes (KNOWLEDGE_DOCUMENT_MAX_BYTES).`) : error),
+      );
+    });
+}
+
+/** The article in the body: markdown or plain text as is, or JSON {title, content, format}. */
+function readArticle(req: Request, source: string): DocumentToIngest {
+  const type = (req.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const charset = /;\s*charset="?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new AppError(415, 'unsupported_media_type', 'Send the article as UTF-8 (charset=utf-8).');
+  }
+  if (type !== 'application/json' && !TEXT_FORMATS[type]) {
+    throw new AppError(
+      415,
+      'unsupported_media_type',
+      'Send the article as text/markdown or text/plain, or as JSON {"title", "content"} with Content-Type: application/json.',
+    );
+  }
+  const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new AppError(400, 'invalid_request', 'The article must be UTF-8 text.');
+  }
+  if (type === 'application/json') {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new AppError(400, 'invalid_json', 'The request body is not valid JSON.');
+    }
+    const article = parseInput(knowledgeArticleSchema, json);
+    return { source, text: article.content, format: article.format, title: article.title };
+  }
+  return { source, text: parseInput(articleContentSchema, text), format: TEXT_FORMATS[type]! };
+}
+
+/**
+ * Vectors of two models cannot be searched together: while the stored knowledge was
+ * embedded by another model, adding this one's would break every question. Re-ingest
+ * everything with the new model first (npm run ingest, with the service stopped).
+ */
+async function refuseMixedEmbeddingModels(store: KnowledgeStore, embedder: Embedder): Promise<void> {
+  const others = (await store.listEmbeddingModels()).filter((m) => m !== embedder.model);
+  if (others.length > 0) {
+    throw new AppError(
+      409,
+      'embedding_model_mismatch',
+      `The knowledge base was embedded with ${others.join(', ')}, but this service embeds with ${embedder.model}: ` +
+        're-ingest the whole knowledge base with the current model first; nothing was changed.',
+    );
+  }
+}

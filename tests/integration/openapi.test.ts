@@ -1,0 +1,228 @@
+/**
+ * GET /openapi.json: a valid OpenAPI 3.1 document (checked against the official
+ * schema by @seriousme/openapi-schema-validator), listing every route the Express app
+ * really serves (found by walking its router), and real responses of the running
+ * service validate against the response schemas it documents (ajv, JSON Schema 2020-12).
+ */
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { Express } from 'express';
+import { createApp } from '../../src/app';
+import { openApiPath } from '../../src/http/openapi/document';
+import { startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
+
+let service: TestService;
+let doc: any;
+
+beforeAll(async () => {
+  // A price for the offline responder, so answers, history items and the history's usage carry the estimated cost.
+  service = await startTestService({ env: { MODEL_PRICES: JSON.stringify({ 'offline-extractive': { input: 0.15, cached_input: 0.075, output: 0.6 } }) } });
+  const response = await fetch(`${service.baseURL}/openapi.json`);
+  expect(response.status).toBe(200);
+  doc = await response.json();
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+interface ServedRoute {
+  method: string;
+  path: string;
+}
+
+/** Every (method, path) the app's router has a route for, mounted routers included. */
+function servedRoutes(app: Express): ServedRoute[] {
+  const found: ServedRoute[] = [];
+  const walk = (stack: any[], prefix: string) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        const methods = Object.keys(layer.route.methods).filter((m) => m !== '_all');
+        for (const path of [layer.route.path].flat()) for (const method of methods) found.push({ method, path: prefix + path });
+      } else if (Array.isArray(layer.handle?.stack)) {
+        // app.use(router) without a path has '/' as its mount point.
+        const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+        walk(layer.handle.stack, prefix + mount);
+      }
+    }
+  };
+  walk((app as any).router.stack, '');
+  return found;
+}
+
+test('the document is valid OpenAPI 3.1', async () => {
+  const { Validator } = await import('@seriousme/openapi-schema-validator');
+  const validator = new Validator();
+  const result = await validator.validate(doc);
+  expect(result.errors ?? []).toEqual([]);
+  expect(result.valid).toBe(true);
+  expect(validator.version).toBe('3.1');
+});
+
+test('every route the app serves is documented, and nothing else is', () => {
+  const served = servedRoutes(createApp(service.deps.appParts));
+  expect(served.length).toBeGreaterThan(20);
+  const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`)));
+  const servedKeys = new Set(served.map((r) => `${r.method} ${openApiPath(r.path)}`));
+  expect([...servedKeys].filter((k) => !documented.has(k))).toEqual([]);
+  expect([...documented].filter((k) => !servedKeys.has(k))).toEqual([]);
+  for (const name of ['/api/v1/knowledge/sources/{source}', '/api/v1/chat', '/api/v1/chat/stream', '/metrics', '/health/ready']) {
+    expect(doc.paths[name]).toBeDefined();
+  }
+});
+
+test('request bodies and parameters come from the validating zod schemas, with examples', () => {
+  const chat = doc.paths['/api/v1/chat'].post;
+  const body = chat.requestBody.content['application/json'];
+  expect(body.schema.properties.message).toMatchObject({ type: 'string', minLength: 1, maxLength: service.config.limits.messageMaxChars });
+  expect(body.schema.additionalProperties).toBe(false);
+  expect(body.example.message).toBeTruthy();
+  const put = doc.paths['/api/v1/knowledge/sources/{source}'].put;
+  expect(Object.keys(put.requestBody.content).sort()).toEqual(['application/json', 'text/markdown', 'text/plain']);
+  expect(put.description).toContain(String(service.config.knowledgeDocumentMaxBytes));
+  expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '409', '413', '415', '503']));
+  const history = doc.paths['/api/v1/chat/history/{session_id}'].get;
+  expect(history.parameters.find((p: any) => p.name === 'limit').schema).toMatchObject({ maximum: service.config.limits.historyLimitMax });
+});
+
+describe('real responses validate against the document', () => {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+
+  /** The documented schema for this operation and status, refs to components resolved. */
+  const schemaFor = (method: string, path: string, status: number) => {
+    const response = doc.paths[path]?.[method]?.responses?.[String(status)];
+    if (!response) throw new Error(`${method} ${path} documents no ${status}`);
+    const content = response.content?.['application/json'];
+    if (!content) return null;
+    const ref = content.schema.$ref as string | undefined;
+    return ref ? doc.components.schemas[ref.split('/').at(-1)!] : content.schema;
+  };
+
+  const checked = new Set<string>();
+  async function check(method: string, path: string, url: string, init: RequestInit, expectedStatus: number) {
+    const response = await fetch(`${service.baseURL}${url}`, { method: method.toUpperCase(), ...init });
+    expect(response.status).toBe(expectedStatus);
+    const documented = doc.paths[path][method].responses[String(expectedStatus)];
+    expect(documented).toBeDefined();
+    const schema = schemaFor(method, path, expectedStatus);
+    if (schema) {
+      const body = await response.json();
+      const valid = ajv.validate(schema, body);
+      if (!valid) throw new Error(`${method} ${url} ${expectedStatus}: ${ajv.errorsText(ajv.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+    } else {
+      const contentType = Object.keys(documented.content ?? {})[0];
+      if (contentType) expect(response.headers.get('content-type')).toContain(contentType);
+      // An event stream may never end (a conversation's events): its headers are the contract.
+      if (contentType === 'text/event-stream') await response.body?.cancel();
+      else await response.arrayBuffer();
+    }
+    checked.add(`${method} ${path}`);
+  }
+
+  const agent = { authorization: `Bearer ${TEST_AGENT_KEY}` };
+  const jsonHeaders = { 'content-type': 'application/json' };
+
+  test('for every documented operation, answers and errors alike', async () => {
+    const chat = await fetch(`${service.baseURL}/api/v1/chat`, {
+      method: 'POST',
+      headers: jsonHeaders,
+      body: JSON.stringify({ message: 'How long does a refund take?', session_id: 'openapi-1' }),
+    });
+    const answer = (await chat.json()) as any;
+    // The priced fields are present, so the checks below validate them, not only their absence.
+    expect(typeof answer.cost).toBe('number');
+    expect(answer.usage.cached_tokens).toEqual(expect.any(Number));
+    const token = { 'x-session-token': answer.session_token };
+    const session = encodeURIComponent('openapi-1');
+    const refunds = encodeURIComponent('knowledge/help-center/refunds.md');
+
+    await check('post', '/api/v1/chat', '/api/v1/chat', { headers: { ...jsonHeaders, ...token }, body: JSON.stringify({ message: 'And for a gift?', session_id: 'openapi-1' }) }, 200);
+    await check('post', '/api/v1/chat', '/api/v1/chat', { headers: jsonHeaders, body: JSON.stringify({ message: '' }) }, 400);
+    await check('post', '/api/v1/chat', '/api/v1/chat', {
+      headers: { ...jsonHeaders, 'x-customer-token': 'not-a-signed-token' },
+      body: JSON.stringify({ message: 'Where is my order?' }),
+    }, 401);
+    await check('post', '/api/v1/chat/stream', '/api/v1/chat/stream', { headers: jsonHeaders, body: JSON.stringify({ message: 'Do you ship abroad?' }) }, 200);
+    await check('post', '/api/v1/chat/stream', '/api/v1/chat/stream', { headers: { 'content-type': 'text/plain' }, body: 'hi' }, 415);
+    await check('get', '/api/v1/chat/conversation/{session_id}', `/api/v1/chat/conversation/${session}`, { headers: token }, 200);
+    await check('get', '/api/v1/chat/conversation/{session_id}', `/api/v1/chat/conversation/${session}`, {}, 401);
+    await check('post', '/api/v1/chat/feedback', '/api/v1/chat/feedback', {
+      headers: { ...jsonHeaders, ...token },
+      body: JSON.stringify({ session_id: 'openapi-1', message_id: answer.message_id, rating: 'up' }),
+    }, 200);
+    await check('get', '/api/v1/chat/sessions', '/api/v1/chat/sessions?limit=5', { headers: agent }, 200);
+    await check('get', '/api/v1/chat/history/{session_id}', `/api/v1/chat/history/${session}`, { headers: agent }, 200);
+    await check('get', '/api/v1/chat/history/{session_id}', '/api/v1/chat/history/nobody', { headers: agent }, 404);
+    await check('patch', '/api/v1/conversations/{session_id}/memory', `/api/v1/conversations/${session}/memory`, {
+      headers: { ...agent, ...jsonHeaders },
+      body: JSON.stringify({ mode: 'summarize', context_limit: 12, keep_last_n_turns: 4 }),
+    }, 200);
+    await check('get', '/api/v1/conversations/{session_id}/memory', `/api/v1/conversations/${session}/memory`, { headers: agent }, 200);
+    await check('delete', '/api/v1/conversations/{session_id}/memory', `/api/v1/conversations/${session}/memory`, { headers: agent }, 204);
+
+    // Human takeover: the customer's event stream, a person takes over, the customer's messages are
+    // queued (202), the person replies, the read-back, history and session list show it, then release.
+    const held = 'openapi-held';
+    const heldAnswer = (await (await fetch(`${service.baseURL}/api/v1/chat`, {
+      method: 'POST',
+      headers: jsonHeaders,
+      body: JSON.stringify({ message: 'Can I talk to a person?', session_id: held }),
+    })).json()) as any;
+    const heldToken = { 'x-session-token': heldAnswer.session_token };
+    const events = `/api/v1/chat/conversation/${held}/events`;
+    await check('get', '/api/v1/chat/conversation/{session_id}/events', `${events}?after_seq=0`, { headers: heldToken }, 200);
+    await check('get', '/api/v1/chat/conversation/{session_id}/events', events, { headers: { ...agent, 'last-event-id': '1' } }, 200);
+    await check('get', '/api/v1/chat/conversation/{session_id}/events', events, {}, 401);
+    await check('get', '/api/v1/chat/conversation/{session_id}/events', `${events}?after_seq=-1`, { headers: heldToken }, 400);
+    const takeover = `/api/v1/conversations/${held}/takeover`;
+    await check('post', '/api/v1/conversations/{session_id}/takeover', takeover, { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ agent_name: 'Maria' }) }, 200);
+    await check('post', '/api/v1/conversations/{session_id}/takeover', takeover, { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ agent_name: 'Ana' }) }, 409);
+    await check('post', '/api/v1/conversations/{session_id}/takeover', '/api/v1/conversations/nobody/takeover', {
+      headers: { ...agent, ...jsonHeaders },
+      body: JSON.stringify({ agent_name: 'Maria' }),
+    }, 404);
+    await check('post', '/api/v1/chat', '/api/v1/chat', { headers: { ...jsonHeaders, ...heldToken }, body: JSON.stringify({ message: 'Are you there?', session_id: held }) }, 202);
+    await check('post', '/api/v1/chat/stream', '/api/v1/chat/stream', { headers: { ...jsonHeaders, ...heldToken }, body: JSON.stringify({ message: 'Hello?', session_id: held }) }, 202);
+    const replies = `/api/v1/conversations/${held}/replies`;
+    await check('post', '/api/v1/conversations/{session_id}/replies', replies, {
+      headers: { ...agent, ...jsonHeaders },
+      body: JSON.stringify({ content: 'Yes, Maria here. How can I help?', agent_name: 'Maria' }),
+    }, 201);
+    await check('post', '/api/v1/conversations/{session_id}/replies', replies, { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ content: '' }) }, 400);
+    await check('get', '/api/v1/chat/conversation/{session_id}', `/api/v1/chat/conversation/${held}`, { headers: heldToken }, 200);
+    await check('get', '/api/v1/chat/history/{session_id}', `/api/v1/chat/history/${held}`, { headers: agent }, 200);
+    await check('get', '/api/v1/chat/sessions', '/api/v1/chat/sessions?handler=human&waiting=false', { headers: agent }, 200);
+    await check('get', '/api/v1/chat/sessions', '/api/v1/chat/sessions?handler=robot', { headers: agent }, 400);
+    await check('post', '/api/v1/conversations/{session_id}/release', `/api/v1/conversations/${held}/release`, { headers: agent }, 200);
+    await check('post', '/api/v1/conversations/{session_id}/release', '/api/v1/conversations/nobody/release', { headers: agent }, 404);
+    await check('post', '/api/v1/conversations/{session_id}/replies', replies, { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ content: 'Still here?' }) }, 409);
+    await check('get', '/api/v1/knowledge/sources', '/api/v1/knowledge/sources?q=refund', { headers: agent }, 200);
+    await check('get', '/api/v1/knowledge/sources', '/api/v1/knowledge/sources', {}, 401);
+    await check('get', '/api/v1/knowledge/sources/{source}', `/api/v1/knowledge/sources/${refunds}`, { headers: agent }, 200);
+    await check('put', '/api/v1/knowledge/sources/{source}', `/api/v1/knowledge/sources/${encodeURIComponent('kb/openapi.md')}`, {
+      headers: { ...agent, 'content-type': 'text/markdown' },
+      body: '# OpenAPI\n\nA contract integrators can build on.',
+    }, 201);
+    await check('put', '/api/v1/knowledge/sources/{source}', `/api/v1/knowledge/sources/${encodeURIComponent('kb/openapi.md')}`, {
+      headers: { ...agent, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'OpenAPI', content: '# OpenAPI\n\nA contract integrators can build on.' }),
+    }, 200);
+    await check('put', '/api/v1/knowledge/sources/{source}', `/api/v1/knowledge/sources/${encodeURIComponent('kb/openapi.md')}`, {
+      headers: { ...agent, 'content-type': 'text/markdown' },
+      body: '',
+    }, 400);
+    await check('delete', '/api/v1/knowledge/sources/{source}', `/api/v1/knowledge/sources/${encodeURIComponent('kb/openapi.md')}`, { headers: agent }, 200);
+    await check('get', '/api/v1/knowledge/insights', '/api/v1/knowledge/insights?days=7', { headers: agent }, 200);
+    await check('get', '/health/live', '/health/live', {}, 200);
+    await check('get', '/health', '/health', {}, 200);
+    await check('get', '/health/ready', '/health/ready', {}, 200);
+    await check('get', '/metrics', '/metrics', {}, 200);
+    await check('get', '/openapi.json', '/openapi.json', {}, 200);
+    for (const page of ['/', '/review', '/widget.js', '/review.js', '/review.css', '/shop.css']) await check('get', page, page, {}, 200);
+    // The demo shop's signed-in page is served (and documented) only with the generated demo secret.
+    if (doc.paths['/demo/signed-in']) await check('get', '/demo/signed-in', '/demo/signed-in', {}, 200);
+
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`));
+    expect(operations.filter((op) => !checked.has(op))).toEqual([]);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * SUPPORT_HOURS: whether people answer at a given moment, in the configured time
+ * zone, and what the widget then tells a customer whose question was escalated.
+ */
+import { SupportHours } from '../../src/chat/support-hours';
+import { loadConfig } from '../../src/config';
+import { handoffNoteText } from '../../web/handoff-live';
+
+describe('support hours', () => {
+  const weekdays = new SupportHours('mon-fri 09:00-17:00', 'Europe/Berlin');
+
+  it('is open on a weekday inside the hours, in the configured time zone', () => {
+    // Monday 23 November 2026, 08:30 UTC = 09:30 in Berlin (UTC+1 in winter).
+    expect(weekdays.availability(new Date('2026-11-23T08:30:00Z'))).toEqual({ open: true, hours: 'mon-fri 09:00-17:00 Europe/Berlin' });
+  });
+
+  it('is closed before the start, from the (exclusive) end on, and on the weekend', () => {
+    expect(weekdays.availability(new Date('2026-11-23T07:59:00Z')).open).toBe(false); // 08:59 Berlin
+    expect(weekdays.availability(new Date('2026-11-23T16:00:00Z')).open).toBe(false); // 17:00 Berlin
+    expect(weekdays.availability(new Date('2026-11-28T10:00:00Z')).open).toBe(false); // Saturday
+  });
+
+  it('understands day lists and ranges that wrap around the week', () => {
+    const weekend = new SupportHours('fri-sun, tue 10:00-24:00', 'UTC');
+    expect(weekend.availability(new Date('2026-11-29T23:59:00Z')).open).toBe(true); // Sunday
+    expect(weekend.availability(new Date('2026-11-24T12:00:00Z')).open).toBe(true); // Tuesday
+    expect(weekend.availability(new Date('2026-11-23T12:00:00Z')).open).toBe(false); // Monday
+  });
+
+  it('promises nothing and refuses nothing when no hours are configured', () => {
+    expect(new SupportHours(null, 'UTC').availability()).toEqual({ open: null, hours: null });
+  });
+
+  it('refuses malformed hours and unknown time zones at start, naming the variable', () => {
+    expect(() => loadConfig({ SUPPORT_HOURS: 'weekdays 9-5' })).toThrow(/SUPPORT_HOURS/);
+    expect(() => loadConfig({ SUPPORT_HOURS: 'mon-fri 09:00-17:00', SUPPORT_TIMEZONE: 'Mars/Olympus' })).toThrow(/SUPPORT_TIMEZONE/);
+    expect(loadConfig({ SUPPORT_HOURS: 'mon-fri 09:00-17:00', SUPPORT_TIMEZONE: 'Europe/Berlin' }).handoff).toMatchObject({
+      supportHours: 'mon-fri 09:00-17:00',
+      supportTimezone: 'Europe/Berlin',
+    });
+  });
+});
+
+describe("the widget's escalation note", () => {
+  it('offers a person in this chat while people answer, or when no hours are set', () => {
+    expect(handoffNoteText({ open: true, hours: 'mon-fri 09:00-17:00 UTC' }).text).toContain('their reply will appear right here');
+    expect(handoffNoteText(null).text).toContain('their reply will appear right here');
+  });
+
+  it('says the team is offline, and when it answers, outside support hours', () => {
+    const note = handoffNoteText({ open: false, hours: 'mon-fri 09:00-17:00 UTC' });
+    expect(note.lead).toContain('offline right now');
+    expect(note.text).toContain('mon-fri 09:00-17:00 UTC');
+    expect(note.text).not.toContain('right here');
+  });
+});

@@ -1,0 +1,346 @@
+/**
+ * The review console's "Knowledge" page: the articles the agent answers from (search,
+ * read an article's chunks, upload or replace a markdown file, delete with a
+ * confirmation), which articles answers cited most, and which questions found
+ * nothing. Everything goes through the knowledge API with the agent key; server text
+ * is inserted as text, never as HTML.
+ */
+import { ApiError, apiErrorOf, getJson } from './api';
+import { el } from './dom';
+
+interface ArticleSummary {
+  source: string;
+  title: string;
+  chunk_count: number;
+  content_hash: string;
+  embedding_model: string;
+  char_count: number;
+  updated_at: string;
+}
+
+interface ArticlePage {
+  sources: ArticleSummary[];
+  next_after: string | null;
+}
+
+interface Article extends ArticleSummary {
+  chunks: { chunk_index: number; content: string }[];
+}
+
+interface PutResult {
+  source: string;
+  title: string;
+  outcome: 'added' | 'updated' | 'unchanged';
+  chunk_count: number;
+}
+
+interface Insights {
+  most_cited: { source: string; title: string; answers: number; last_cited_at: string; in_knowledge_base: boolean }[];
+  unanswered: { question: string; times: number; best_confidence: number; escalated: number; last_asked_at: string; session_id: string }[];
+}
+
+export interface KnowledgePageParts {
+  /** The agent key as request headers. */
+  authorization(): Record<string, string>;
+  /** A refused key: the console signs the agent out. */
+  onUnauthorized(): void;
+  formatTime(iso: string): HTMLTimeElement;
+}
+
+const PAGE_SIZE = 50;
+const SEARCH_DELAY_MS = 300;
+const API = '/api/v1/knowledge';
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** Wires the page's elements (in review.html); `show` loads it afresh. */
+export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(): void } {
+  const searchForm = byId<HTMLFormElement>('article-filters');
+  const searchInput = byId<HTMLInputElement>('article-search');
+  const listStatus = byId<HTMLElement>('article-status');
+  const list = byId<HTMLUListElement>('article-list');
+  const moreButton = byId<HTMLButtonElement>('articles-more');
+  const heading = byId<HTMLElement>('article-heading');
+  const detailStatus = byId<HTMLElement>('article-detail-status');
+  const facts = byId<HTMLElement>('article-facts');
+  const deleteButton = byId<HTMLButtonElement>('delete-article');
+  const chunks = byId<HTMLOListElement>('chunks');
+  const uploadForm = byId<HTMLFormElement>('upload-form');
+  const fileInput = byId<HTMLInputElement>('upload-file');
+  const sourceInput = byId<HTMLInputElement>('upload-source');
+  const uploadStatus = byId<HTMLElement>('upload-status');
+  const confirmDialog = byId<HTMLDialogElement>('confirm-delete');
+  const confirmText = byId<HTMLElement>('confirm-delete-text');
+  const insightsStatus = byId<HTMLElement>('insights-status');
+  const mostCited = byId<HTMLOListElement>('most-cited');
+  const unanswered = byId<HTMLOListElement>('unanswered');
+
+  let nextAfter: string | null = null;
+  let openSource: string | null = null;
+  let listRequest = 0;
+  let detailRequest = 0;
+  const loaded = new Map<string, ArticleSummary>();
+
+  const sourcePath = (source: string) => `${API}/sources/${encodeURIComponent(source)}`;
+
+  /** A request with the agent key; a refused key signs out. */
+  async function call<T>(method: 'GET' | 'PUT' | 'DELETE', url: string, body?: { type: string; text: string }): Promise<T> {
+    try {
+      if (method === 'GET') return await getJson<T>(url, parts.authorization());
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method,
+          headers: { accept: 'application/json', ...parts.authorization(), ...(body && { 'content-type': body.type }) },
+          body: body?.text,
+        });
+      } catch {
+        throw new ApiError(0, 'network_error', 'The server could not be reached. Check the connection and try again.');
+      }
+      if (!response.ok) throw await apiErrorOf(response);
+      return (await response.json()) as T;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) parts.onUnauthorized();
+      throw error;
+    }
+  }
+
+  const messageOf = (error: unknown) => (error instanceof ApiError ? error.message : 'Something went wrong. Please try again.');
+
+  // --- the list ---------------------------------------------------------------
+
+  async function loadArticles(reset: boolean): Promise<void> {
+    const request = ++listRequest;
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    const text = searchInput.value.trim();
+    if (text) params.set('q', text);
+    if (!reset && nextAfter) params.set('after', nextAfter);
+    listStatus.textContent = 'Loading articles…';
+    moreButton.disabled = true;
+    try {
+      const page = await call<ArticlePage>('GET', `${API}/sources?${params}`);
+      if (request !== listRequest) return;
+      if (reset) {
+        list.replaceChildren();
+        loaded.clear();
+      }
+      for (const article of Array.isArray(page.sources) ? page.sources : []) {
+        if (typeof article?.source !== 'string' || loaded.has(article.source)) continue;
+        loaded.set(article.source, article);
+        list.append(articleItem(article));
+      }
+      nextAfter = typeof page.next_after === 'string' ? page.next_after : null;
+      moreButton.hidden = nextAfter === null;
+      const shown = list.childElementCount;
+      listStatus.textContent =
+        shown > 0 ? `${shown} article${shown === 1 ? '' : 's'} shown${nextAfter ? ', more available' : ''}.`
+        : text ? 'No articles match.'
+        : 'The knowledge base is empty: upload an article below.';
+    } catch (error) {
+      if (request === listRequest) listStatus.textContent = `Articles could not be loaded: ${messageOf(error)}`;
+    } finally {
+      if (request === listRequest) moreButton.disabled = false;
+    }
+  }
+
+  function articleItem(article: ArticleSummary): HTMLLIElement {
+    const button = el(
+      'button',
+      { type: 'button', class: 'session', 'data-source': article.source },
+      el('span', { class: 'session-title' }, article.title || article.source),
+      el('span', { class: 'session-last' }, article.source),
+      el('span', { class: 'session-meta' }, `${article.chunk_count} chunk${article.chunk_count === 1 ? '' : 's'} · updated `, parts.formatTime(article.updated_at)),
+    );
+    if (article.source === openSource) button.setAttribute('aria-current', 'true');
+    button.addEventListener('click', () => void openArticle(article.source));
+    return el('li', {}, button);
+  }
+
+  let searchTimer: ReturnType<typeof setTimeout> | undefined;
+  searchInput.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => void loadArticles(true), SEARCH_DELAY_MS);
+  });
+  searchForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    clearTimeout(searchTimer);
+    void loadArticles(true);
+  });
+  moreButton.addEventListener('click', () => void loadArticles(false));
+
+  // --- one article --------------------------------------------------------------
+
+  function clearDetail(): void {
+    openSource = null;
+    detailRequest++;
+    heading.textContent = 'Select an article';
+    detailStatus.textContent = '';
+    facts.hidden = true;
+    facts.replaceChildren();
+    deleteButton.hidden = true;
+    chunks.replaceChildren();
+  }
+
+  async function openArticle(source: string, moveFocus = true): Promise<void> {
+    const request = ++detailRequest;
+    openSource = source;
+    for (const button of list.querySelectorAll<HTMLButtonElement>('button.session')) {
+      if (button.dataset['source'] === source) button.setAttribute('aria-current', 'true');
+      else button.removeAttribute('aria-current');
+    }
+    heading.textContent = loaded.get(source)?.title ?? source;
+    detailStatus.textContent = 'Loading the article…';
+    facts.hidden = true;
+    deleteButton.hidden = true;
+    chunks.replaceChildren();
+    if (moveFocus) heading.focus();
+    try {
+      const article = await call<Article>('GET', sourcePath(source));
+      if (request !== detailRequest) return;
+      heading.textContent = article.title;
+      const rows: [string, Node | string][] = [
+        ['Source', el('code', {}, article.source)],
+        ['Chunks', String(article.chunk_count)],
+        ['Characters', article.char_count.toLocaleString()],
+        ['Embedding model', article.embedding_model],
+        ['Updated', parts.formatTime(article.updated_at)],
+        ['Content hash', el('code', {}, article.content_hash.slice(0, 16))],
+      ];
+      facts.replaceChildren(...rows.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
+      facts.hidden = false;
+      deleteButton.hidden = false;
+      chunks.replaceChildren(
+        ...article.chunks.map((c) =>
+          el('li', { class: 'chunk' }, el('p', { class: 'chunk-label' }, `Chunk ${c.chunk_index + 1} of ${article.chunks.length}`), el('pre', {}, c.content)),
+        ),
+      );
+      detailStatus.textContent = '';
+    } catch (error) {
+      if (request !== detailRequest) return;
+      detailStatus.textContent = `This article could not be loaded: ${messageOf(error)}`;
+    }
+  }
+
+  deleteButton.addEventListener('click', () => {
+    if (!openSource) return;
+    confirmText.textContent = `“${heading.textContent}” (${openSource}) will be removed from the knowledge base. Answers stop citing it at once.`;
+    confirmDialog.returnValue = '';
+    confirmDialog.showModal();
+  });
+
+  confirmDialog.addEventListener('close', async () => {
+    const source = openSource;
+    if (confirmDialog.returnValue !== 'delete' || !source) {
+      deleteButton.focus();
+      return;
+    }
+    detailStatus.textContent = 'Deleting…';
+    try {
+      await call('DELETE', sourcePath(source));
+      const title = heading.textContent;
+      clearDetail();
+      detailStatus.textContent = `Deleted “${title}”.`;
+      heading.focus();
+      await Promise.all([loadArticles(true), loadInsights()]);
+    } catch (error) {
+      detailStatus.textContent = `The article could not be deleted: ${messageOf(error)}`;
+      deleteButton.focus();
+    }
+  });
+
+  // --- uploading ---------------------------------------------------------------
+
+  fileInput.addEventListener('change', () => {
+    const file = fileInput.files?.[0];
+    if (!file || sourceInput.value.trim()) return;
+    // A file named like a stored article replaces it; any other is added under knowledge/uploads/.
+    const existing = [...loaded.keys()].find((s) => s === file.name || s.endsWith(`/${file.name}`));
+    sourceInput.value = existing ?? `knowledge/uploads/${file.name}`;
+  });
+
+  uploadForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const file = fileInput.files?.[0];
+    const source = sourceInput.value.trim();
+    if (!file) {
+      uploadStatus.textContent = 'Choose a markdown or text file first.';
+      fileInput.focus();
+      return;
+    }
+    if (!source) {
+      uploadStatus.textContent = 'Give the article a source name.';
+      sourceInput.focus();
+      return;
+    }
+    const submit = uploadForm.querySelector<HTMLButtonElement>('button[type="submit"]')!;
+    submit.disabled = true;
+    uploadStatus.textContent = `Uploading ${file.name}…`;
+    try {
+      const type = /\.txt$/i.test(file.name) ? 'text/plain' : 'text/markdown';
+      const result = await call<PutResult>('PUT', sourcePath(source), { type, text: await file.text() });
+      const verb = { added: 'Added', updated: 'Replaced', unchanged: 'Unchanged:' }[result.outcome];
+      uploadStatus.textContent = `${verb} “${result.title}” (${result.chunk_count} chunk${result.chunk_count === 1 ? '' : 's'}).`;
+      uploadForm.reset();
+      await loadArticles(true);
+      await openArticle(result.source, false);
+    } catch (error) {
+      uploadStatus.textContent = `The file was not uploaded: ${messageOf(error)}`;
+    } finally {
+      submit.disabled = false;
+    }
+  });
+
+  // --- what customers asked -------------------------------------------------------
+
+  async function loadInsights(): Promise<void> {
+    insightsStatus.textContent = 'Loading…';
+    try {
+      const insights = await call<Insights>('GET', `${API}/insights?days=30&limit=10`);
+      mostCited.replaceChildren(
+        ...insights.most_cited.map((c) =>
+          el(
+            'li',
+            {},
+            el('strong', {}, c.title),
+            ' ',
+            el('code', {}, c.source),
+            el('span', { class: 'meta' }, `cited by ${c.answers} answer${c.answers === 1 ? '' : 's'}${c.in_knowledge_base ? '' : ' · deleted since'}`),
+          ),
+        ),
+      );
+      unanswered.replaceChildren(
+        ...insights.unanswered.map((q) =>
+          el(
+            'li',
+            {},
+            el('span', {}, `“${q.question}”`),
+            el(
+              'span',
+              { class: 'meta' },
+              `asked ${q.times} time${q.times === 1 ? '' : 's'} · best confidence ${q.best_confidence.toFixed(2)}${q.escalated ? ` · escalated ${q.escalated}×` : ''} · `,
+              el('a', { href: `#session=${encodeURIComponent(q.session_id)}` }, 'open the conversation'),
+            ),
+          ),
+        ),
+      );
+      const empty = insights.most_cited.length === 0 && insights.unanswered.length === 0;
+      insightsStatus.textContent = empty ? 'No answers in the last 30 days yet.' : '';
+    } catch (error) {
+      insightsStatus.textContent = `Could not be loaded: ${messageOf(error)}`;
+    }
+  }
+
+  return {
+    show: () => {
+      void loadArticles(true);
+      void loadInsights();
+    },
+    reset: () => {
+      listRequest++;
+      list.replaceChildren();
+      loaded.clear();
+      clearDetail();
+      uploadStatus.textContent = '';
+    },
+  };
+}

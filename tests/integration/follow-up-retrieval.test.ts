@@ -5,7 +5,10 @@
  * requests are recorded and checked).
  */
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { REWRITE_INSTRUCTIONS } from '../../src/knowledge/query-rewriter';
+import { USE_LITE_EMBEDDING_MODEL, OFFLINE_EMBEDDING_MODEL } from '../../src/knowledge/embeddings';
+import { createLogger } from '../../src/observability/logger';
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { openAIStubEnv, startTestService, type TestService } from '../support/test-service';
 
@@ -40,12 +43,22 @@ async function converse(service: TestService, sessionId: string, messages: reado
   return answers.map((a) => ({ ...a, retrieval: stored.find((m) => m.id === a.id)!.metadata['retrieval'] as { query: string; method: string } }));
 }
 
-describe.each([['use-lite (the embedded default)', 'use-lite'], ['hashing', 'hashing']])('seed follow-ups offline, %s embedder', (_label, embedder) => {
+describe.each([
+  ['use-lite (the embedded default)', 'use-lite', USE_LITE_EMBEDDING_MODEL],
+  ['hashing', 'hashing', OFFLINE_EMBEDDING_MODEL],
+])('seed follow-ups offline, %s embedder', (_label, embedder, model) => {
   let service: TestService;
+  /** What the service logged at warn or above while starting: a failed seed ingest says why here. */
+  const startLog: string[] = [];
   beforeAll(async () => {
-    service = await startTestService({ env: { OFFLINE_EMBEDDER: embedder, OFFLINE_STREAM_DELAY_MS: '0' } });
+    const logs = new Writable({ write: (chunk, _encoding, done) => (startLog.push(String(chunk)), done()) });
+    service = await startTestService({ env: { OFFLINE_EMBEDDER: embedder, OFFLINE_STREAM_DELAY_MS: '0' }, logger: createLogger('warn', logs) });
   });
   afterAll(() => service.close());
+
+  it('seeds the help center with this embedder at start', async () => {
+    expect({ models: await service.deps.store.listEmbeddingModels(), errors: startLog.filter((l) => /"level":(50|60)/.test(l)) }).toEqual({ models: [model], errors: [] });
+  });
 
   it.each(SEED_CONVERSATIONS.map((c, i) => [i, c] as const))('conversation %i answers every turn from its article, unescalated', async (i, conversation) => {
     const answers = await converse(service, `seed-offline-${embedder}-${i}`, conversation.map(([m]) => m));

@@ -80,11 +80,15 @@ const STRATEGIES: Record<string, MemoryStrategyInput> = {
   // Sensitivity only (not the issue's compact_keep 2): what the protected turns' whole tool results cost.
   'compact (soft trigger, keep 1, sensitivity)': { mode: 'compact', compact_keep: 1, token_soft_budget: TOKEN_BUDGET },
   summarize: { mode: 'summarize', token_budget: TOKEN_BUDGET, keep_last_n_turns: 2, summary_token_budget: 600 },
-  // The strategies that shed history, cutting to just under the budget (low_water_pct 1) as before issue 13:
-  // what the steps down to the default low-water mark (60%) cost in facts at the same budget.
-  'window (low_water_pct 1)': { mode: 'window', low_water_pct: 1 },
-  'trim (low_water_pct 1)': { mode: 'trim', max_turns: 6, keep_last_n_turns: 4, token_budget: TOKEN_BUDGET, low_water_pct: 1 },
-  'compact (low_water_pct 1)': { mode: 'compact', compact_keep: 2, token_budget: TOKEN_BUDGET, low_water_pct: 1 },
+  // The strategies that shed history as they did before issue 13 (cut to just under the budget, no pinned
+  // opening), and with the steps down to the default low-water mark but no pinned opening: the baseline and
+  // what the steps alone cost in facts at the same budget.
+  'window (before: low_water_pct 1, pin_opening_pct 0)': { mode: 'window', low_water_pct: 1, pin_opening_pct: 0 },
+  'trim (before: low_water_pct 1, pin_opening_pct 0)': { mode: 'trim', max_turns: 6, keep_last_n_turns: 4, token_budget: TOKEN_BUDGET, low_water_pct: 1, pin_opening_pct: 0 },
+  'compact (before: low_water_pct 1, pin_opening_pct 0)': { mode: 'compact', compact_keep: 2, token_budget: TOKEN_BUDGET, low_water_pct: 1, pin_opening_pct: 0 },
+  'window (pin_opening_pct 0)': { mode: 'window', pin_opening_pct: 0 },
+  'trim (pin_opening_pct 0)': { mode: 'trim', max_turns: 6, keep_last_n_turns: 4, token_budget: TOKEN_BUDGET, pin_opening_pct: 0 },
+  'compact (pin_opening_pct 0)': { mode: 'compact', compact_keep: 2, token_budget: TOKEN_BUDGET, pin_opening_pct: 0 },
 };
 
 // ── the prompt-cache replay ──
@@ -482,7 +486,9 @@ const fmtShare = (s: StrategyStats) => `${fmtPct(retainedShare(s))} (${s.factsRe
 function describeSettings(runner: StrategyRunner): string {
   const s = runner.settings;
   const described = describeStrategySettings(runner);
-  return s.mode === 'none' || s.mode === 'summarize' ? described : `${described}, low_water_pct ${s.low_water_pct}`;
+  return s.mode === 'none' || s.mode === 'summarize'
+    ? described
+    : `${described}, low_water_pct ${s.low_water_pct}, pin_opening_pct ${s.pin_opening_pct}`;
 }
 
 function describeStrategySettings(runner: StrategyRunner): string {
@@ -690,15 +696,20 @@ async function cacheReplay(counter: TokenCounter): Promise<{ rows: CacheRow[]; c
   const conversations = await makeCacheConversations(KNOWLEDGE_DIR, CACHE_CONVERSATIONS, countTokens);
   const summarizer = new ExtractiveSummarizer(counter);
   const rows: CacheRow[] = [];
-  const variants: Array<{ order: PromptOrder; lowWater?: number }> = [
+  // The defaults; the same layout with the history cut as before (no steps, no pinned opening); and before issue 13.
+  const variants: Array<{ order: PromptOrder; lowWater?: number; pin?: number }> = [
     { order: 'stable-prefix' },
-    { order: 'stable-prefix', lowWater: 1 },
-    { order: 'passages-in-system-prompt', lowWater: 1 },
+    { order: 'stable-prefix', lowWater: 1, pin: 0 },
+    { order: 'passages-in-system-prompt', lowWater: 1, pin: 0 },
   ];
   for (const [name, strategy] of Object.entries(CACHE_STRATEGIES)) {
     for (const variant of variants) {
       if (strategy.mode === 'none' && variant.lowWater !== undefined) continue;
-      const settings = withDefaults({ ...strategy, ...(variant.lowWater !== undefined && { low_water_pct: variant.lowWater }) });
+      const settings = withDefaults({
+        ...strategy,
+        ...(variant.lowWater !== undefined && { low_water_pct: variant.lowWater }),
+        ...(variant.pin !== undefined && { pin_opening_pct: variant.pin }),
+      });
       const run: CacheRun = { promptTokens: 0, cachedTokens: 0, maxStrategyTokens: 0, requests: 0 };
       for (const conversation of conversations) {
         const one = await replayForCache(conversation, {
@@ -717,7 +728,10 @@ async function cacheReplay(counter: TokenCounter): Promise<{ rows: CacheRow[]; c
       }
       const budget = settings.mode === 'window' ? undefined : settings.token_budget;
       rows.push({ name, order: variant.order, lowWater: settings.low_water_pct, settings, run, budget });
-      progress(`  cache replay ${name} (${variant.order}, low water ${settings.low_water_pct}): ${fmtPct(run.cachedTokens / run.promptTokens)} cached`);
+      progress(
+        `  cache replay ${name} (${variant.order}, low water ${settings.low_water_pct}, pin ${settings.pin_opening_pct}): ` +
+          `${fmtPct(run.cachedTokens / run.promptTokens)} cached`,
+      );
     }
   }
   return { rows, conversations: conversations.length };
@@ -731,6 +745,7 @@ function renderCacheSection(rows: CacheRow[], conversations: number): string {
       'Strategy',
       'Prompt layout',
       'low_water_pct',
+      'pin_opening_pct',
       'Prompt tokens / request',
       'Served from cache',
       ...discounts.map((d) => `Billed-equivalent input / request at ${fmtPct(d)} off`),
@@ -740,6 +755,7 @@ function renderCacheSection(rows: CacheRow[], conversations: number): string {
       `\`${r.name}\``,
       r.order === 'stable-prefix' ? 'stable prefix' : 'passages in the system prompt (before)',
       String(r.lowWater),
+      String(r.settings.pin_opening_pct),
       fmtInt(r.run.promptTokens / r.run.requests),
       `**${fmtPct(share(r))}**`,
       ...discounts.map((d) => `${fmtInt(billedEquivalent(r.run, d) / r.run.requests)} (${fmtPct(billedEquivalent(r.run, d) / r.run.promptTokens)})`),
@@ -753,7 +769,9 @@ function renderCacheSection(rows: CacheRow[], conversations: number): string {
   );
   const verdict = (ok: boolean) => (ok ? '**PASS**' : '**MISS**');
   const targets = Object.entries(CACHE_TARGETS).map(([name, target]) => {
-    const row = rows.find((r) => r.name === name && r.order === 'stable-prefix' && r.lowWater === MEMORY_DEFAULTS.low_water_pct)!;
+    const row = rows.find(
+      (r) => r.name === name && r.order === 'stable-prefix' && r.lowWater === MEMORY_DEFAULTS.low_water_pct && r.settings.pin_opening_pct === MEMORY_DEFAULTS.pin_opening_pct,
+    )!;
     const withinBudget = row.budget === undefined || row.run.maxStrategyTokens <= row.budget;
     return `- ${verdict(share(row) >= target && withinBudget)} \`${name}\` serves ≥ ${fmtPct(target)} of prompt tokens from the cache over turns ${COUNTED_TURNS.from}–${COUNTED_TURNS.to}: ${fmtPct(share(row))}${row.budget !== undefined ? `, largest prompt ${fmtInt(row.run.maxStrategyTokens)} ≤ ${fmtInt(row.budget)}` : ''}.`;
   });
@@ -767,7 +785,7 @@ function renderCacheSection(rows: CacheRow[], conversations: number): string {
       `simulated OpenAI prompt cache the loopback stub uses (\`tests/support/prefix-cache.ts\`: prompts of 1,024 tokens or more, ` +
       `the longest prefix shared with a recent request in 128-token steps), counted with o200k_base. Figures are sums over turns ` +
       `${COUNTED_TURNS.from}–${COUNTED_TURNS.to} of every conversation. "Before" is the layout this change replaced (passages in the ` +
-      `system prompt) with history cut to just under the budget (\`low_water_pct\` 1). Budgets: \`window\` the service's defaults ` +
+      `system prompt) with history cut to just under the budget (\`low_water_pct\` 1) and no pinned opening (\`pin_opening_pct\` 0). Budgets: \`window\` the service's defaults ` +
       `(${SERVICE_WINDOW_LIMITS.maxMessages} messages, ${fmtInt(SERVICE_WINDOW_LIMITS.maxTokens)} tokens of history); the others a ` +
       `${fmtInt(CACHE_TOKEN_BUDGET)}-token prompt (\`token_budget\`; tool definitions not counted, as in the service); \`trim\` ` +
       `max_turns 20, keep_last_n_turns 4; \`compact\` compact_keep 2; \`summarize\` keep_last_n_turns 2, summary_token_budget 600, ` +

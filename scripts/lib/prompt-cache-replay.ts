@@ -21,7 +21,8 @@ import {
   EMPTY_MEMORY_STATE,
   compactStrategy,
   noneStrategy,
-  steppedWindowLimits,
+  OPENING_MAX_MESSAGES,
+  windowLoadPlan,
   summarizeStrategy,
   trimStrategy,
   windowStrategy,
@@ -148,17 +149,18 @@ export interface ReplayOptions {
 }
 
 /**
- * The window as the service loads it: the SQL history_window over the stored
- * messages with the limits steppedWindowLimits derives from the session's totals
- * (the plain limits when that holds no whole turn), then windowStrategy on the
- * capped messages.
+ * The window as the service loads it (ChatService.loadHistory): everything while the
+ * history fits; past its limits, the pinned opening from the first stored messages
+ * and the SQL window (history_window_after) over the rest with the stepped limits
+ * windowLoadPlan derives from the session's totals (the plain ones when that holds no
+ * whole turn); then windowStrategy on the capped messages, told the session's totals.
  */
 export function serviceWindow(stored: ContextMessage[], capped: ContextMessage[], limits: WindowLimits, input: StrategyInput): StrategyResult {
   const totals = { messages: stored.length, tokens: stored.reduce((sum, m) => sum + m.tokens, 0) };
-  const sqlWindow = (l: WindowLimits) => {
+  const sqlWindow = (from: ContextMessage[], l: WindowLimits) => {
     let running = 0;
     const fitting: ContextMessage[] = [];
-    for (const m of [...stored].reverse().slice(0, l.maxMessages)) {
+    for (const m of [...from].reverse().slice(0, l.maxMessages)) {
       running += m.tokens;
       if (running > l.maxTokens) break;
       fitting.unshift(m);
@@ -166,10 +168,21 @@ export function serviceWindow(stored: ContextMessage[], capped: ContextMessage[]
     const firstUser = fitting.findIndex((m) => m.role === 'user');
     return firstUser < 0 ? [] : fitting.slice(firstUser);
   };
-  let loaded = sqlWindow(steppedWindowLimits(totals, limits, input.settings.low_water_pct));
-  if (loaded.length === 0) loaded = sqlWindow(limits);
+  let loaded: ContextMessage[];
+  if (totals.messages <= limits.maxMessages && totals.tokens <= limits.maxTokens) {
+    loaded = sqlWindow(stored, limits);
+  } else {
+    const first = input.settings.pin_opening_pct > 0 ? stored.slice(0, OPENING_MAX_MESSAGES) : [];
+    const plan = windowLoadPlan(first, totals, limits, input.settings, input.countTokens);
+    const rest = stored.slice(plan.openingCount);
+    const tail = sqlWindow(rest, plan.stepped).length > 0 ? sqlWindow(rest, plan.stepped) : sqlWindow(rest, plan.plain);
+    loaded = tail.length > 0 ? [...first.slice(0, plan.openingCount), ...tail] : sqlWindow(stored, limits);
+  }
   const seqs = new Set(loaded.map((m) => m.seq));
-  return windowStrategy({ ...input, messages: capped.filter((m) => seqs.has(m.seq)) }, limits);
+  return windowStrategy(
+    { ...input, messages: capped.filter((m) => seqs.has(m.seq)), historyMessagesTotal: totals.messages, historyTokensTotal: totals.tokens },
+    limits,
+  );
 }
 
 /** Replays one conversation; returns the counted turns' prompt and cached tokens. */

@@ -10,7 +10,7 @@ import { CustomerMismatchError, SessionAccessError } from '../errors';
 import type { ContextMessage } from '../memory/context';
 import { historyLoadBound } from '../memory/input-ceiling';
 import { resolveMemory, type EffectiveMemory, type MemoryLevel, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
-import { steppedWindowLimits, type MemoryReport } from '../memory/strategies';
+import { OPENING_MAX_MESSAGES, windowLoadPlan, type MemoryReport } from '../memory/strategies';
 import type { TokenCounter } from '../memory/tokens';
 import type { Tracing } from '../observability/langfuse';
 import { traceText } from '../observability/personal-data';
@@ -241,6 +241,7 @@ export class ChatService {
       user_id: userId,
       conversation_history: loaded.map(toContextMessage),
       history_tokens_total: session?.tokenCount ?? 0,
+      history_messages_total: session?.messageCount ?? 0,
       memory_settings: memory.settings,
       memory_state: { summary: session?.summary ?? null, summarizedThroughSeq: session?.summarizedThroughSeq ?? null },
       memory_injection: memoryInjection,
@@ -458,18 +459,29 @@ export class ChatService {
       case 'window': {
         // The window's budget is bounded by the ceiling too (a request's token_budget may be huge).
         const limits = { maxMessages, maxTokens: Math.min(settings.token_budget ?? maxTokens, bound.maxTokens) };
-        // Stepped from the session's totals, so the window's start moves in steps (every instance agrees);
-        // the plain window when the stepped one holds no whole turn.
         const totals = { messages: session.messageCount, tokens: session.tokenCount };
-        const steppedLimits = steppedWindowLimits(totals, limits, settings.low_water_pct);
-        const stepped = await this.parts.store.loadHistoryWindow(sessionId, steppedLimits);
-        const same = steppedLimits.maxMessages === limits.maxMessages && steppedLimits.maxTokens === limits.maxTokens;
-        return stepped.length > 0 || same ? stepped : this.parts.store.loadHistoryWindow(sessionId, limits);
+        const fits = totals.messages <= limits.maxMessages && totals.tokens <= limits.maxTokens;
+        if (fits) return this.parts.store.loadHistoryWindow(sessionId, limits);
+        // Past the limits: the conversation's opening, pinned, then a window over the rest whose start
+        // moves in steps derived from the session's totals (every instance agrees); the plain window
+        // when that holds no whole turn.
+        const first = settings.pin_opening_pct > 0 ? await this.parts.store.loadHistoryOpening(sessionId, OPENING_MAX_MESSAGES) : [];
+        const plan = windowLoadPlan(first.map(toContextMessage), totals, limits, settings, (m) => this.parts.tokenCounter.countMessage(m));
+        const opening = first.slice(0, plan.openingCount);
+        const rest = await this.parts.store.loadHistoryWindow(sessionId, { ...plan.stepped, afterSeq: plan.afterSeq });
+        if (rest.length > 0) return [...opening, ...rest];
+        const plainRest = await this.parts.store.loadHistoryWindow(sessionId, { ...plan.plain, afterSeq: plan.afterSeq });
+        return plainRest.length > 0 ? [...opening, ...plainRest] : this.parts.store.loadHistoryWindow(sessionId, limits);
       }
       case 'summarize':
         return this.parts.store.loadHistoryWindow(sessionId, { ...bound, afterSeq: session.summarizedThroughSeq ?? 0 });
-      default:
-        return this.parts.store.loadHistoryWindow(sessionId, bound);
+      default: {
+        const newest = await this.parts.store.loadHistoryWindow(sessionId, bound);
+        // A session longer than the bound: the opening the strategy may pin is read as well.
+        if (settings.pin_opening_pct === 0 || (newest[0]?.seq ?? 1) <= 1) return newest;
+        const first = await this.parts.store.loadHistoryOpening(sessionId, OPENING_MAX_MESSAGES);
+        return [...first.filter((m) => m.seq < newest[0]!.seq), ...newest];
+      }
     }
   }
 

@@ -49,6 +49,11 @@ export const memoryStrategySchema = z
       .gt(0, 'low_water_pct must be above 0')
       .max(1, 'low_water_pct must be at most 1 (a share of the budget, e.g. 0.6 for 60%)')
       .optional(),
+    pin_opening_pct: z
+      .number({ error: 'pin_opening_pct must be a number' })
+      .min(0, 'pin_opening_pct must be at least 0 (0 pins nothing)')
+      .max(0.5, 'pin_opening_pct must be at most 0.5 (a share of the budget, e.g. 0.15 for 15%)')
+      .optional(),
   })
   .superRefine((s, ctx) => {
     const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
@@ -96,6 +101,13 @@ export interface MemorySettings {
    * under the budget (the history then moves on every turn).
    */
   low_water_pct: number;
+  /**
+   * The share of a budget kept for the conversation's opening turns (tool results as
+   * placeholders) once a strategy must shed history: pinned at the head of the view,
+   * they keep who the customer is and what the case is, and the prompt prefix through
+   * them stays cacheable. 0 pins nothing.
+   */
+  pin_opening_pct: number;
 }
 
 export const MEMORY_DEFAULTS = {
@@ -108,6 +120,7 @@ export const MEMORY_DEFAULTS = {
   keep_last_n_turns: 4,
   summary_token_budget: 2000,
   low_water_pct: 0.6,
+  pin_opening_pct: 0.15,
 } as const;
 
 export function withDefaults(input: MemoryStrategyInput): MemorySettings {
@@ -126,6 +139,7 @@ export function withDefaults(input: MemoryStrategyInput): MemorySettings {
       Math.min(MEMORY_DEFAULTS.keep_last_n_turns, input.max_turns ?? Infinity, input.context_limit ?? Infinity),
     summary_token_budget: input.summary_token_budget ?? MEMORY_DEFAULTS.summary_token_budget,
     low_water_pct: input.low_water_pct ?? MEMORY_DEFAULTS.low_water_pct,
+    pin_opening_pct: input.pin_opening_pct ?? MEMORY_DEFAULTS.pin_opening_pct,
   };
 }
 

@@ -20,6 +20,8 @@ export interface StrategyInput {
   countTokens: CountMessageTokens;
   /** Tokens of the whole durable history, when the caller loaded only part of it. */
   historyTokensTotal?: number;
+  /** Messages in the whole durable history, when the caller loaded only part of it. */
+  historyMessagesTotal?: number;
 }
 
 /** What a strategy did, as the chat response reports it. */
@@ -72,17 +74,115 @@ export function noneStrategy(input: StrategyInput): StrategyResult {
 /**
  * `window`: the newest messages within a token and message budget, never starting
  * on an orphan. The service loads this window in SQL (history_window) with the
- * limits steppedWindowLimits gives; this is the same rule on an array, for callers
- * that hold the messages already. It moves in steps: once the history outgrows a
- * limit, the window's start jumps forward so that it holds the low-water share of
- * the limit, and stays there while later turns are appended (see steppedWindowLimits).
+ * limits windowLoadPlan gives; this is the same rule on an array, for callers that
+ * hold the messages already. It moves in steps: once the history outgrows a limit,
+ * the window's start jumps forward so that it holds the low-water share of the
+ * limit, and stays there while later turns are appended (see steppedWindowLimits).
+ * From then on the conversation's opening is pinned ahead of it (see pinnedOpening).
  * When the stepped window would hold no whole turn, the plain window is sent.
  */
 export function windowStrategy(input: StrategyInput, limits: WindowLimits): StrategyResult {
-  const totals = { messages: input.messages.length, tokens: sumTokens(input.messages) };
-  const stepped = sanitize(newestWithin(input.messages, steppedWindowLimits(totals, limits, input.settings.low_water_pct)));
-  const kept = stepped.length > 0 ? stepped : sanitize(newestWithin(input.messages, limits));
+  const whole = {
+    messages: input.historyMessagesTotal ?? input.messages.length,
+    tokens: input.historyTokensTotal ?? sumTokens(input.messages),
+  };
+  const mustCut = whole.messages > limits.maxMessages || whole.tokens > limits.maxTokens;
+  const opening = mustCut ? pinnedOpening(input.messages, openingCap(limits.maxTokens, input.settings), input.countTokens) : NO_OPENING;
+  const rest = input.messages.slice(opening.covers);
+  const restLimits = afterOpening(limits, opening);
+  const steppedRest = (messages: ContextMessage[]) => {
+    const totals = { messages: messages.length, tokens: sumTokens(messages) };
+    const stepped = sanitize(newestWithin(messages, steppedWindowLimits(totals, restLimits, input.settings.low_water_pct)));
+    return stepped.length > 0 ? stepped : sanitize(newestWithin(messages, restLimits));
+  };
+  const tail = steppedRest(rest);
+  // An opening with nothing after it that fits is no window: the plain one is sent instead.
+  const kept = tail.length > 0 ? [...opening.messages, ...tail] : sanitize(newestWithin(input.messages, limits));
   return finish(input, 'window', kept, { triggeredBy: null });
+}
+
+/**
+ * The conversation's opening, pinned at the head of a view that must shed history:
+ * its first whole turns, tool results as placeholders, as many as fit in
+ * `capTokens` (pin_opening_pct of the budget), never the newest turn. In a support
+ * chat the opening is where the customer says who they are and what the case is
+ * (name, order number, how to reach them), what later turns keep needing; and it
+ * never changes, so the prompt prefix through it stays cacheable while the rest of
+ * the view steps forward. `covers` is how many of the given messages it stands for.
+ */
+export interface PinnedOpening {
+  messages: ContextMessage[];
+  covers: number;
+  tokens: number;
+}
+
+const NO_OPENING: PinnedOpening = { messages: [], covers: 0, tokens: 0 };
+
+export function pinnedOpening(
+  messages: ContextMessage[],
+  capTokens: number,
+  countTokens: CountMessageTokens,
+  /** Trailing turns the opening may not take (the newest always; compact's kept turns). */
+  protectedTurns = 1,
+): PinnedOpening {
+  // Only messages that start the conversation (seq 1, or an array without seqs) have an opening;
+  // a window loaded from its middle has none, and a gap in the seqs ends it.
+  const startsConversation = (messages[0]?.seq ?? 1) <= 1;
+  const turns = splitTurns(messages);
+  if (capTokens <= 0 || !startsConversation || turns[0]?.[0]?.role !== 'user') return NO_OPENING;
+  const opening: PinnedOpening = { messages: [], covers: 0, tokens: 0 };
+  let lastSeq = messages[0]!.seq === undefined ? undefined : messages[0]!.seq - 1;
+  for (const turn of turns.slice(0, -Math.max(protectedTurns, 1))) {
+    const follows = lastSeq === undefined || turn[0]!.seq === undefined || turn[0]!.seq === lastSeq + 1;
+    const pinned = turn.map((m) => (m.role === 'tool' ? toPlaceholder(m, countTokens) : m));
+    const tokens = sumTokens(pinned);
+    if (!follows || opening.tokens + tokens > capTokens || opening.covers + turn.length > OPENING_MAX_MESSAGES) break;
+    opening.messages.push(...pinned);
+    opening.covers += turn.length;
+    opening.tokens += tokens;
+    lastSeq = turn.at(-1)!.seq;
+  }
+  return opening.covers > 0 ? { ...opening, messages: sanitize(opening.messages) } : NO_OPENING;
+}
+
+/** The most messages an opening holds (the service reads this many from the start of a session). */
+export const OPENING_MAX_MESSAGES = 40;
+
+/** The tokens the opening may take: pin_opening_pct of the budget it is pinned in. */
+export function openingCap(budgetTokens: number, settings: MemorySettings): number {
+  return Math.floor(budgetTokens * settings.pin_opening_pct);
+}
+
+/** The limits left for the rest of the view once the opening is pinned. */
+function afterOpening(limits: WindowLimits, opening: PinnedOpening): WindowLimits {
+  return { maxMessages: limits.maxMessages - opening.messages.length, maxTokens: limits.maxTokens - opening.tokens };
+}
+
+/**
+ * What the service loads for `window`, from the session's totals and its first
+ * stored messages (oldest first, at least as many as an opening can hold): the
+ * opening's messages to keep from those, and the stepped limits of the window over
+ * the messages after them (history_window_after). The same rule windowStrategy
+ * applies to an array, on stored token counts, so every instance loads the same.
+ */
+export function windowLoadPlan(
+  first: ContextMessage[],
+  totals: { messages: number; tokens: number },
+  limits: WindowLimits,
+  settings: MemorySettings,
+  countTokens: CountMessageTokens,
+): { openingCount: number; afterSeq: number; stepped: WindowLimits; plain: WindowLimits } {
+  const mustCut = totals.messages > limits.maxMessages || totals.tokens > limits.maxTokens;
+  const opening = mustCut ? pinnedOpening(first, openingCap(limits.maxTokens, settings), countTokens) : NO_OPENING;
+  const covered = first.slice(0, opening.covers);
+  const restTotals = { messages: totals.messages - covered.length, tokens: totals.tokens - sumTokens(covered) };
+  const plain = afterOpening(limits, opening);
+  return {
+    openingCount: opening.covers,
+    afterSeq: covered.at(-1)?.seq ?? 0,
+    stepped: steppedWindowLimits(restTotals, plain, settings.low_water_pct),
+    plain,
+  };
 }
 
 export interface WindowLimits {
@@ -124,8 +224,9 @@ function newestWithin(messages: ContextMessage[], limits: WindowLimits): Context
 }
 
 /**
- * `trim`: once user turns reach max_turns, only the last keep_last_n_turns turns;
- * then turns are appended until max_turns is reached again, and it cuts back to
+ * `trim`: once user turns reach max_turns, only the last keep_last_n_turns turns
+ * (after the conversation's opening, pinned when there is a token_budget to size it
+ * by); then turns are appended until max_turns is reached again, and it cuts back to
  * keep_last_n_turns. The cut points sit at fixed multiples of (max_turns −
  * keep_last_n_turns) turns from the start, so requests between two cuts share
  * their prefix (a provider's prompt cache serves it) and every instance agrees.
@@ -133,17 +234,18 @@ function newestWithin(messages: ContextMessage[], limits: WindowLimits): Context
 export function trimStrategy(input: StrategyInput): StrategyResult {
   const { settings } = input;
   const turns = splitTurns(input.messages);
-  let trimmed = 0;
-  let kept = turns;
-  if (countUserTurns(turns) >= settings.max_turns) {
-    const keep = Math.max(settings.keep_last_n_turns, 1);
-    const step = Math.max(1, settings.max_turns - keep);
-    const past = Math.ceil((turns.length - settings.max_turns + 1) / step) * step;
-    trimmed = Math.max(0, Math.min(turns.length - keep, past));
-    kept = turns.slice(trimmed);
+  if (countUserTurns(turns) < settings.max_turns) {
+    const bounded = enforceBudget([], turns, input);
+    return finish(input, 'trim', bounded.messages, { trimmedTurns: bounded.droppedTurns, triggeredBy: null });
   }
-  const bounded = enforceBudget([], kept, input);
-  return finish(input, 'trim', bounded.messages, { trimmedTurns: trimmed + bounded.droppedTurns, triggeredBy: null });
+  const opening = pinnedOpening(input.messages, openingCap(settings.token_budget ?? 0, settings), input.countTokens);
+  const rest = turns.slice(turnsCovering(turns, opening.covers));
+  const keep = Math.max(settings.keep_last_n_turns, 1);
+  const step = Math.max(1, settings.max_turns - keep);
+  const past = Math.ceil((rest.length - settings.max_turns + 1) / step) * step;
+  const trimmed = Math.max(0, Math.min(rest.length - keep, past));
+  const bounded = enforceBudget([], rest.slice(trimmed), input, { opening });
+  return finish(input, 'trim', bounded.messages, { trimmedTurns: turns.length - splitTurns(bounded.messages).length, triggeredBy: null });
 }
 
 /**
@@ -163,7 +265,7 @@ export function compactStrategy(input: StrategyInput): StrategyResult {
   const compacted = turns.map((turn, i) =>
     i < cutoff ? turn.map((m) => compactMessage(m, settings, input.countTokens)) : turn,
   );
-  const bounded = enforceBudget([], compacted, input, turns.map(sumTokens));
+  const bounded = enforceBudget([], compacted, input, { anchorSizes: turns.map(sumTokens), protectedTurns });
   // Counted in what is sent: a placeholder whose turn the hard budget then dropped was trimmed, not compacted.
   const original = new Set(input.messages);
   const compactedByTool: Record<string, number> = {};
@@ -305,12 +407,16 @@ function shouldCompactTool(name: string, settings: MemorySettings): boolean {
   return !settings.compact_exclude_tools.includes(name);
 }
 
+/** A tool result as its placeholder (naming the tool and the call), tokens recounted. */
+function toPlaceholder(message: ContextMessage, countTokens: CountMessageTokens): ContextMessage {
+  if (message.compacted) return message;
+  const content = compactionPlaceholder(message.name ?? 'unknown', message.tool_call_id ?? 'unknown');
+  return { ...message, content, compacted: true, tokens: countTokens({ ...message, content }) };
+}
+
 function compactMessage(message: ContextMessage, settings: MemorySettings, countTokens: CountMessageTokens): ContextMessage {
   if (message.role === 'tool' && !message.compacted) {
-    const name = message.name ?? 'unknown';
-    if (!shouldCompactTool(name, settings)) return message;
-    const content = compactionPlaceholder(name, message.tool_call_id ?? 'unknown');
-    return { ...message, content, compacted: true, tokens: countTokens({ ...message, content }) };
+    return shouldCompactTool(message.name ?? 'unknown', settings) ? toPlaceholder(message, countTokens) : message;
   }
   if (message.role === 'assistant' && settings.compact_clear_tool_inputs && message.tool_calls?.length) {
     let cleared = false;
@@ -341,10 +447,11 @@ export function summaryPair(summary: string, countTokens: CountMessageTokens): C
 
 /**
  * The hard cap: when the prompt is over token_budget, the oldest whole turns are
- * left out (so no tool call loses its result); the lead (the summary pair) and the
- * newest turn always stay. It sheds in steps, down to the low-water mark: the cut
- * points sit at multiples of (token_budget − low_water_pct × token_budget) tokens
- * counted from the first turn given, and the view starts at the first turn past the
+ * left out (so no tool call loses its result); the lead (the summary pair), the
+ * conversation's opening (pinnedOpening, when there is no lead) and the newest turn
+ * stay. It sheds in steps, down to the low-water mark: the cut points sit at
+ * multiples of (token_budget − low_water_pct × token_budget) tokens counted from the
+ * first turn after the opening, and the view starts at the first turn past the
  * smallest multiple that brings the prompt within the budget. Between two cuts the
  * start stays put and each request extends the previous one's prefix.
  */
@@ -352,33 +459,68 @@ function enforceBudget(
   lead: ContextMessage[],
   turns: ContextMessage[][],
   input: StrategyInput,
-  /** Where the cut points are counted on: the turns' tokens before compaction shrank them (they never change). */
-  anchorSizes: number[] = turns.map(sumTokens),
+  options: {
+    /** Where the cut points are counted on: the turns' tokens before compaction shrank them (they never change). */
+    anchorSizes?: number[];
+    /** An opening the caller already took off `turns` (trim); otherwise it is found here when there is no lead. */
+    opening?: PinnedOpening;
+    /** Trailing turns an opening found here may not take (compact's kept turns). */
+    protectedTurns?: number;
+  } = {},
 ): { messages: ContextMessage[]; droppedTurns: number } {
   const budget = input.settings.token_budget;
-  let kept = turns;
-  if (budget !== undefined && turns.length > 1) {
-    const available = budget - input.fixedTokens - sumTokens(lead);
-    const sizes = turns.map(sumTokens);
-    const tokensFrom = (start: number) => sizes.slice(start).reduce((a, b) => a + b, 0);
-    if (tokensFrom(0) > available) {
-      const step = Math.max(1, budget - Math.floor(budget * input.settings.low_water_pct));
-      // The first turn at or past the first multiple of the step whose rest fits (the newest turn always stays).
-      // Without compaction, anchor and actual sizes agree and the first multiple tried is the answer.
-      const sameSizes = anchorSizes.every((size, i) => size === sizes[i]);
-      let multiple = sameSizes ? Math.max(1, Math.ceil((tokensFrom(0) - available) / step)) : 1;
-      let start = 0;
-      for (;;) {
-        let before = 0;
-        start = 0;
-        while (start < turns.length - 1 && before < multiple * step) before += anchorSizes[start++]!;
-        if (start === turns.length - 1 || tokensFrom(start) <= available) break;
-        multiple++;
-      }
-      kept = turns.slice(start);
-    }
+  const given = options.opening ?? NO_OPENING;
+  const whole = { messages: [...lead, ...given.messages, ...sanitize(turns.flat())], droppedTurns: 0 };
+  const room = budget === undefined ? Infinity : budget - input.fixedTokens - sumTokens(lead);
+  if (budget === undefined || sumTokens(turns.flat()) + given.tokens <= room) return whole;
+
+  let opening = given;
+  let rest = turns;
+  let anchors = options.anchorSizes ?? turns.map(sumTokens);
+  if (!options.opening && lead.length === 0) {
+    opening = pinnedOpening(turns.flat(), openingCap(budget, input.settings), input.countTokens, options.protectedTurns);
+    const pinned = turnsCovering(turns, opening.covers);
+    rest = turns.slice(pinned);
+    anchors = anchors.slice(pinned);
   }
-  return { messages: [...lead, ...sanitize(kept.flat())], droppedTurns: turns.length - kept.length };
+  // The newest turn always stays; when it and the opening do not fit together, the opening gives way.
+  if (rest.length > 0 && sumTokens(rest.at(-1)!) > room - opening.tokens && opening !== NO_OPENING) {
+    if (!options.opening) {
+      rest = turns;
+      anchors = options.anchorSizes ?? turns.map(sumTokens);
+    }
+    opening = NO_OPENING;
+  }
+
+  if (rest.length <= 1) return { messages: [...lead, ...opening.messages, ...sanitize(rest.flat())], droppedTurns: 0 };
+  const available = room - opening.tokens;
+  const sizes = rest.map(sumTokens);
+  const tokensFrom = (start: number) => sizes.slice(start).reduce((a, b) => a + b, 0);
+  let kept = rest;
+  if (tokensFrom(0) > available) {
+    const step = Math.max(1, budget - Math.floor(budget * input.settings.low_water_pct));
+    // The first turn at or past the first multiple of the step whose rest fits (the newest turn always stays).
+    // Without compaction, anchor and actual sizes agree and the first multiple tried is the answer.
+    const sameSizes = anchors.every((size, i) => size === sizes[i]);
+    let multiple = sameSizes ? Math.max(1, Math.ceil((tokensFrom(0) - available) / step)) : 1;
+    let start = 0;
+    for (;;) {
+      let before = 0;
+      start = 0;
+      while (start < rest.length - 1 && before < multiple * step) before += anchors[start++]!;
+      if (start === rest.length - 1 || tokensFrom(start) <= available) break;
+      multiple++;
+    }
+    kept = rest.slice(start);
+  }
+  return { messages: [...lead, ...opening.messages, ...sanitize(kept.flat())], droppedTurns: rest.length - kept.length };
+}
+
+/** How many whole turns the first `messages` messages make up. */
+function turnsCovering(turns: ContextMessage[][], messages: number): number {
+  let count = 0;
+  for (let covered = 0; count < turns.length && covered + turns[count]!.length <= messages; count++) covered += turns[count]!.length;
+  return count;
 }
 
 /**

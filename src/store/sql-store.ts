@@ -38,6 +38,8 @@ const FN = {
     p_max_messages: 'integer',
     p_max_tokens: 'integer',
   }),
+  // Migration 20261123000700_history_opening.
+  historyOpening: sqlFunction('history_opening', { p_session_id: 'text', p_max_messages: 'integer' }),
   appendTurn: sqlFunction('append_turn', { p_session_id: 'text', p_user_id: 'text', p_agent_type: 'text', p_messages: 'jsonb' }),
   appendTurnIdempotent: sqlFunction('append_turn_idempotent', {
     p_key: 'text',
@@ -165,6 +167,11 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
             p_max_messages: limits.maxMessages,
             p_max_tokens: limits.maxTokens,
           });
+    return rows.map(toStoredMessage);
+  }
+
+  async loadHistoryOpening(sessionId: string, maxMessages: number): Promise<StoredMessage[]> {
+    const rows = await this.fn.rows<MessageRow>(FN.historyOpening, { p_session_id: sessionId, p_max_messages: maxMessages });
     return rows.map(toStoredMessage);
   }
 

@@ -148,6 +148,9 @@ export interface ChatStore {
    */
   loadHistoryWindow(sessionId: string, limits: HistoryWindowLimits): Promise<StoredMessage[]>;
 
+  /** The session's first maxMessages messages, oldest first: where a pinned opening is chosen from. */
+  loadHistoryOpening(sessionId: string, maxMessages: number): Promise<StoredMessage[]>;
+
   /**
    * Stores a whole turn atomically, creating the session on its first turn and
    * updating its title, last message, message count and updated time. Returns the

@@ -157,6 +157,22 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       const loaded = await subject.chat.loadHistoryWindow('contract-window', { maxMessages: 20, maxTokens: 4000 });
       expect(loaded[3]!.toolCalls).toEqual([{ id: 'c1', name: 'lookup_order', arguments: {} }]);
     });
+
+    it('loads the first messages of a session, oldest first, without system messages, at most as many as asked (a pinned opening is chosen from them)', async () => {
+      await turn('contract-opening', [{ role: 'system', content: 'note', tokenCount: 5 }, user('q1', 10), answer('a1', 10)]);
+      await turn('contract-opening', [
+        user('q2', 10),
+        { role: 'assistant', content: '', tokenCount: 10, toolCalls: [{ id: 'c1', name: 'lookup_order', arguments: { order_id: 'ZX-14440' } }] },
+        { role: 'tool', content: 'r', tokenCount: 10, toolCallId: 'c1', name: 'lookup_order' },
+        answer('a2', 10),
+      ]);
+      const opening = (maxMessages: number) => subject.chat.loadHistoryOpening('contract-opening', maxMessages);
+      expect((await opening(40)).map((m) => m.seq)).toEqual([2, 3, 4, 5, 6, 7]);
+      expect((await opening(3)).map((m) => m.content)).toEqual(['q1', 'a1', 'q2']);
+      expect((await opening(0))).toEqual([]);
+      expect((await opening(40))[3]!.toolCalls).toEqual([{ id: 'c1', name: 'lookup_order', arguments: { order_id: 'ZX-14440' } }]);
+      expect(await subject.chat.loadHistoryOpening('contract-never', 40)).toEqual([]);
+    });
   });
 
   describe(`answers' usage and cost on ${backend}`, () => {

@@ -40,6 +40,8 @@ import { memoryStrategySchema, withDefaults, type MemorySettings, type MemoryStr
 import {
   compactionPlaceholder,
   compactStrategy,
+  openingCap,
+  pinnedOpening,
   EMPTY_MEMORY_STATE,
   noneStrategy,
   sanitize,
@@ -216,7 +218,8 @@ const conversationArb: fc.Arbitrary<Conversation> = fc
     idScheme: fc.constantFrom<IdScheme>('unique', 'unique', 'per_turn'),
     // A loaded window (or the messages after a summary) may start anywhere, mid-turn too.
     startAt: fc.option(fc.nat(), { freq: 4, nil: undefined }),
-    firstSeq: fc.integer({ min: 1, max: 10_000 }),
+    // Often 1: the history from the conversation's start, where a strategy may pin its opening.
+    firstSeq: fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 10_000 })),
   })
   .map(({ turns, ending, idTag, idScheme, startAt, firstSeq }) => {
     const full = toDurable(buildConversation(turns, ending, idTag, idScheme), firstSeq);
@@ -470,7 +473,11 @@ async function checkProperty(name: string, property: fc.IProperty<any> | fc.IAsy
     ms: Date.now() - started,
     ...(details.failed && { counterexamplePath: details.counterexamplePath }),
   };
-  if (details.failed) throw new Error(fc.defaultReportMessage(details) ?? `${name} failed (seed ${details.seed})`);
+  if (details.failed) {
+    // The report names the counterexample; the assertion that failed on it is the error's message.
+    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    throw new Error(`${fc.defaultReportMessage(details) ?? `${name} failed (seed ${details.seed})`}\n\nFailed with: ${cause}`);
+  }
 }
 
 afterAll(() => {
@@ -514,7 +521,8 @@ describe(`memory strategies on arbitrary conversations (fast-check, ${NUM_RUNS} 
         settingsArb,
         fc.record({ maxMessages: biasedInt(1, 30, 1000), maxTokens: biasedInt(1, 20_000, 1_000_000) }),
         ({ messages }, fixedTokens, given, configured) => {
-          const settings = settingsFor('window', given);
+          // The suffix rule on its own (the pinned opening has its own property below).
+          const settings = settingsFor('window', { ...given, pin_opening_pct: 0 });
           // As apply_memory calls it: the request's token_budget replaces the configured token limit.
           const limits = { maxMessages: configured.maxMessages, maxTokens: settings.token_budget ?? configured.maxTokens };
           const before = structuredClone(messages);
@@ -570,7 +578,7 @@ describe(`memory strategies on arbitrary conversations (fast-check, ${NUM_RUNS} 
         ({ messages }, lowWater, mode, budget, fixedTokens) => {
           // trim: only its hard cap acts (max_turns out of reach); the cap counts the fixed part, the window's does not.
           const cap = mode === 'window' ? budget : budget + fixedTokens;
-          const settings = settingsFor(mode, { token_budget: cap, low_water_pct: lowWater, max_turns: 100_000 });
+          const settings = settingsFor(mode, { token_budget: cap, low_water_pct: lowWater, max_turns: 100_000, pin_opening_pct: 0 });
           const lowMark = Math.floor(cap * lowWater);
           const step = Math.max(1, cap - lowMark);
           const run = (history: ContextMessage[]) => {
@@ -606,7 +614,7 @@ describe(`memory strategies on arbitrary conversations (fast-check, ${NUM_RUNS} 
     await checkProperty(
       'trim',
       fc.property(conversationArb, fixedTokensArb, settingsArb, ({ messages }, fixedTokens, given) => {
-        const settings = settingsFor('trim', given);
+        const settings = settingsFor('trim', { ...given, pin_opening_pct: 0 });
         const before = structuredClone(messages);
         const input = inputOf(messages, settings, fixedTokens);
         const result = trimStrategy(input);
@@ -638,7 +646,7 @@ describe(`memory strategies on arbitrary conversations (fast-check, ${NUM_RUNS} 
     await checkProperty(
       'compact',
       fc.property(conversationArb, fixedTokensArb, settingsArb, ({ messages }, fixedTokens, given) => {
-        const settings = settingsFor('compact', given);
+        const settings = settingsFor('compact', { ...given, pin_opening_pct: 0 });
         const before = structuredClone(messages);
         const input = inputOf(messages, settings, fixedTokens);
         const result = compactStrategy(input);
@@ -665,6 +673,71 @@ describe(`memory strategies on arbitrary conversations (fast-check, ${NUM_RUNS} 
         for (const m of result.messages) if (protectedSeqs.has(m.seq)) expect(m.compacted).toBeUndefined();
         if (result.report.triggered_by === null) expect(result.messages).toEqual(sanitize(messages));
       }),
+    );
+  });
+
+  it('pinned opening (window, trim, compact): the conversation\'s first turns with placeholders for tool results, then a run of turns to the end; safe; within the limits; a later request\'s opening extending the earlier one', async () => {
+    await checkProperty(
+      'pinned opening',
+      fc.property(
+        conversationArb,
+        fixedTokensArb,
+        settingsArb,
+        fc.double({ min: 0.05, max: 0.5, noNaN: true }),
+        fc.constantFrom('window', 'trim', 'compact') as fc.Arbitrary<'window' | 'trim' | 'compact'>,
+        biasedInt(100, 3000, 100_000),
+        ({ full }, fixedTokens, given, pin, mode, windowTokens) => {
+          // A hard budget to pin within (never below a given soft budget: the schema refuses that pair).
+          const budget = given.token_budget ?? Math.min(10_000_000, Math.max(windowTokens, given.token_soft_budget ?? 0));
+          const settings = settingsFor(mode, { ...given, pin_opening_pct: pin, token_budget: budget });
+          const limits = { maxMessages: 1000, maxTokens: settings.token_budget! };
+          const run = (history: ContextMessage[]) => {
+            const input = inputOf(history, settings, fixedTokens);
+            if (mode === 'window') return windowStrategy(input, limits);
+            return mode === 'trim' ? trimStrategy(input) : compactStrategy(input);
+          };
+          const protectedTurns = mode === 'compact' ? Math.max(settings.compact_keep, 1) : 1;
+          // One request per user message, its history every message before it.
+          const requests = full.flatMap((m, i) => (m.role === 'user' && i > 0 ? [full.slice(0, i)] : [])).concat([full]);
+          let pinnedBefore: ContextMessage[] | null = null;
+          for (const history of requests) {
+            const view = run(history).messages;
+            expectSafe(history, view);
+            expectUnaltered(history, view, true);
+            if (mode === 'window') {
+              expect(total(view)).toBeLessThanOrEqual(limits.maxTokens);
+            } else {
+              expectNewestTurnKept(history, view);
+              expectWithinHardBudget(history, view, fixedTokens, settings.token_budget);
+            }
+            // The view is a run of the history up to its end, or the opening and then such a run.
+            const all = sanitize(history).map((m) => m.seq);
+            const isRunToEnd = (part: ContextMessage[]) =>
+              part.every((m, i) => m.seq === all[all.length - part.length + i]) && (mode === 'compact' || part.every((m) => !m.compacted));
+            const opening = pinnedOpening(history, openingCap(settings.token_budget!, settings), countTokens, protectedTurns);
+            const pinned =
+              !isRunToEnd(view) &&
+              opening.messages.length > 0 &&
+              // (compact pins its compacted turns: there the calls' arguments may be cleared too, so only the seqs compare)
+              (mode === 'compact'
+                ? view.slice(0, opening.messages.length).every((m, i) => m.seq === opening.messages[i]!.seq && (m.role !== 'tool' || m.compacted))
+                : JSON.stringify(view.slice(0, opening.messages.length)) === JSON.stringify(opening.messages)) &&
+              isRunToEnd(view.slice(opening.messages.length));
+            expect(isRunToEnd(view) || pinned).toBe(true);
+            if (pinned) {
+              // The conversation's first turns, every tool result a placeholder.
+              expect(opening.messages.map((m) => m.seq)).toEqual(all.slice(0, opening.messages.length));
+              for (const m of opening.messages) if (m.role === 'tool') expect(m.compacted).toBe(true);
+              // A later request's opening extends the earlier one (it may take turns the newest was): the prompt
+              // prefix through the earlier opening stays the same.
+              const pinnedNow = view.slice(0, opening.messages.length);
+              if (pinnedBefore) expect(pinnedNow.slice(0, pinnedBefore.length)).toEqual(pinnedBefore);
+              pinnedBefore = pinnedNow;
+            }
+            count(`pinned opening: ${mode} pinned`, pinned);
+          }
+        },
+      ),
     );
   });
 

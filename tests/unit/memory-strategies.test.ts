@@ -7,6 +7,9 @@ import {
   compactionPlaceholder,
   EMPTY_MEMORY_STATE,
   noneStrategy,
+  OPENING_MAX_MESSAGES,
+  openingCap,
+  pinnedOpening,
   summarizeStrategy,
   SUMMARY_ACKNOWLEDGEMENT,
   SUMMARY_INTRO,
@@ -14,6 +17,7 @@ import {
   steppedWindowLimits,
   trimStrategy,
   triggerReason,
+  windowLoadPlan,
   windowStrategy,
   type MemoryState,
   type StrategyInput,
@@ -258,14 +262,15 @@ describe('low water: strategies that must shed history shed it in steps', () => 
 
   it('window: once full, the start jumps to hold 60% of the message limit and stays there for the next turns', () => {
     const messages = turns(20);
-    const settings = settingsOf({ mode: 'window' });
+    // The steps on their own (the pinned opening is tested below).
+    const settings = settingsOf({ mode: 'window', pin_opening_pct: 0 });
     const starts = startsOverReplay(messages, (h) => windowStrategy(inputOf(h, settings), { maxMessages: 10, maxTokens: 100_000 }).messages);
     // Requests 1–5 hold everything (start 1); then the window (10 messages, step 4) moves every second turn.
     expect(starts.slice(0, 6)).toEqual([1, 1, 1, 1, 1, 5]);
     expect(distinct(starts)).toEqual([1, 5, 9, 13, 17, 21, 25, 29]);
     for (const start of distinct(starts).slice(1)) expect(starts.filter((s) => s === start)).toHaveLength(2);
     // With low_water_pct 1 it slides a turn at a time.
-    const plain = settingsOf({ mode: 'window', low_water_pct: 1 });
+    const plain = settingsOf({ mode: 'window', low_water_pct: 1, pin_opening_pct: 0 });
     const sliding = startsOverReplay(messages, (h) => windowStrategy(inputOf(h, plain), { maxMessages: 10, maxTokens: 100_000 }).messages);
     expect(distinct(sliding).length).toBeGreaterThan(distinct(starts).length);
   });
@@ -281,7 +286,7 @@ describe('low water: strategies that must shed history shed it in steps', () => 
   it('the hard budget cuts to the low-water mark, and the next turns extend the same view until the budget is reached again', () => {
     const messages = turns(30);
     const budget = 600;
-    const settings = settingsOf({ mode: 'compact', token_budget: budget, low_water_pct: 0.5 });
+    const settings = settingsOf({ mode: 'compact', token_budget: budget, low_water_pct: 0.5, pin_opening_pct: 0 });
     const views = messages.flatMap((m, i) => (m.role === 'user' && i > 0 ? [compactStrategy(inputOf(messages.slice(0, i), settings, { fixedTokens: 100 })).messages] : []));
     const starts = views.map((v) => v[0]!.seq!);
     for (const view of views) expect(100 + total(view)).toBeLessThanOrEqual(budget);
@@ -291,6 +296,100 @@ describe('low water: strategies that must shed history shed it in steps', () => 
     for (const view of cuts) expect(100 + total(view) - total(userTurns(view).at(-1)!)).toBeLessThanOrEqual(budget / 2);
     // …so several requests share each start.
     expect(distinct(starts).length).toBeLessThan(starts.length / 2);
+  });
+});
+
+describe('pinned opening: once history must be shed, the conversation\'s first turns stay at the head of the view', () => {
+  /** The opening says who the customer is and what the case is; then many turns about other things. */
+  const conversation = () =>
+    history(
+      chatTurn('Hi, my name is Lukas Brandt. I need help with my Vesper air fryer.', 'Hello Lukas, happy to help. What seems to be the problem?'),
+      toolTurn('My order number is ZX-14440. Please call me after 6pm.', [[lookupOrder('call_1'), JSON.stringify({ order_id: 'ZX-14440', carrier: 'PostNord', items: 'x'.repeat(2000) })]], 'Your order ZX-14440 ships with PostNord.'),
+      ...Array.from({ length: 20 }, (_, i) => chatTurn(`Question ${i + 1}: ${'does the basket go in the dishwasher? '.repeat(3)}`, `Answer ${i + 1}: ${'yes, on the top rack. '.repeat(3)}`)),
+    );
+  it('window: the first turns with tool results as placeholders, then the stepped window over the rest; within the limits', () => {
+    const messages = conversation();
+    const limits = { maxMessages: 100, maxTokens: 1000 };
+    const result = windowStrategy(inputOf(messages, settingsOf({ mode: 'window' })), limits);
+    const view = result.messages;
+    // Turns 1 and 2 (seq 1–6) lead, the lookup_order result replaced by its placeholder; the name, order number and carrier stay.
+    expect(seqs(view.slice(0, 6))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(view[4]).toMatchObject({ role: 'tool', compacted: true, content: compactionPlaceholder('lookup_order', 'call_1') });
+    const text = view.map((m) => m.content).join('\n');
+    for (const fact of ['Lukas Brandt', 'ZX-14440', 'after 6pm', 'PostNord']) expect(text).toContain(fact);
+    // Then a run of whole turns to the end, after a gap.
+    expect(view[6]!.seq).toBeGreaterThan(7);
+    expect(view.slice(6)).toEqual(messages.slice(messages.findIndex((m) => m.seq === view[6]!.seq)));
+    expect(total(view)).toBeLessThanOrEqual(limits.maxTokens);
+    // pin_opening_pct 0: the plain suffix, and the facts of the opening are gone.
+    const unpinned = windowStrategy(inputOf(messages, settingsOf({ mode: 'window', pin_opening_pct: 0 })), limits).messages;
+    expect(unpinned.map((m) => m.content).join('\n')).not.toContain('ZX-14440');
+  });
+
+  it('nothing is pinned while the whole history fits, nor when the opening does not fit its share of the budget', () => {
+    const messages = conversation();
+    const whole = windowStrategy(inputOf(messages, settingsOf({ mode: 'window' })), { maxMessages: 1000, maxTokens: 100_000 }).messages;
+    expect(whole).toEqual(messages);
+    // 5% of 600 tokens holds not even the first turn.
+    const tooSmall = windowStrategy(inputOf(messages, settingsOf({ mode: 'window', pin_opening_pct: 0.05 })), { maxMessages: 100, maxTokens: 600 }).messages;
+    expect(tooSmall[0]!.seq).toBeGreaterThan(6);
+  });
+
+  it('the service\'s loader picks the same opening and window (windowLoadPlan on stored counts), and is told how far it may skip', () => {
+    const messages = conversation();
+    const limits = { maxMessages: 100, maxTokens: 1000 };
+    const settings = settingsOf({ mode: 'window' });
+    const totals = { messages: messages.length, tokens: total(messages) };
+    const plan = windowLoadPlan(messages.slice(0, OPENING_MAX_MESSAGES), totals, limits, settings, countTokens);
+    const view = windowStrategy(inputOf(messages, settings), limits).messages;
+    expect(plan.openingCount).toBe(6);
+    expect(plan.afterSeq).toBe(6);
+    // The rest as history_window_after would load it with the stepped limits: what the view holds after the opening.
+    const rest = messages.slice(plan.openingCount);
+    const loaded: ContextMessage[] = [];
+    let tokens = 0;
+    for (const m of [...rest].reverse()) {
+      if (loaded.length >= plan.stepped.maxMessages || tokens + m.tokens > plan.stepped.maxTokens) break;
+      tokens += m.tokens;
+      loaded.unshift(m);
+    }
+    expect(seqs(view.slice(6))).toEqual(seqs(loaded.slice(loaded.findIndex((m) => m.role === 'user'))));
+  });
+
+  it('replayed request by request, the opening never changes once pinned, so the prompt prefix through it stays cacheable', () => {
+    const messages = conversation();
+    const settings = settingsOf({ mode: 'window' });
+    const openings = messages.flatMap((m, i) => {
+      if (m.role !== 'user' || i === 0) return [];
+      const view = windowStrategy(inputOf(messages.slice(0, i), settings), { maxMessages: 100, maxTokens: 1000 }).messages;
+      // The opening: the view's head from seq 1 up to the gap the window left.
+      const gap = view.findIndex((v, k) => k > 0 && v.seq !== view[k - 1]!.seq! + 1);
+      return view[0]!.seq === 1 && gap > 0 ? [JSON.stringify(view.slice(0, gap))] : [];
+    });
+    expect(openings.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(openings).size).toBe(1);
+  });
+
+  it('trim and the hard budget keep the opening ahead of the turns they keep; it gives way when the newest turn needs the room', () => {
+    const messages = conversation();
+    const trimSettings = settingsOf({ mode: 'trim', max_turns: 6, keep_last_n_turns: 2, token_budget: 1500 });
+    const trimmed = trimStrategy(inputOf(messages, trimSettings)).messages;
+    // The opening: as many first turns as fit 15% of 1,500 tokens (turns 1–3 here), then the turns trim keeps.
+    const opening = pinnedOpening(messages, openingCap(1500, trimSettings), countTokens);
+    expect(seqs(opening.messages)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(trimmed.slice(0, opening.messages.length)).toEqual(opening.messages);
+    const keptTurns = userTurns(trimmed.slice(opening.messages.length));
+    expect(keptTurns.length).toBeGreaterThanOrEqual(2);
+    expect(keptTurns.length).toBeLessThan(6);
+    expect(keptTurns.at(-1)!.at(-1)!.seq).toBe(messages.at(-1)!.seq);
+    const compacted = compactStrategy(inputOf(messages, settingsOf({ mode: 'compact', token_budget: 1000 }), { fixedTokens: 100 })).messages;
+    expect(seqs(compacted.slice(0, 6))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(100 + total(compacted)).toBeLessThanOrEqual(1000);
+    // A newest turn that fills the budget on its own: the opening is left out, the newest turn stays.
+    const big = history(messages.map(({ seq: _seq, tokens: _tokens, ...m }) => m), chatTurn(`Question: ${'a long question about the warranty. '.repeat(60)}`, 'Answer.'));
+    const newest = userTurns(big).at(-1)!;
+    const tight = compactStrategy(inputOf(big, settingsOf({ mode: 'compact', token_budget: 100 + total(newest) + 20 }), { fixedTokens: 100 })).messages;
+    expect(tight).toEqual(newest);
   });
 });
 
@@ -658,7 +757,7 @@ describe('token_budget as a hard cap', () => {
     const newestTwo = userTurns(messages).slice(-2).flat();
     // room for the two newest turns only (the search result in them stays whole: compact_keep 2)
     const budget = 200 + total(newestTwo) + 5;
-    const result = compactStrategy(inputOf(messages, settingsOf({ mode: 'compact', compact_keep: 2, token_budget: budget, low_water_pct: 1 }), { fixedTokens: 200 }));
+    const result = compactStrategy(inputOf(messages, settingsOf({ mode: 'compact', compact_keep: 2, token_budget: budget, low_water_pct: 1, pin_opening_pct: 0 }), { fixedTokens: 200 }));
     expect(result.messages).toEqual(newestTwo);
     expect(result.report).toMatchObject({ compacted_items: 0, trimmed_turns: 2 });
     expect(result.compactedByTool).toEqual({});

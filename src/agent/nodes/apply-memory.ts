@@ -1,6 +1,6 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { capToolOutput, type CountMessageTokens } from '../../memory/context';
-import { applyInputCeiling } from '../../memory/input-ceiling';
+import { applyInputCeiling, historyLoadBound } from '../../memory/input-ceiling';
 import {
   compactStrategy,
   noneStrategy,
@@ -48,6 +48,7 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
       fixedTokens,
       countTokens: options.countTokens,
       historyTokensTotal: state.history_tokens_total,
+      historyMessagesTotal: state.history_messages_total,
     };
 
     let result: StrategyResult;
@@ -58,7 +59,8 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
       case 'window':
         result = windowStrategy(input, {
           maxMessages: options.windowLimits.maxMessages,
-          maxTokens: input.settings.token_budget ?? options.windowLimits.maxTokens,
+          // As the service loaded it: a request's token_budget is bounded by the ceiling too.
+          maxTokens: Math.min(input.settings.token_budget ?? options.windowLimits.maxTokens, historyLoadBound(options.inputMaxTokens).maxTokens),
         });
         break;
       case 'trim':

@@ -215,11 +215,13 @@ export class ChatService {
     const { store, tokenCounter, logger, tracing } = this.parts;
     const { request, sessionId, session, agent, userId, customerId, memory, traceId, startedAt, clock } = turn;
 
-    const loaded = await tracing.observe('load_history', 'span', { mode: memory.settings.mode }, async (span) => {
-      const messages = await this.loadHistory(sessionId, session, memory.settings);
+    const history = await tracing.observe('load_history', 'span', { mode: memory.settings.mode }, async (span) => {
+      const loaded = await this.loadHistory(sessionId, session, memory.settings);
+      const { messages } = loaded;
       span.update({ output: { messages: messages.length, tokens: messages.reduce((sum, m) => sum + m.tokenCount, 0) } });
-      return messages;
+      return loaded;
     });
+    const loaded = history.messages;
     const loadedTokens = loaded.reduce((sum, m) => sum + m.tokenCount, 0);
     logger.info(
       {
@@ -275,7 +277,7 @@ export class ChatService {
     const outcome: MemoryOutcome = {
       ...result.memory_report,
       ...(result.memory_report.input_ceiling && {
-        input_ceiling: { ...result.memory_report.input_ceiling, history_cut: olderMessagesLeftOut(loaded, session, memory.settings) },
+        input_ceiling: { ...result.memory_report.input_ceiling, history_cut: history.olderLeftOut },
       }),
       source: memory.source,
       settings: memory.settings,
@@ -446,41 +448,57 @@ export class ChatService {
 
   /**
    * The durable messages the strategy works on: the SQL window for `window`, the
-   * messages after the stored summary for `summarize`, the history otherwise. All
-   * of them newest first and bounded by the ceiling on one model call
+   * messages after the stored summary for `summarize`, the history otherwise (with
+   * the conversation's opening for `trim` and `compact`, which may pin it). All of
+   * them newest first and bounded by the ceiling on one model call
    * (MODEL_INPUT_MAX_TOKENS): more could never be sent, and a long session must
-   * not be read whole on every turn.
+   * not be read whole on every turn. `olderLeftOut`: the bound left out older
+   * messages the strategy would have been given (never said of `window`, whose
+   * own limits cut).
    */
-  private async loadHistory(sessionId: string, session: SessionRecord | null, settings: MemorySettings): Promise<StoredMessage[]> {
+  private async loadHistory(
+    sessionId: string,
+    session: SessionRecord | null,
+    settings: MemorySettings,
+  ): Promise<{ messages: StoredMessage[]; olderLeftOut: boolean }> {
     const { enabled, maxMessages, maxTokens } = this.parts.history;
-    if (!enabled || !session) return [];
+    if (!enabled || !session) return { messages: [], olderLeftOut: false };
     const bound = historyLoadBound(this.parts.inputMaxTokens);
+    const store = this.parts.store;
     switch (settings.mode) {
       case 'window': {
         // The window's budget is bounded by the ceiling too (a request's token_budget may be huge).
         const limits = { maxMessages, maxTokens: Math.min(settings.token_budget ?? maxTokens, bound.maxTokens) };
         const totals = { messages: session.messageCount, tokens: session.tokenCount };
         const fits = totals.messages <= limits.maxMessages && totals.tokens <= limits.maxTokens;
-        if (fits) return this.parts.store.loadHistoryWindow(sessionId, limits);
+        if (fits) return { messages: await store.loadHistoryWindow(sessionId, limits), olderLeftOut: false };
         // Past the limits: the conversation's opening, pinned, then a window over the rest whose start
         // moves in steps derived from the session's totals (every instance agrees); the plain window
         // when that holds no whole turn.
-        const first = settings.pin_opening_pct > 0 ? await this.parts.store.loadHistoryOpening(sessionId, OPENING_MAX_MESSAGES) : [];
+        const first = settings.pin_opening_pct > 0 ? await store.loadHistoryOpening(sessionId, OPENING_MAX_MESSAGES) : [];
         const plan = windowLoadPlan(first.map(toContextMessage), totals, limits, settings, (m) => this.parts.tokenCounter.countMessage(m));
         const opening = first.slice(0, plan.openingCount);
-        const rest = await this.parts.store.loadHistoryWindow(sessionId, { ...plan.stepped, afterSeq: plan.afterSeq });
-        if (rest.length > 0) return [...opening, ...rest];
-        const plainRest = await this.parts.store.loadHistoryWindow(sessionId, { ...plan.plain, afterSeq: plan.afterSeq });
-        return plainRest.length > 0 ? [...opening, ...plainRest] : this.parts.store.loadHistoryWindow(sessionId, limits);
+        const stepped = await store.loadHistoryWindow(sessionId, { ...plan.stepped, afterSeq: plan.afterSeq });
+        const rest = stepped.length > 0 ? stepped : await store.loadHistoryWindow(sessionId, { ...plan.plain, afterSeq: plan.afterSeq });
+        return { messages: rest.length > 0 ? [...opening, ...rest] : await store.loadHistoryWindow(sessionId, limits), olderLeftOut: false };
       }
-      case 'summarize':
-        return this.parts.store.loadHistoryWindow(sessionId, { ...bound, afterSeq: session.summarizedThroughSeq ?? 0 });
-      default: {
-        const newest = await this.parts.store.loadHistoryWindow(sessionId, bound);
+      case 'summarize': {
+        const afterSeq = session.summarizedThroughSeq ?? 0;
+        const messages = await store.loadHistoryWindow(sessionId, { ...bound, afterSeq });
+        return { messages, olderLeftOut: startsAfter(messages, afterSeq + 1, session) };
+      }
+      case 'trim':
+      case 'compact': {
+        const newest = await store.loadHistoryWindow(sessionId, bound);
+        const olderLeftOut = startsAfter(newest, 1, session);
         // A session longer than the bound: the opening the strategy may pin is read as well.
-        if (settings.pin_opening_pct === 0 || (newest[0]?.seq ?? 1) <= 1) return newest;
-        const first = await this.parts.store.loadHistoryOpening(sessionId, OPENING_MAX_MESSAGES);
-        return [...first.filter((m) => m.seq < newest[0]!.seq), ...newest];
+        if (settings.pin_opening_pct === 0 || !olderLeftOut || newest.length === 0) return { messages: newest, olderLeftOut };
+        const first = await store.loadHistoryOpening(sessionId, OPENING_MAX_MESSAGES);
+        return { messages: [...first.filter((m) => m.seq < newest[0]!.seq), ...newest], olderLeftOut };
+      }
+      case 'none': {
+        const messages = await store.loadHistoryWindow(sessionId, bound);
+        return { messages, olderLeftOut: startsAfter(messages, 1, session) };
       }
     }
   }
@@ -514,9 +532,8 @@ export class ChatService {
  * would otherwise have been given (every strategy but `window`, whose window is
  * its own; `summarize` starts after its summary). Seqs are gapless from 1.
  */
-function olderMessagesLeftOut(loaded: StoredMessage[], session: SessionRecord | null, settings: MemorySettings): boolean {
-  if (!session || settings.mode === 'window' || session.messageCount === 0) return false;
-  const firstWanted = (settings.mode === 'summarize' ? (session.summarizedThroughSeq ?? 0) : 0) + 1;
+/** Whether a load that should have started at seq `firstWanted` started later (the bound cut it). */
+function startsAfter(loaded: StoredMessage[], firstWanted: number, session: SessionRecord): boolean {
   const firstLoaded = loaded[0]?.seq ?? session.messageCount + 1;
   return firstLoaded > firstWanted && session.messageCount >= firstWanted;
 }

@@ -714,25 +714,29 @@ describe(`memory strategies on arbitrary conversations (fast-check, ${NUM_RUNS} 
             const all = sanitize(history).map((m) => m.seq);
             const isRunToEnd = (part: ContextMessage[]) =>
               part.every((m, i) => m.seq === all[all.length - part.length + i]) && (mode === 'compact' || part.every((m) => !m.compacted));
-            const opening = pinnedOpening(history, openingCap(settings.token_budget!, settings), countTokens, protectedTurns);
+            const cap = openingCap(settings.token_budget!, settings);
+            const opening = pinnedOpening(history, cap, countTokens, protectedTurns);
+            // window and trim pin exactly pinnedOpening(history); compact pins its compacted turns (the calls'
+            // arguments may be cleared too), so there the head is the view's leading run from the first message.
+            const leadingRun = view.findIndex((m, i) => m.seq !== all[i]);
+            const headLength = mode === 'compact' ? (leadingRun < 0 ? view.length : leadingRun) : opening.messages.length;
+            const head = view.slice(0, headLength);
             const pinned =
               !isRunToEnd(view) &&
-              opening.messages.length > 0 &&
-              // (compact pins its compacted turns: there the calls' arguments may be cleared too, so only the seqs compare)
-              (mode === 'compact'
-                ? view.slice(0, opening.messages.length).every((m, i) => m.seq === opening.messages[i]!.seq && (m.role !== 'tool' || m.compacted))
-                : JSON.stringify(view.slice(0, opening.messages.length)) === JSON.stringify(opening.messages)) &&
-              isRunToEnd(view.slice(opening.messages.length));
+              headLength > 0 &&
+              (mode === 'compact' || JSON.stringify(head) === JSON.stringify(opening.messages)) &&
+              isRunToEnd(view.slice(headLength));
             expect(isRunToEnd(view) || pinned).toBe(true);
             if (pinned) {
-              // The conversation's first turns, every tool result a placeholder.
-              expect(opening.messages.map((m) => m.seq)).toEqual(all.slice(0, opening.messages.length));
-              for (const m of opening.messages) if (m.role === 'tool') expect(m.compacted).toBe(true);
+              // The conversation's first whole turns, within the opening's share, every tool result a placeholder.
+              expect(head.map((m) => m.seq)).toEqual(all.slice(0, headLength));
+              expect(history.find((m) => m.seq! > head.at(-1)!.seq!)?.role).toBe('user');
+              expect(total(head)).toBeLessThanOrEqual(cap);
+              for (const m of head) if (m.role === 'tool') expect(m.compacted).toBe(true);
               // A later request's opening extends the earlier one (it may take turns the newest was): the prompt
               // prefix through the earlier opening stays the same.
-              const pinnedNow = view.slice(0, opening.messages.length);
-              if (pinnedBefore) expect(pinnedNow.slice(0, pinnedBefore.length)).toEqual(pinnedBefore);
-              pinnedBefore = pinnedNow;
+              if (pinnedBefore) expect(head.slice(0, pinnedBefore.length)).toEqual(pinnedBefore);
+              pinnedBefore = head;
             }
             count(`pinned opening: ${mode} pinned`, pinned);
           }

@@ -164,6 +164,7 @@ describe('withDefaults', () => {
       keep_last_n_turns: 4,
       summary_token_budget: 2000,
       low_water_pct: 0.6,
+      pin_opening_pct: 0.15,
     });
     expect(MEMORY_DEFAULTS.default_remaining_pct).toBe(0.2);
   });
@@ -186,6 +187,7 @@ describe('withDefaults', () => {
       keep_last_n_turns: 3,
       summary_token_budget: 600,
       low_water_pct: 0.5,
+      pin_opening_pct: 0.25,
     };
     expect(withDefaults(given)).toStrictEqual(given);
   });

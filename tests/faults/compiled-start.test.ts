@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { postStream } from '../support/sse';
-import { COMPILED_ENTRY, startServiceProcess, stopServiceProcess, waitUntilServing, type ServiceProcess } from '../support/processes';
+import { COMPILED_ENTRY, TEST_NODE_FLAGS, startServiceProcess, stopServiceProcess, waitUntilServing, type ServiceProcess } from '../support/processes';
 import { REPO_ROOT, TEST_AGENT_KEY } from '../support/test-service';
 
 let service: ServiceProcess | undefined;
@@ -35,7 +35,8 @@ test('the compiled service serves its API and pages, and SIGTERM ends it with co
   service = await startServiceProcess({ OFFLINE_STREAM_DELAY_MS: '50' }, { compiled: true });
   await waitUntilServing(service);
   const running = service;
-  expect(running.child.spawnargs.slice(1)).toEqual([path.join(REPO_ROOT, COMPILED_ENTRY)]);
+  // Plain node on the build's output (no tsx loader), with only the flags every test process gets.
+  expect(running.child.spawnargs.slice(1)).toEqual([...TEST_NODE_FLAGS, path.join(REPO_ROOT, COMPILED_ENTRY)]);
 
   // The migrations (read from supabase/migrations at run time) were found: the knowledge API's functions answer.
   const sources = await fetch(`${running.baseURL}/api/v1/knowledge/sources`, { headers: { authorization: `Bearer ${TEST_AGENT_KEY}` } });

@@ -31,12 +31,19 @@ export interface ServiceProcess {
 }
 
 /**
+ * What every node process a test starts is given first, as `npm test` gives jest's: each
+ * WebAssembly memory (PGlite, the sentence encoder) then reserves what it needs instead
+ * of about 10 GB of address space, so a machine that limits address space runs them too.
+ */
+export const TEST_NODE_FLAGS = ['--disable-wasm-trap-handler'];
+
+/**
  * Node with tsx's loader, in one process: `node --import tsx FILE`. (The `tsx` command
  * runs the script in a child process of its own: it passes SIGTERM on, but a SIGKILL
  * would kill only the wrapper and leave the script running.)
  */
 export function tsxNodeArgs(file: string): string[] {
-  return ['--import', pathToFileURL(path.join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs')).href, file];
+  return [...TEST_NODE_FLAGS, '--import', pathToFileURL(path.join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs')).href, file];
 }
 
 /** Where `npm run build:server` writes the service's entry point. */
@@ -54,7 +61,7 @@ export async function startServiceProcess(env: Record<string, string> = {}, opti
   const port = await freePort();
   const cwd = await makeTempDir('support-agent-process-');
   // compiled: what `npm start` runs, plain node on `npm run build`'s output (dist/index.js).
-  const args = options.compiled ? [path.join(REPO_ROOT, COMPILED_ENTRY)] : tsxNodeArgs(path.join(REPO_ROOT, 'src/index.ts'));
+  const args = options.compiled ? [...TEST_NODE_FLAGS, path.join(REPO_ROOT, COMPILED_ENTRY)] : tsxNodeArgs(path.join(REPO_ROOT, 'src/index.ts'));
   const child = spawn(process.execPath, args, {
     cwd,
     env: {

@@ -117,6 +117,8 @@ export interface PinnedOpening {
 }
 
 const NO_OPENING: PinnedOpening = { messages: [], covers: 0, tokens: 0 };
+/** summarize pins nothing: its summary carries the opening, and its views are never compacted. */
+const NOT_PINNED = { opening: NO_OPENING };
 
 export function pinnedOpening(
   messages: ContextMessage[],
@@ -299,7 +301,7 @@ export async function summarizeStrategy(input: StrategyInput, summarize: Summari
   );
   const keep = Math.max(settings.keep_last_n_turns, 1);
   const unchanged = (): SummarizeResult => {
-    const bounded = enforceBudget(previousPair, turns, input);
+    const bounded = enforceBudget(previousPair, turns, input, NOT_PINNED);
     return {
       ...finish(input, 'summarize', bounded.messages, { triggeredBy, trimmedTurns: bounded.droppedTurns }),
       newState: null,
@@ -323,7 +325,7 @@ export async function summarizeStrategy(input: StrategyInput, summarize: Summari
     ).trim();
     if (summary === '') throw new Error('The summarizer returned an empty summary');
   } catch (error) {
-    const bounded = enforceBudget(previousPair, tail, input);
+    const bounded = enforceBudget(previousPair, tail, input, NOT_PINNED);
     return {
       ...finish(input, 'summarize', bounded.messages, {
         triggeredBy,
@@ -334,7 +336,7 @@ export async function summarizeStrategy(input: StrategyInput, summarize: Summari
     };
   }
 
-  const bounded = enforceBudget(summaryPair(summary, input.countTokens), tail, input);
+  const bounded = enforceBudget(summaryPair(summary, input.countTokens), tail, input, NOT_PINNED);
   return {
     ...finish(input, 'summarize', bounded.messages, { triggeredBy, summarized: true, trimmedTurns: bounded.droppedTurns }),
     newState: { summary, summarizedThroughSeq: throughSeq },
@@ -462,7 +464,7 @@ function enforceBudget(
   options: {
     /** Where the cut points are counted on: the turns' tokens before compaction shrank them (they never change). */
     anchorSizes?: number[];
-    /** An opening the caller already took off `turns` (trim); otherwise it is found here when there is no lead. */
+    /** An opening the caller already took off `turns` (trim), or none to pin (summarize); otherwise it is found here when there is no lead. */
     opening?: PinnedOpening;
     /** Trailing turns an opening found here may not take (compact's kept turns). */
     protectedTurns?: number;

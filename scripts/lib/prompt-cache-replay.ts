@@ -21,7 +21,7 @@ import {
   EMPTY_MEMORY_STATE,
   compactStrategy,
   noneStrategy,
-  OPENING_MAX_MESSAGES,
+  OPENING_READ_MESSAGES,
   windowLoadPlan,
   summarizeStrategy,
   trimStrategy,
@@ -172,7 +172,7 @@ export function serviceWindow(stored: ContextMessage[], capped: ContextMessage[]
   if (totals.messages <= limits.maxMessages && totals.tokens <= limits.maxTokens) {
     loaded = sqlWindow(stored, limits);
   } else {
-    const first = input.settings.pin_opening_pct > 0 ? stored.slice(0, OPENING_MAX_MESSAGES) : [];
+    const first = input.settings.pin_opening_pct > 0 ? stored.slice(0, OPENING_READ_MESSAGES) : [];
     const plan = windowLoadPlan(first, totals, limits, input.settings, input.countTokens);
     const rest = stored.slice(plan.openingCount);
     const tail = sqlWindow(rest, plan.stepped).length > 0 ? sqlWindow(rest, plan.stepped) : sqlWindow(rest, plan.plain);

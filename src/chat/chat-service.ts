@@ -10,7 +10,7 @@ import { CustomerMismatchError, SessionAccessError } from '../errors';
 import type { ContextMessage } from '../memory/context';
 import { historyLoadBound } from '../memory/input-ceiling';
 import { resolveMemory, type EffectiveMemory, type MemoryLevel, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
-import { OPENING_MAX_MESSAGES, windowLoadPlan, type MemoryReport } from '../memory/strategies';
+import { OPENING_READ_MESSAGES, windowLoadPlan, type MemoryReport } from '../memory/strategies';
 import type { TokenCounter } from '../memory/tokens';
 import type { Tracing } from '../observability/langfuse';
 import { traceText } from '../observability/personal-data';
@@ -475,7 +475,7 @@ export class ChatService {
         // Past the limits: the conversation's opening, pinned, then a window over the rest whose start
         // moves in steps derived from the session's totals (every instance agrees); the plain window
         // when that holds no whole turn.
-        const first = settings.pin_opening_pct > 0 ? await store.loadHistoryOpening(sessionId, OPENING_MAX_MESSAGES) : [];
+        const first = settings.pin_opening_pct > 0 ? await store.loadHistoryOpening(sessionId, OPENING_READ_MESSAGES) : [];
         const plan = windowLoadPlan(first.map(toContextMessage), totals, limits, settings, (m) => this.parts.tokenCounter.countMessage(m));
         const opening = first.slice(0, plan.openingCount);
         const stepped = await store.loadHistoryWindow(sessionId, { ...plan.stepped, afterSeq: plan.afterSeq });
@@ -493,7 +493,7 @@ export class ChatService {
         const olderLeftOut = startsAfter(newest, 1, session);
         // A session longer than the bound: the opening the strategy may pin is read as well.
         if (settings.pin_opening_pct === 0 || !olderLeftOut || newest.length === 0) return { messages: newest, olderLeftOut };
-        const first = await store.loadHistoryOpening(sessionId, OPENING_MAX_MESSAGES);
+        const first = await store.loadHistoryOpening(sessionId, OPENING_READ_MESSAGES);
         return { messages: [...first.filter((m) => m.seq < newest[0]!.seq), ...newest], olderLeftOut };
       }
       case 'none': {

@@ -147,8 +147,14 @@ export function pinnedOpening(
   return opening.covers > 0 ? { ...opening, messages: sanitize(opening.messages) } : NO_OPENING;
 }
 
-/** The most messages an opening holds (the service reads this many from the start of a session). */
+/** The most messages an opening holds. */
 export const OPENING_MAX_MESSAGES = 40;
+/**
+ * How many messages the service reads from the start of a session to choose the
+ * opening: one more than it can hold, so that a turn ending at the last one it can
+ * hold is seen to be followed (only the conversation's newest turn is never pinned).
+ */
+export const OPENING_READ_MESSAGES = OPENING_MAX_MESSAGES + 1;
 
 /** The tokens the opening may take: pin_opening_pct of the budget it is pinned in. */
 export function openingCap(budgetTokens: number, settings: MemorySettings): number {
@@ -162,7 +168,7 @@ function afterOpening(limits: WindowLimits, opening: PinnedOpening): WindowLimit
 
 /**
  * What the service loads for `window`, from the session's totals and its first
- * stored messages (oldest first, at least as many as an opening can hold): the
+ * stored messages (oldest first, OPENING_READ_MESSAGES of them): the
  * opening's messages to keep from those, and the stepped limits of the window over
  * the messages after them (history_window_after). The same rule windowStrategy
  * applies to an array, on stored token counts, so every instance loads the same.

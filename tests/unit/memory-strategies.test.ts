@@ -8,6 +8,7 @@ import {
   EMPTY_MEMORY_STATE,
   noneStrategy,
   OPENING_MAX_MESSAGES,
+  OPENING_READ_MESSAGES,
   openingCap,
   pinnedOpening,
   summarizeStrategy,
@@ -340,7 +341,7 @@ describe('pinned opening: once history must be shed, the conversation\'s first t
     const limits = { maxMessages: 100, maxTokens: 1000 };
     const settings = settingsOf({ mode: 'window' });
     const totals = { messages: messages.length, tokens: total(messages) };
-    const plan = windowLoadPlan(messages.slice(0, OPENING_MAX_MESSAGES), totals, limits, settings, countTokens);
+    const plan = windowLoadPlan(messages.slice(0, OPENING_READ_MESSAGES), totals, limits, settings, countTokens);
     const view = windowStrategy(inputOf(messages, settings), limits).messages;
     expect(plan.openingCount).toBe(6);
     expect(plan.afterSeq).toBe(6);
@@ -354,6 +355,17 @@ describe('pinned opening: once history must be shed, the conversation\'s first t
       loaded.unshift(m);
     }
     expect(seqs(view.slice(6))).toEqual(seqs(loaded.slice(loaded.findIndex((m) => m.role === 'user'))));
+  });
+
+  it('at most OPENING_MAX_MESSAGES messages are pinned, and the loader, reading one more, picks the same opening', () => {
+    const messages = history(...Array.from({ length: 60 }, (_, i) => chatTurn(`Q${i}`, `A${i}`)));
+    const settings = settingsOf({ mode: 'window', pin_opening_pct: 0.5 });
+    const limits = { maxMessages: 60, maxTokens: 100_000 };
+    const view = windowStrategy(inputOf(messages, settings), limits).messages;
+    const plan = windowLoadPlan(messages.slice(0, OPENING_READ_MESSAGES), { messages: messages.length, tokens: total(messages) }, limits, settings, countTokens);
+    expect(plan.openingCount).toBe(OPENING_MAX_MESSAGES);
+    expect(seqs(view.slice(0, OPENING_MAX_MESSAGES))).toEqual(seqs(messages.slice(0, OPENING_MAX_MESSAGES)));
+    expect(view[OPENING_MAX_MESSAGES]!.seq).toBeGreaterThan(OPENING_MAX_MESSAGES + 1);
   });
 
   it('replayed request by request, the opening never changes once pinned, so the prompt prefix through it stays cacheable', () => {

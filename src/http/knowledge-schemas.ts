@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchTextSchema } from './schemas';
 
 /** Source names are paths such as `knowledge/help-center/refunds.md`: printable text, no surrounding spaces. */
 export const SOURCE_MAX_CHARS = 512;
@@ -15,15 +16,7 @@ export const knowledgeSourceSchema = z
 
 /** GET /api/v1/knowledge/sources?q=&limit=&after= */
 export const knowledgeListQuerySchema = z.object({
-  q: z
-    .string({ error: 'q must be a single text' })
-    .trim()
-    .max(200, 'q must be at most 200 characters')
-    .regex(/^[^\p{Cc}]*$/u, 'q must not contain control characters')
-    .refine((q) => q.isWellFormed(), 'q must be valid unicode')
-    .optional()
-    .transform((q) => (q === '' ? undefined : q))
-    .meta({ description: 'Text to find in titles and source names (case-insensitive).' }),
+  q: searchTextSchema.meta({ description: 'Text to find in titles and source names (case-insensitive).' }),
   limit: z.coerce
     .number({ error: 'limit must be a number' })
     .int('limit must be a whole number')

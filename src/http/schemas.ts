@@ -107,6 +107,16 @@ const cursorSchema = z.string({ error: 'cursor must be a string' }).transform((t
   return z.NEVER;
 });
 
+/** A list's `q`: one line of well-formed text, at most 200 characters; empty means no search. */
+export const searchTextSchema = z
+  .string({ error: 'q must be a single text' })
+  .trim()
+  .max(200, 'q must be at most 200 characters')
+  .regex(/^[^\p{Cc}]*$/u, 'q must not contain control characters')
+  .refine((q) => q.isWellFormed(), 'q must be valid unicode')
+  .optional()
+  .transform((q) => (q === '' ? undefined : q));
+
 /** GET /api/v1/chat/sessions?limit=&cursor=&q=&escalated= */
 export function sessionListQuerySchema() {
   return z.object({
@@ -117,14 +127,7 @@ export function sessionListQuerySchema() {
       .max(100, 'limit must be at most 100')
       .default(20),
     cursor: cursorSchema.optional(),
-    q: z
-      .string({ error: 'q must be a single text' })
-      .trim()
-      .max(200, 'q must be at most 200 characters')
-      .regex(/^[^\p{Cc}]*$/u, 'q must not contain control characters')
-      .refine((q) => q.isWellFormed(), 'q must be valid unicode')
-      .optional()
-      .transform((q) => (q === '' ? undefined : q)),
+    q: searchTextSchema,
     escalated: z.enum(['true', 'false'], { error: 'escalated must be true or false' }).optional()
       .transform((v) => (v === undefined ? undefined : v === 'true')),
     handler: z.enum(['bot', 'human'], { error: 'handler must be bot or human' }).optional(),

@@ -175,7 +175,8 @@ export function serviceWindow(stored: ContextMessage[], capped: ContextMessage[]
     const first = input.settings.pin_opening_pct > 0 ? stored.slice(0, OPENING_READ_MESSAGES) : [];
     const plan = windowLoadPlan(first, totals, limits, input.settings, input.countTokens);
     const rest = stored.slice(plan.openingCount);
-    const tail = sqlWindow(rest, plan.stepped).length > 0 ? sqlWindow(rest, plan.stepped) : sqlWindow(rest, plan.plain);
+    const stepped = sqlWindow(rest, plan.stepped);
+    const tail = stepped.length > 0 ? stepped : sqlWindow(rest, plan.plain);
     loaded = tail.length > 0 ? [...first.slice(0, plan.openingCount), ...tail] : sqlWindow(stored, limits);
   }
   const seqs = new Set(loaded.map((m) => m.seq));

@@ -31,6 +31,7 @@ export const SupportState = Annotation.Root({
   conversation_history: Annotation<ContextMessage[]>,
   /** Tokens of the whole durable history (for the memory report). */
   history_tokens_total: Annotation<number>,
+  /** Messages in the whole durable history (whether the window must cut). */
   history_messages_total: Annotation<number>,
   memory_settings: Annotation<MemorySettings>,
   memory_state: Annotation<MemoryState>,

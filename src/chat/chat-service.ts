@@ -8,7 +8,7 @@ import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
 import type { Config } from '../config';
 import { CustomerMismatchError, SessionAccessError } from '../errors';
 import type { ContextMessage } from '../memory/context';
-import { historyLoadBound } from '../memory/input-ceiling';
+import { historyLoadBound, windowLimitsFor } from '../memory/input-ceiling';
 import { resolveMemory, type EffectiveMemory, type MemoryLevel, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
 import { OPENING_READ_MESSAGES, windowLoadPlan, type MemoryReport } from '../memory/strategies';
 import type { TokenCounter } from '../memory/tokens';
@@ -461,14 +461,13 @@ export class ChatService {
     session: SessionRecord | null,
     settings: MemorySettings,
   ): Promise<{ messages: StoredMessage[]; olderLeftOut: boolean }> {
-    const { enabled, maxMessages, maxTokens } = this.parts.history;
+    const { enabled } = this.parts.history;
     if (!enabled || !session) return { messages: [], olderLeftOut: false };
     const bound = historyLoadBound(this.parts.inputMaxTokens);
     const store = this.parts.store;
     switch (settings.mode) {
       case 'window': {
-        // The window's budget is bounded by the ceiling too (a request's token_budget may be huge).
-        const limits = { maxMessages, maxTokens: Math.min(settings.token_budget ?? maxTokens, bound.maxTokens) };
+        const limits = windowLimitsFor(settings.token_budget, this.parts.history, this.parts.inputMaxTokens);
         const totals = { messages: session.messageCount, tokens: session.tokenCount };
         const fits = totals.messages <= limits.maxMessages && totals.tokens <= limits.maxTokens;
         if (fits) return { messages: await store.loadHistoryWindow(sessionId, limits), olderLeftOut: false };

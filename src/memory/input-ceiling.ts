@@ -53,6 +53,19 @@ export function historyLoadBound(maxTokens: number): { maxTokens: number; maxMes
   return { maxTokens, maxMessages: Math.ceil(maxTokens / MESSAGE_OVERHEAD_TOKENS) };
 }
 
+/**
+ * The `window` strategy's limits: the configured window (CONVERSATION_HISTORY_MAX_*),
+ * a strategy's token_budget in place of its tokens, and never more tokens than the
+ * ceiling (a request's token_budget may be huge). The loader and apply_memory must agree.
+ */
+export function windowLimitsFor(
+  tokenBudget: number | undefined,
+  configured: { maxMessages: number; maxTokens: number },
+  inputMaxTokens: number,
+): { maxMessages: number; maxTokens: number } {
+  return { maxMessages: configured.maxMessages, maxTokens: Math.min(tokenBudget ?? configured.maxTokens, historyLoadBound(inputMaxTokens).maxTokens) };
+}
+
 /** The memory modes a public caller (the widget, no agent key) may ask for: not `none`, which sends everything there is. */
 const PUBLIC_MODES: readonly MemoryMode[] = ['window', 'trim', 'summarize', 'compact'];
 /** Token fields a public caller may set only up to the ceiling. */

@@ -1,6 +1,6 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { capToolOutput, type CountMessageTokens } from '../../memory/context';
-import { applyInputCeiling, historyLoadBound } from '../../memory/input-ceiling';
+import { applyInputCeiling, windowLimitsFor } from '../../memory/input-ceiling';
 import {
   compactStrategy,
   noneStrategy,
@@ -57,11 +57,8 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
         result = noneStrategy(input);
         break;
       case 'window':
-        result = windowStrategy(input, {
-          maxMessages: options.windowLimits.maxMessages,
-          // As the service loaded it: a request's token_budget is bounded by the ceiling too.
-          maxTokens: Math.min(input.settings.token_budget ?? options.windowLimits.maxTokens, historyLoadBound(options.inputMaxTokens).maxTokens),
-        });
+        // The limits the service loaded the window with.
+        result = windowStrategy(input, windowLimitsFor(input.settings.token_budget, options.windowLimits, options.inputMaxTokens));
         break;
       case 'trim':
         result = trimStrategy(input);

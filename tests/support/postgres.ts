@@ -74,8 +74,8 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   };
 }
 
-/** Files that create or use pgvector's type: the knowledge base's part of the schema. */
-const NEEDS_PGVECTOR = /\bvector\b/;
+/** Files that create or use pgvector's type, or the documents table built on it: the knowledge base's part of the schema. */
+const NEEDS_PGVECTOR = /\bvector\b|\bdocuments\b/;
 
 /**
  * Migrates a test database with the service's own runner: every file where the
@@ -124,10 +124,12 @@ export async function migrateTestDatabaseForService(db: SqlDatabase, withPgvecto
     create or replace function hybrid_search(
       p_query_text text, p_query_embedding vector, p_embedding_model text, p_match_count integer,
       p_min_similarity double precision default 0, p_full_text_weight double precision default 1,
-      p_semantic_weight double precision default 1, p_rrf_k integer default 60
+      p_semantic_weight double precision default 1, p_history jsonb default '[]'
     )
-    returns table (id uuid, source text, title text, chunk_index integer, content text, metadata jsonb, similarity double precision, full_text_rank integer, score double precision)
-    language sql stable as $$ select null::uuid, null::text, null::text, null::integer, null::text, null::jsonb, null::double precision, null::integer, null::double precision where false $$;`);
+    returns table (id uuid, source text, title text, chunk_index integer, content text, metadata jsonb, similarity double precision, full_text_rank integer, score double precision,
+      full_text_score double precision, history_score double precision, semantic_rank integer, document_similarity double precision)
+    language sql stable as $$ select null::uuid, null::text, null::text, null::integer, null::text, null::jsonb, null::double precision, null::integer, null::double precision,
+      null::double precision, null::double precision, null::integer, null::double precision where false $$;`);
 }
 
 /** Empties every table but the migration ledger, whatever tables the migrations made. */

@@ -126,10 +126,13 @@ const environmentSchema = z.object({
   RETRIEVAL_TOP_K: positiveInt.max(50).default(4),
   RETRIEVAL_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.1),
   ESCALATION_CONFIDENCE_THRESHOLD: fraction.optional(),
-  /** Reciprocal rank fusion of hybrid search: weight of each side, and k (larger k flattens the ranks' differences). */
+  /** Score fusion of hybrid search: weight of each side (full text: BM25 / the best document's; vectors: cosine). */
   RETRIEVAL_FULL_TEXT_WEIGHT: z.coerce.number().min(0).max(10).default(1),
   RETRIEVAL_SEMANTIC_WEIGHT: z.coerce.number().min(0).max(10).default(1),
-  RETRIEVAL_RRF_K: z.coerce.number().int().min(1).max(1000).default(60),
+  /** How much the customer's last earlier message counts in the full-text query (each one before it half as much). */
+  RETRIEVAL_HISTORY_WEIGHT: fraction.default(0.2),
+  /** The same for a message that cannot stand alone ("Is it free?"). Both chosen leaving one evaluation set out (BENCHMARKS.md). */
+  RETRIEVAL_FOLLOW_UP_HISTORY_WEIGHT: fraction.default(0.5),
 
   /** Offline mode only: pause between streamed pieces, so streaming shows in the demo. */
   OFFLINE_STREAM_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(15),
@@ -237,7 +240,8 @@ export interface Config {
     escalationThreshold: number;
     fullTextWeight: number;
     semanticWeight: number;
-    rrfK: number;
+    /** Earlier customer messages in the full-text query: the last one's weight, for a message that stands alone and for a follow-up. */
+    history: { weight: number; followUpWeight: number };
   };
   limits: { messageMaxChars: number; historyLimitMax: number };
   /** Browser origins allowed to call the chat endpoints (the widget on a shop's site). */
@@ -453,7 +457,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       escalationThreshold: e.ESCALATION_CONFIDENCE_THRESHOLD ?? (e.OPENAI_API_KEY ? 0.3 : OFFLINE_ESCALATION_THRESHOLD[e.OFFLINE_EMBEDDER]),
       fullTextWeight: e.RETRIEVAL_FULL_TEXT_WEIGHT,
       semanticWeight: e.RETRIEVAL_SEMANTIC_WEIGHT,
-      rrfK: e.RETRIEVAL_RRF_K,
+      history: { weight: e.RETRIEVAL_HISTORY_WEIGHT, followUpWeight: e.RETRIEVAL_FOLLOW_UP_HISTORY_WEIGHT },
     },
     limits: { messageMaxChars: e.MESSAGE_MAX_CHARS, historyLimitMax: e.HISTORY_LIMIT_MAX },
     widgetOrigins: parseOrigins(e.WIDGET_ALLOWED_ORIGINS),

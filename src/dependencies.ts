@@ -176,6 +176,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       const graph = compileSupportGraph({
         retriever,
         queryRewrite: config.queryRewrite.mode,
+        historyWeights: config.retrieval.history,
         rewriter,
         chatModel: chatModel.model,
         modelName: chatModel.name,

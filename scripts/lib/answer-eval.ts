@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createDependencies, type Dependencies } from '../../src/dependencies';
+import type { RetrievalRecord } from '../../src/knowledge/retrieval-record';
 import { createLogger } from '../../src/observability/logger';
 import { openPgliteDatabase } from '../../src/store/pglite';
 
@@ -53,6 +54,8 @@ export interface TurnResult {
   response: string;
   /** What the knowledge base was searched with (stored on the answer). */
   retrievalQuery: string | null;
+  /** The answer's whole metadata.retrieval: how the query was made, and why each document came. */
+  retrieval: RetrievalRecord | null;
   latencyMs: number;
 }
 
@@ -137,7 +140,8 @@ export async function runDialogues(
         confidence: answer.confidence,
         response: answer.response,
         factStated: turn.fact ? answer.response.toLowerCase().includes(turn.fact.toLowerCase()) : null,
-        retrievalQuery: (stored?.metadata?.['retrieval'] as { query?: string } | undefined)?.query ?? null,
+        retrievalQuery: (stored?.metadata?.['retrieval'] as RetrievalRecord | undefined)?.query ?? null,
+        retrieval: (stored?.metadata?.['retrieval'] as RetrievalRecord | undefined) ?? null,
         latencyMs,
       });
     }

@@ -7,6 +7,7 @@ import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
 import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
 import type { Config } from '../config';
 import { CustomerMismatchError, SessionAccessError } from '../errors';
+import { retrievalRecord } from '../knowledge/retrieval-record';
 import type { ContextMessage } from '../memory/context';
 import { historyLoadBound, windowLimitsFor } from '../memory/input-ceiling';
 import { resolveMemory, type EffectiveMemory, type MemoryLevel, type MemorySettings, type MemoryStrategyInput } from '../memory/settings';
@@ -314,8 +315,8 @@ export class ChatService {
           ...(cost !== null && { cost }),
           latency_ms: latencyMs,
           sources,
-          // Why these passages: what the knowledge base was searched with, and how that query was made.
-          retrieval: { query: result.search_query.text, method: result.search_query.method },
+          // Why these passages: how the query was made, and each document's place and score on each side.
+          retrieval: retrievalRecord(result.search_query, result.retrieved_documents),
           memory: result.memory_report,
           // Feedback on this answer becomes a score on its trace.
           ...(traceId && { trace_id: traceId }),

@@ -1,22 +1,26 @@
 import { EmbeddingUnavailableError } from '../errors';
 import type { KnowledgeStore, RetrievedDocument } from '../store/types';
 import { assertDimensions, type Embedder } from './embeddings';
+import type { SearchQuery } from './search-query';
 
 export interface RetrieverOptions {
   topK: number;
   minSimilarity: number;
-  /** Reciprocal rank fusion: each side's weight, and k (defaults: FUSION_DEFAULTS, as the settings'). */
+  /** Score fusion: each side's weight (defaults: FUSION_DEFAULTS, as the settings'). */
   fullTextWeight?: number;
   semanticWeight?: number;
-  rrfK?: number;
 }
 
-/** RETRIEVAL_FULL_TEXT_WEIGHT, RETRIEVAL_SEMANTIC_WEIGHT and RETRIEVAL_RRF_K by default. */
-export const FUSION_DEFAULTS = { fullTextWeight: 1, semanticWeight: 1, rrfK: 60 } as const;
+/** RETRIEVAL_FULL_TEXT_WEIGHT and RETRIEVAL_SEMANTIC_WEIGHT by default. */
+export const FUSION_DEFAULTS = { fullTextWeight: 1, semanticWeight: 1 } as const;
 
-/** Finds the knowledge chunks that answer a question: by its words and by its meaning (hybrid_search). */
+/**
+ * Finds the knowledge chunks that answer a question: by its words and by its meaning
+ * (hybrid_search). A plain string is searched for as it is; a SearchQuery may add
+ * earlier turns' words and a topic for the vectors.
+ */
 export interface Retriever {
-  retrieve(query: string, signal?: AbortSignal): Promise<RetrievedDocument[]>;
+  retrieve(query: string | SearchQuery, signal?: AbortSignal): Promise<RetrievedDocument[]>;
 }
 
 /**
@@ -42,17 +46,18 @@ export function boundedSearchText(text: string, max = SEARCH_QUERY_MAX_CHARS): s
 export function createRetriever(store: KnowledgeStore, embedder: Embedder, options: RetrieverOptions): Retriever {
   return {
     async retrieve(query, signal) {
-      const text = boundedSearchText(query);
-      const embedding = await embedQuery(embedder, text, signal);
+      const search: SearchQuery = typeof query === 'string' ? { text: query, method: 'message' } : query;
+      const text = boundedSearchText(search.text);
+      const embedding = await embedQuery(embedder, boundedSearchText(search.vectorText ?? search.text), signal);
       return store.hybridSearch({
         text,
+        history: (search.history ?? []).map((h) => ({ text: boundedSearchText(h.text), weight: h.weight })),
         embedding,
         embeddingModel: embedder.model,
         count: options.topK,
         minSimilarity: options.minSimilarity,
         fullTextWeight: options.fullTextWeight ?? FUSION_DEFAULTS.fullTextWeight,
         semanticWeight: options.semanticWeight ?? FUSION_DEFAULTS.semanticWeight,
-        rrfK: options.rrfK ?? FUSION_DEFAULTS.rrfK,
       });
     },
   };

@@ -3,9 +3,20 @@ import { tokenizeWords } from './embeddings';
 /** How the search query of a turn was made. */
 export type SearchQueryMethod = 'message' | 'topic' | 'model';
 
+/** Earlier words of the conversation, counted at a weight below the turn's own (1). */
+export interface WeightedText {
+  text: string;
+  weight: number;
+}
+
 /** What the knowledge base is searched with for a turn, and why: recorded on the answer. */
 export interface SearchQuery {
+  /** The turn's own words for the full text (weight 1): the message, or the model's rewrite. */
   text: string;
+  /** What the vectors are searched with: `text`, or for a follow-up the conversation's topic with it. */
+  vectorText?: string;
+  /** Earlier customer messages whose words the full text also counts, newest first, each at its weight. */
+  history?: WeightedText[];
   method: SearchQueryMethod;
 }
 
@@ -67,19 +78,39 @@ export function standsAlone(message: string): boolean {
 const TOPIC_TURNS_MAX = 3;
 
 /**
- * The offline method: a message that stands alone is searched for as it is; a
- * follow-up is searched for with the customer's earlier messages back to the one
- * that set the topic (the last that stood alone, at most TOPIC_TURNS_MAX), oldest
- * first, then the message itself. Both the full text and the vector see that text.
+ * How much earlier customer messages count in the full-text query (RETRIEVAL_HISTORY_WEIGHT,
+ * RETRIEVAL_FOLLOW_UP_HISTORY_WEIGHT): the last one at `weight` (`followUpWeight` when the
+ * message cannot stand alone), each one before it at half the weight of the next.
  */
-export function topicSearchQuery(message: string, earlier: EarlierMessage[]): SearchQuery {
-  if (standsAlone(message)) return { text: message, method: 'message' };
+export interface HistoryWeights {
+  weight: number;
+  followUpWeight: number;
+}
+
+/**
+ * The offline method. The message's own words are searched for at full weight, and
+ * the customer's last TOPIC_TURNS_MAX earlier messages add theirs at a reduced weight
+ * (historical query expansion): a follow-up that repeats none of its topic's words
+ * still finds the topic's article, while a message that moved on is still ranked
+ * mostly by its own words. Whether the message stands alone only moves the weight
+ * (a wrong guess costs little) and, for a follow-up, what the vectors see: the
+ * earlier messages back to the one that set the topic, oldest first, then the
+ * message (the vectors have no weights, and "Is it free?" alone means nothing).
+ */
+export function topicSearchQuery(message: string, earlier: EarlierMessage[], weights: HistoryWeights): SearchQuery {
+  const customer = earlier.filter((m) => m.role === 'user' && m.content.trim() !== '');
+  const alone = standsAlone(message);
+  const base = alone ? weights.weight : weights.followUpWeight;
+  const history = customer
+    .slice(-TOPIC_TURNS_MAX)
+    .reverse()
+    .map((m, back) => ({ text: m.content.trim(), weight: base / 2 ** back }))
+    .filter((h) => h.weight > 0);
+  if (alone || customer.length === 0) return { text: message, method: 'message', ...(history.length > 0 && { history }) };
   const topic: string[] = [];
-  for (const m of [...earlier].reverse()) {
-    if (m.role !== 'user') continue;
+  for (const m of [...customer].reverse()) {
     topic.push(m.content.trim());
     if (standsAlone(m.content) || topic.length >= TOPIC_TURNS_MAX) break;
   }
-  if (topic.length === 0) return { text: message, method: 'message' };
-  return { text: [...topic.reverse(), message.trim()].join('\n'), method: 'topic' };
+  return { text: message, vectorText: [...topic.reverse(), message.trim()].join('\n'), history, method: 'topic' };
 }

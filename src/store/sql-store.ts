@@ -92,7 +92,7 @@ const FN = {
     p_min_similarity: 'double precision',
     p_full_text_weight: 'double precision',
     p_semantic_weight: 'double precision',
-    p_rrf_k: 'integer',
+    p_history: 'jsonb',
   }),
   sourceChunks: sqlFunction('source_chunks', { p_source: 'text' }),
   embeddingsByHash: sqlFunction('embeddings_by_hash', { p_content_hashes: 'text[]', p_embedding_model: 'text' }),
@@ -321,11 +321,11 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
       p_min_similarity: query.minSimilarity,
       p_full_text_weight: query.fullTextWeight,
       p_semantic_weight: query.semanticWeight,
-      p_rrf_k: query.rrfK,
+      p_history: query.history,
     });
   }
 
-  /** match_documents and hybrid_search return the same chunk rows (hybrid_search adds its full-text rank). */
+  /** match_documents and hybrid_search return the same chunk rows (hybrid_search adds each document's evidence). */
   private async searchDocuments(fn: SqlFunction, args: FunctionArguments): Promise<RetrievedDocument[]> {
     try {
       const rows = await this.fn.rows<{
@@ -337,6 +337,11 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
         metadata: Record<string, unknown> | string;
         similarity: number;
         full_text_rank?: number | null;
+        score?: number | null;
+        full_text_score?: number | null;
+        history_score?: number | null;
+        semantic_rank?: number | null;
+        document_similarity?: number | null;
       }>(fn, args);
       return rows.map((r) => ({
         id: r.id,
@@ -347,6 +352,15 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
         metadata: parseJsonColumn(r.metadata) ?? {},
         similarity: Number(r.similarity),
         ...(r.full_text_rank !== undefined && { fullTextRank: r.full_text_rank === null ? null : Number(r.full_text_rank) }),
+        ...(r.score !== undefined && r.score !== null && {
+          evidence: {
+            score: Number(r.score),
+            fullTextScore: Number(r.full_text_score ?? 0),
+            historyScore: Number(r.history_score ?? 0),
+            semanticRank: Number(r.semantic_rank),
+            documentSimilarity: Number(r.document_similarity),
+          },
+        }),
       }));
     } catch (error) {
       if (sqlStateOf(error) === EMBEDDING_MODEL_MISMATCH) {

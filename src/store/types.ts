@@ -211,8 +211,23 @@ export interface RetrievedDocument {
   content: string;
   metadata: Record<string, unknown>;
   similarity: number;
-  /** hybridSearch only: the chunk's place on the full-text side (1 = best); null when its words did not match. */
+  /** hybridSearch only: the document's place on the full-text side (1 = best); null when none of the query's words is in it. */
   fullTextRank?: number | null;
+  /** hybridSearch only: why the document was chosen, side by side. */
+  evidence?: RetrievalEvidence;
+}
+
+/** A document's standing on each side of a hybrid search (its chunks share it). */
+export interface RetrievalEvidence {
+  /** The fused score the documents were ranked by. */
+  score: number;
+  /** BM25 over the best document's BM25 (0–1); 0 when no word matched. */
+  fullTextScore: number;
+  /** The part of fullTextScore that earlier turns' words gave. */
+  historyScore: number;
+  /** Place among the candidates by the best chunk's cosine similarity, and that similarity. */
+  semanticRank: number;
+  documentSimilarity: number;
 }
 
 export interface DocumentQuery {
@@ -222,13 +237,14 @@ export interface DocumentQuery {
   minSimilarity: number;
 }
 
-/** A hybrid search: the query's words for the full text, its vector for meaning, fused by reciprocal rank. */
+/** A hybrid search: the query's words for the full text (earlier turns' at their weights), its vector for meaning, fused by score. */
 export interface HybridQuery extends DocumentQuery {
   text: string;
-  /** Weights of the two sides in the fusion, and the fusion's k (RETRIEVAL_FULL_TEXT_WEIGHT, RETRIEVAL_SEMANTIC_WEIGHT, RETRIEVAL_RRF_K). */
+  /** Earlier turns' texts whose words count at a weight below 1, newest first. */
+  history: { text: string; weight: number }[];
+  /** Weights of the two sides in the fusion (RETRIEVAL_FULL_TEXT_WEIGHT, RETRIEVAL_SEMANTIC_WEIGHT). */
   fullTextWeight: number;
   semanticWeight: number;
-  rrfK: number;
 }
 
 /** Knowledge-base storage: chunks with embeddings, searched by vector similarity. */
@@ -240,9 +256,10 @@ export interface KnowledgeStore {
   matchDocuments(query: DocumentQuery): Promise<RetrievedDocument[]>;
 
   /**
-   * The `count` best chunks by reciprocal rank fusion of full text (documents ranked
-   * by their words) and vectors (chunks at or above `minSimilarity`), best first; every
-   * chunk carries its cosine similarity. Throws EmbeddingModelMismatchError like matchDocuments.
+   * The chunks of the `count` best documents by score fusion of full text (BM25 of whole
+   * documents, normalised by the best) and vectors (best chunk's cosine, at or above
+   * `minSimilarity`), each document's best chunk first; every chunk carries its cosine
+   * similarity and its document's evidence. Throws EmbeddingModelMismatchError like matchDocuments.
    */
   hybridSearch(query: HybridQuery): Promise<RetrievedDocument[]>;
 

@@ -63,10 +63,21 @@ describe('answer quality on our help-center dialogues, offline', () => {
     expect(escalation.precision).toBeGreaterThanOrEqual(0.6);
   });
 
-  it('records on each answer what the knowledge base was searched with: a follow-up carries its topic', () => {
+  it('records on each answer how the knowledge base was searched and why each cited document came: a follow-up carries its topic', () => {
     const process = results.find((r) => r.dialogue === 'refunds-process' && r.index === 1)!;
-    expect(process.retrievalQuery).toBe('What is your refund policy?\nHow long does the process take?');
+    expect(process.retrieval).toMatchObject({
+      query: 'How long does the process take?',
+      method: 'topic',
+      vector_query: 'What is your refund policy?\nHow long does the process take?',
+      history: [{ text: 'What is your refund policy?', weight: 0.5 }],
+    });
+    const [best] = process.retrieval!.documents!;
+    expect(best).toMatchObject({ source: expect.stringMatching(/refunds\.md$/), place: 1, vectors: { place: expect.any(Number) } });
+    // Its own words ("process", "take") are generic; the earlier question's words put it first.
+    expect(best!.history.score).toBeGreaterThan(0);
+    expect(best!.score).toBeCloseTo(best!.full_text.score + best!.vectors.similarity, 2);
     const first = results.find((r) => r.dialogue === 'refunds-process' && r.index === 0)!;
-    expect(first.retrievalQuery).toBe('What is your refund policy?');
+    expect(first.retrieval).toMatchObject({ query: 'What is your refund policy?', method: 'message' });
+    expect(first.retrieval!.history).toBeUndefined();
   });
 });

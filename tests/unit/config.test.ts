@@ -15,7 +15,7 @@ describe('configuration from the environment', () => {
     });
     expect(config.history).toEqual({ enabled: true, maxMessages: 100, maxTokens: 4000 });
     expect(config.limits.messageMaxChars).toBe(4000);
-    expect(config.retrieval).toEqual({ topK: 4, minSimilarity: 0.1, escalationThreshold: 0.25, fullTextWeight: 1, semanticWeight: 1, rrfK: 60 });
+    expect(config.retrieval).toEqual({ topK: 4, minSimilarity: 0.1, escalationThreshold: 0.25, fullTextWeight: 1, semanticWeight: 1, history: { weight: 0.2, followUpWeight: 0.5 } });
     expect(config.offlineEmbedder).toBe('use-lite');
     expect(config.queryRewrite).toEqual({ mode: 'topic', model: 'gpt-4o-mini' });
   });
@@ -28,7 +28,7 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ QUERY_REWRITE: 'model' }).queryRewrite.mode).toBe('topic');
     expect(loadConfig({ OPENAI_API_KEY: 'sk-test', QUERY_REWRITE: 'off' }).queryRewrite.mode).toBe('off');
     expect(() => loadConfig({ OFFLINE_EMBEDDER: 'bert' })).toThrow(/OFFLINE_EMBEDDER/);
-    expect(() => loadConfig({ RETRIEVAL_RRF_K: '0' })).toThrow(/RETRIEVAL_RRF_K/);
+    expect(() => loadConfig({ RETRIEVAL_HISTORY_WEIGHT: '1.5' })).toThrow(/RETRIEVAL_HISTORY_WEIGHT/);
   });
 
   it('coerces numbers and booleans and treats empty values as unset', () => {

@@ -26,6 +26,7 @@ describe('standsAlone: whether a message can be searched for without the convers
 });
 
 describe('topicSearchQuery: the offline method', () => {
+  const weights = { weight: 0.2, followUpWeight: 0.5 };
   const conversation = [
     { role: 'user', content: 'Which payment methods do you accept?' },
     { role: 'assistant', content: 'Cards, PayPal, Klarna, Apple Pay and Google Pay.' },
@@ -33,24 +34,40 @@ describe('topicSearchQuery: the offline method', () => {
     { role: 'assistant', content: 'No payment fees.' },
   ];
 
-  it('searches for a message that stands alone as it is, whatever came before', () => {
-    expect(topicSearchQuery('Do you ship to Norway?', conversation)).toEqual({ text: 'Do you ship to Norway?', method: 'message' });
+  it("searches for a message that stands alone by its own words, the customer's earlier messages at a small weight halving per message back", () => {
+    expect(topicSearchQuery('Do you ship to Norway?', conversation, weights)).toEqual({
+      text: 'Do you ship to Norway?',
+      method: 'message',
+      history: [
+        { text: 'Are there any fees?', weight: 0.2 },
+        { text: 'Which payment methods do you accept?', weight: 0.1 },
+      ],
+    });
   });
 
-  it("carries the customer's earlier messages back to the one that set the topic, oldest first, never the agent's", () => {
-    expect(topicSearchQuery('What about international cards?', conversation)).toEqual({
-      text: 'Which payment methods do you accept?\nAre there any fees?\nWhat about international cards?',
+  it("gives a follow-up's earlier messages more weight, and its vectors the topic back to the message that set it, never the agent's words", () => {
+    expect(topicSearchQuery('What about international cards?', conversation, weights)).toEqual({
+      text: 'What about international cards?',
+      vectorText: 'Which payment methods do you accept?\nAre there any fees?\nWhat about international cards?',
+      history: [
+        { text: 'Are there any fees?', weight: 0.5 },
+        { text: 'Which payment methods do you accept?', weight: 0.25 },
+      ],
       method: 'topic',
     });
   });
 
-  it('searches for the message as it is when there is nothing to carry', () => {
-    expect(topicSearchQuery('Is it free?', [])).toEqual({ text: 'Is it free?', method: 'message' });
+  it('searches for the message as it is when there is nothing to carry, or the weights are 0', () => {
+    expect(topicSearchQuery('Is it free?', [], weights)).toEqual({ text: 'Is it free?', method: 'message' });
+    expect(topicSearchQuery('Do you ship to Norway?', conversation, { weight: 0, followUpWeight: 0.5 })).toEqual({ text: 'Do you ship to Norway?', method: 'message' });
   });
 
-  it('carries at most three earlier messages when none of them stood alone', () => {
+  it('carries at most three earlier messages', () => {
     const vague = ['Is it free?', 'And then?', 'What about that one?', 'Even so?'].map((content) => ({ role: 'user', content }));
-    expect(topicSearchQuery('Why?', vague).text.split('\n')).toEqual(['And then?', 'What about that one?', 'Even so?', 'Why?']);
+    const query = topicSearchQuery('Why?', vague, weights);
+    expect(query.vectorText!.split('\n')).toEqual(['And then?', 'What about that one?', 'Even so?', 'Why?']);
+    expect(query.history!.map((h) => h.text)).toEqual(['Even so?', 'What about that one?', 'And then?']);
+    expect(query.history!.map((h) => h.weight)).toEqual([0.5, 0.25, 0.125]);
   });
 });
 

@@ -36,7 +36,7 @@ export function makeRetrieveNode(retriever: Retriever, logger: Logger) {
   return async function retrieve(state: SupportStateType, config: LangGraphRunnableConfig): Promise<SupportStateUpdate> {
     let documents;
     try {
-      documents = await retriever.retrieve(state.search_query?.text ?? state.query, config.signal);
+      documents = await retriever.retrieve(state.search_query ?? state.query, config.signal);
     } catch (error) {
       if (!(error instanceof EmbeddingUnavailableError) || config.signal?.aborted) throw error;
       // Better an answer without the help center, marked low-confidence (so escalated),

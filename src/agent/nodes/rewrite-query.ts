@@ -1,6 +1,6 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { ModelQueryRewriter } from '../../knowledge/query-rewriter';
-import { standsAlone, topicSearchQuery, type EarlierMessage, type SearchQuery } from '../../knowledge/search-query';
+import { standsAlone, topicSearchQuery, type EarlierMessage, type HistoryWeights, type SearchQuery } from '../../knowledge/search-query';
 import type { Logger } from '../../observability/logger';
 import type { SupportStateType, SupportStateUpdate } from '../state';
 
@@ -8,23 +8,27 @@ export interface RewriteQueryOptions {
   /** QUERY_REWRITE: `model` (with `rewriter`), `topic` or `off`. */
   queryRewrite: 'model' | 'topic' | 'off';
   rewriter?: ModelQueryRewriter;
+  /** How much earlier customer messages count in the full-text query (the offline method). */
+  historyWeights: HistoryWeights;
   logger: Logger;
 }
 
 /**
  * rewrite_query: what the knowledge base is searched with for this turn. A first
- * message, or one that stands alone, is searched for as it is (no model call); a
- * follow-up is rewritten by the model (`model`), or carries the conversation's
- * topic (`topic`, and the fallback when the rewrite fails).
+ * message is searched for as it is; a follow-up that cannot stand alone is
+ * rewritten by the model (`model`, no call for any other message); otherwise, and
+ * when the rewrite fails, the message's words are searched for with the earlier
+ * customer messages' words at a reduced weight (topicSearchQuery). `off` searches
+ * for the message alone.
  */
 export function makeRewriteQueryNode(options: RewriteQueryOptions) {
   return async function rewriteQuery(state: SupportStateType, config: LangGraphRunnableConfig): Promise<SupportStateUpdate> {
     const earlier: EarlierMessage[] = state.conversation_history.filter((m) => (m.role === 'user' || m.role === 'assistant') && !m.synthetic);
     const asItIs: SearchQuery = { text: state.query, method: 'message' };
-    if (options.queryRewrite === 'off' || !earlier.some((m) => m.role === 'user') || standsAlone(state.query)) {
+    if (options.queryRewrite === 'off' || !earlier.some((m) => m.role === 'user')) {
       return { search_query: asItIs };
     }
-    if (options.queryRewrite === 'model' && options.rewriter) {
+    if (options.queryRewrite === 'model' && options.rewriter && !standsAlone(state.query)) {
       try {
         const text = await options.rewriter.rewrite(state.query, earlier, config.signal);
         return { search_query: { text, method: 'model' } };
@@ -33,6 +37,6 @@ export function makeRewriteQueryNode(options: RewriteQueryOptions) {
         options.logger.warn({ err: error, session_id: state.session_id }, 'The query rewrite failed: searching with the conversation topic instead');
       }
     }
-    return { search_query: topicSearchQuery(state.query, earlier) };
+    return { search_query: topicSearchQuery(state.query, earlier, options.historyWeights) };
   };
 }

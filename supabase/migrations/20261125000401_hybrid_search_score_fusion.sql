@@ -1,0 +1,194 @@
+-- hybrid_search, second version: whole-document BM25 is the backbone, the vectors add
+-- what it misses, and earlier turns' words count at a reduced weight.
+--
+-- Why (npm run eval:answers, three published conversation sets): full text alone beat
+-- vectors alone on every set, and equal-weight reciprocal-rank fusion let the weaker
+-- side's top ranks displace good full-text results (on one set it fell below BM25
+-- alone). Score fusion keeps each side's strength: a document scores
+--
+--   p_full_text_weight × BM25(document) / BM25(best document)    (0..1)
+-- + p_semantic_weight  × cosine similarity of its best chunk     (below p_min_similarity: 0)
+--
+-- so a document BM25 ranks far ahead stays ahead unless the vectors are clearly surer.
+--
+-- Earlier turns (p_history: [{"text", "weight"}], newest first, weights below 1) add
+-- their words to the full-text query at their weight; a word of the turn itself keeps
+-- weight 1. A follow-up thus finds its topic's article, and a turn that moved on is
+-- still ranked mostly by its own words: a wrong guess about the conversation costs
+-- little (carrying earlier turns into the query at full weight lost 5 points on later
+-- turns of the published sets).
+--
+-- Cost follows the query, not the corpus: the full-text side reads only the postings
+-- of the query's words (knowledge_postings, kept by triggers, with each document's
+-- length on the posting and the corpus totals in one row); the vector side is the
+-- HNSW index's nearest chunks plus the chunks of the candidate documents, found by the
+-- (source, chunk_index) index.
+--
+-- Rows: the `p_match_count` best documents' chunks, each document's best chunk before
+-- any second one (a document's chunks ranked by their own words and similarity), with
+-- each document's evidence on every side, so an answer can say why it cited what it did.
+drop function if exists hybrid_search(text, vector, text, integer, double precision, double precision, double precision, integer);
+
+create or replace function hybrid_search(
+  p_query_text text,
+  p_query_embedding vector(1536),
+  p_embedding_model text,
+  p_match_count integer,
+  p_min_similarity double precision default 0,
+  p_full_text_weight double precision default 1,
+  p_semantic_weight double precision default 1,
+  p_history jsonb default '[]'::jsonb
+)
+returns table (
+  id uuid,
+  source text,
+  title text,
+  chunk_index integer,
+  content text,
+  metadata jsonb,
+  -- This chunk's cosine similarity to the query vector.
+  similarity double precision,
+  -- The document's place by BM25 (1 = best); null when none of the query's words is in it.
+  full_text_rank integer,
+  -- The document's fused score.
+  score double precision,
+  -- Its BM25 divided by the best document's (0..1), and the part of it earlier turns' words gave.
+  full_text_score double precision,
+  history_score double precision,
+  -- The document's place by its best chunk's similarity among the candidates, and that similarity.
+  semantic_rank integer,
+  document_similarity double precision
+)
+language plpgsql
+stable
+as $$
+#variable_conflict use_column
+declare
+  v_other_model text;
+  -- Full-text candidates: a document below this many by BM25 rarely wins on vectors.
+  v_full_text_candidates integer := greatest(p_match_count * 10, 50);
+begin
+  select m.embedding_model into v_other_model
+  from knowledge_embedding_models m
+  where m.embedding_model <> p_embedding_model and m.chunks > 0
+  limit 1;
+  if v_other_model is not null then
+    raise exception 'knowledge base was embedded with "%", but the query was embedded with "%"; re-ingest the knowledge base with the current embedding model',
+      v_other_model, p_embedding_model
+      using errcode = 'EM001';
+  end if;
+
+  return query
+  with terms as (
+    -- Each lexeme once (English stemming, stopwords dropped), at the highest weight a text gives it.
+    select t.lexeme, max(t.weight) as weight, bool_or(t.own) as own
+    from (
+      select u.lexeme, 1.0::double precision as weight, true as own
+      from unnest(tsvector_to_array(to_tsvector('english', coalesce(p_query_text, '')))) as u(lexeme)
+      union all
+      select u.lexeme, least((h.value->>'weight')::double precision, 1), false
+      from jsonb_array_elements(coalesce(p_history, '[]'::jsonb)) as h(value),
+           unnest(tsvector_to_array(to_tsvector('english', coalesce(h.value->>'text', '')))) as u(lexeme)
+      where (h.value->>'weight')::double precision > 0
+    ) t
+    group by t.lexeme
+  ),
+  corpus as (
+    select c.sources::double precision as n, c.total_length / greatest(c.sources, 1) as avg_length
+    from knowledge_corpus_stats c where c.id
+  ),
+  postings as (
+    select p.source, p.lexeme, p.tf, p.doc_length, t.weight, t.own,
+           count(*) over (partition by p.lexeme) as df
+    from terms t join knowledge_postings p on p.lexeme = t.lexeme
+  ),
+  -- BM25 (k1 = 1.2, b = 0.75) of each document holding a query word, each word at its weight.
+  weighted as (
+    select po.source, po.lexeme, po.tf, po.weight, po.own,
+           ln(1 + (co.n - po.df + 0.5) / (po.df + 0.5)) as idf,
+           ln(1 + (co.n - po.df + 0.5) / (po.df + 0.5)) * po.tf * 2.2
+             / (po.tf + 1.2 * (0.25 + 0.75 * po.doc_length / greatest(co.avg_length, 1))) as bm25
+    from postings po cross join corpus co
+  ),
+  bm25 as (
+    select w.source, sum(w.weight * w.bm25) as total, sum(case when w.own then 0 else w.weight * w.bm25 end) as from_history
+    from weighted w group by w.source
+  ),
+  full_text as (
+    select b.source,
+           b.total / nullif(max(b.total) over (), 0) as normalised,
+           b.from_history / nullif(max(b.total) over (), 0) as history_part,
+           row_number() over (order by b.total desc, b.source) as place
+    from bm25 b
+    order by b.total desc, b.source
+    limit v_full_text_candidates
+  ),
+  -- The HNSW index (vector_cosine_ops) serves this: ordered by <=> with a limit. It returns
+  -- at most hnsw.ef_search rows (40 by default), which is what is asked for.
+  nearest as (
+    select d.source from documents d order by d.embedding <=> p_query_embedding limit 40
+  ),
+  candidates as (
+    select f.source from full_text f union select n.source from nearest n
+  ),
+  chunk_similarity as (
+    select d.id, d.source, (1 - (d.embedding <=> p_query_embedding))::double precision as similarity
+    from documents d
+    where d.source in (select c.source from candidates c)
+  ),
+  by_meaning as (
+    select cs.source, max(cs.similarity) as similarity from chunk_similarity cs group by cs.source
+  ),
+  fused as (
+    select m.source, f.normalised, f.history_part, f.place, m.similarity,
+           row_number() over (order by m.similarity desc, m.source) as semantic_place,
+           coalesce(p_full_text_weight * f.normalised, 0)
+             + p_semantic_weight * (case when m.similarity >= p_min_similarity then m.similarity else 0 end) as score
+    from by_meaning m left join full_text f on f.source = m.source
+    -- A document counts when a query word is in it or its meaning is close enough.
+    where f.source is not null or m.similarity >= p_min_similarity
+  ),
+  chosen as (
+    select fu.* from fused fu order by fu.score desc, fu.source limit greatest(p_match_count, 0)
+  ),
+  -- Within a chosen document, its chunks by their own words (idf-weighted) and similarity.
+  term_idf as (
+    select distinct w.lexeme, w.weight, w.idf from weighted w
+  ),
+  chunk_words as (
+    select d.id, sum(ti.weight * ti.idf * coalesce(array_length(u.positions, 1), 1) / (coalesce(array_length(u.positions, 1), 1) + 1.2)) as words
+    from documents d
+    join chosen ch on ch.source = d.source
+    cross join unnest(d.fts) as u
+    join term_idf ti on ti.lexeme = u.lexeme
+    group by d.id
+  ),
+  chunk_scores as (
+    select cs.id, cs.source, cs.similarity,
+           coalesce(cw.words, 0) / nullif(max(coalesce(cw.words, 0)) over (partition by cs.source), 0) as words
+    from chunk_similarity cs
+    join chosen ch on ch.source = cs.source
+    left join chunk_words cw on cw.id = cs.id
+  ),
+  ranked_chunks as (
+    select k.id, ch.score as document_score, ch.normalised, ch.history_part, ch.place, ch.semantic_place, ch.similarity as document_similarity,
+           k.similarity,
+           row_number() over (partition by k.source order by coalesce(k.words, 0) + k.similarity desc, k.id) as place_in_source
+    from chunk_scores k
+    join chosen ch on ch.source = k.source
+  )
+  select d.id, d.source, d.title, d.chunk_index, d.content, d.metadata,
+         r.similarity,
+         r.place::integer,
+         r.document_score::double precision,
+         r.normalised::double precision,
+         r.history_part::double precision,
+         r.semantic_place::integer,
+         r.document_similarity::double precision
+  from ranked_chunks r
+  join documents d on d.id = r.id
+  -- Documents first: the best chunk of each document, then the second bests, and so on.
+  order by r.place_in_source, r.document_score desc, d.source, d.chunk_index
+  limit greatest(p_match_count, 0);
+end;
+$$;

@@ -37,6 +37,25 @@ interface Source {
   score?: number;
 }
 
+/** Why a document was retrieved: its standing on each side of the search (metadata.retrieval.documents). */
+interface RetrievalEvidence {
+  source: string;
+  place: number;
+  score: number;
+  full_text: { place: number | null; score: number };
+  vectors: { place: number; similarity: number };
+  history: { score: number };
+}
+
+/** How an answer's knowledge was searched for. */
+interface Retrieval {
+  query: string;
+  method: string;
+  vector_query?: string;
+  history?: { text: string; weight: number }[];
+  documents?: RetrievalEvidence[];
+}
+
 interface ToolCall {
   id: string;
   name: string;
@@ -64,6 +83,7 @@ interface HistoryMessage {
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cached_tokens: number };
   /** An answer's estimated cost (MODEL_PRICES); absent when its model has no price. */
   cost?: number;
+  retrieval?: Retrieval;
 }
 
 /** The whole conversation's answers, as the history endpoint sums them. */
@@ -540,13 +560,35 @@ function answerEntry(m: HistoryMessage): HTMLLIElement {
               ' ',
               el('code', {}, s.source),
               typeof s.score === 'number' ? el('span', { class: 'score' }, ` score ${s.score.toFixed(2)}`) : null,
+              whyCited(m.retrieval?.documents?.find((d) => d.source === s.source)),
             ),
           ),
         ),
+        m.retrieval ? searchDetails(m.retrieval) : null,
       ),
     );
   }
   return entry;
+}
+
+/** One line saying which side of the search put a document there: words (and earlier turns' words), meaning, or both. */
+function whyCited(e: RetrievalEvidence | undefined): HTMLElement | null {
+  if (!e) return null;
+  const words = e.full_text.place === null ? 'no word of the question' : `#${e.full_text.place} by words (${e.full_text.score.toFixed(2)}${e.history.score > 0 ? `, ${e.history.score.toFixed(2)} of it from earlier messages` : ''})`;
+  const meaning = `#${e.vectors.place} by meaning (similarity ${e.vectors.similarity.toFixed(2)})`;
+  return el('span', { class: 'why-cited' }, `Retrieved #${e.place}, score ${e.score.toFixed(2)}: ${words}; ${meaning}`);
+}
+
+/** What the knowledge base was searched with for this answer, folded. */
+function searchDetails(r: Retrieval): HTMLDetailsElement {
+  return el(
+    'details',
+    { class: 'search-details' },
+    el('summary', {}, `How the knowledge base was searched (${r.method})`),
+    el('p', {}, 'Words: ', customerText(r.query)),
+    r.vector_query ? el('p', {}, 'Meaning: ', customerText(r.vector_query)) : null,
+    ...(r.history ?? []).map((h) => el('p', {}, `Earlier message at weight ${h.weight.toFixed(2)}: `, customerText(h.text))),
+  );
 }
 
 /** A tool call, folded: its name in the summary, arguments and result inside. */

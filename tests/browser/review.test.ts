@@ -146,6 +146,12 @@ test("a customer's conversation in the widget is found by its text and reads the
   expect(await answers.count()).toBe(2);
   await expect(answers.first().locator('.badge').first().textContent()).resolves.toMatch(/^confidence 0\.\d\d$/);
   await expect(answers.first().locator('.sources').textContent()).resolves.toContain('knowledge/help-center/refunds.md');
+  // Why each source was cited: its place by words and by meaning, as stored in the answer's metadata.retrieval.
+  const refunds = answers.first().locator('.sources li', { hasText: 'knowledge/help-center/refunds.md' });
+  await expect(refunds.locator('.why-cited').textContent()).resolves.toMatch(/^Retrieved #1, score \d\.\d\d: #\d+ by words \(\d\.\d\d\); #\d+ by meaning \(similarity \d\.\d\d\)$/);
+  // The second question moved on: the first one's words count, at a small weight, and the console says so.
+  await answers.nth(1).locator('.search-details summary').click();
+  await expect(answers.nth(1).locator('.search-details').textContent()).resolves.toContain('Earlier message at weight 0.20: How long does a refund take?');
   // The customer's rating, on the answer it was given to.
   expect(await answers.first().locator('.badge.rated-down, .badge.rated-up').count()).toBe(0);
   await expect(answers.nth(1).locator('.badge.rated-down').textContent()).resolves.toBe('Rated not helpful');

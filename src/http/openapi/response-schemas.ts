@@ -83,6 +83,31 @@ export const conversationSchema = z.object({
   messages: z.array(z.object(messageItemFields)),
 });
 
+const retrievalSchema = z
+  .object({
+    query: z.string().meta({ description: "The turn's own words searched for (the message, or the model's rewrite)." }),
+    method: z.enum(['message', 'topic', 'model']),
+    vector_query: z.string().optional().meta({ description: 'What the vectors were searched with, when not `query`: a follow-up with its topic.' }),
+    history: z
+      .array(z.object({ text: z.string(), weight: z.number() }))
+      .optional()
+      .meta({ description: "Earlier customer messages whose words the full text also counted, newest first, at these weights (the turn's own: 1)." }),
+    documents: z
+      .array(
+        z.object({
+          source: z.string(),
+          place: z.int(),
+          score: z.number(),
+          full_text: z.object({ place: z.int().nullable(), score: z.number() }),
+          vectors: z.object({ place: z.int(), similarity: z.number() }),
+          history: z.object({ score: z.number() }),
+        }),
+      )
+      .optional()
+      .meta({ description: "Why each document was retrieved: its place and fused score, its place and BM25 (over the best document's) by words, its place and best chunk's similarity by meaning, and the part of the full-text score earlier turns' words gave." }),
+  })
+  .meta({ description: "An answer's retrieval: how the search query was made and why each document came (the review console's answer details)." });
+
 export const historySchema = z.object({
   session_id: z.string(),
   messages: z.array(
@@ -95,6 +120,7 @@ export const historySchema = z.object({
       name: z.string().optional(),
       usage: usageSchema.optional().meta({ description: "An answer's token usage, as stored with it." }),
       cost: costSchema.optional(),
+      retrieval: retrievalSchema.optional(),
     }),
   ),
   usage: z

@@ -344,7 +344,14 @@ export function toHistoryItem(m: StoredMessage) {
     ...(m.toolCallId !== null && { tool_call_id: m.toolCallId }),
     ...(m.name !== null && { name: m.name }),
     ...answerUsage(m),
+    ...answerRetrieval(m),
   };
+}
+
+/** How an answer's knowledge was searched for and why each document came (metadata.retrieval), for reviewers. */
+function answerRetrieval(m: StoredMessage) {
+  const retrieval = m.metadata['retrieval'];
+  return m.role === 'assistant' && typeof retrieval === 'object' && retrieval !== null ? { retrieval } : {};
 }
 
 /** An answer's token usage (cached tokens included) and estimated cost, as stored with it. */

@@ -4,15 +4,20 @@
  * answer state the fact? Replays labelled dialogues through the real service and
  * records the tables in BENCHMARKS.md (its own section).
  *
- *   npm run eval:answers                 offline (no key: the embedded default)
- *   npm run eval:answers -- --with-model with OPENAI_API_KEY (and OPENAI_BASE_URL, …) from the environment
- *   npm run eval:answers -- --mtrag <dir> mtrag-cloud from another folder
+ *   npm run eval:answers                       offline (no key: the embedded default)
+ *   npm run eval:answers -- --with-model       with OPENAI_API_KEY (and OPENAI_BASE_URL, …) from the environment
+ *   npm run eval:answers -- --set <dir> …      conversation sets to run instead of ../shared/eval/mtrag-*
+ *   npm run eval:answers -- --no-write         print the tables without touching BENCHMARKS.md
  *
- * Two sets:
+ * Sets:
  * - eval/help-center-dialogues.jsonl: this repository's dialogues over knowledge/help-center
  *   (first questions, follow-ups, topic changes, paraphrases, order questions, off-topic);
- * - ../shared/eval/mtrag-cloud (beside the repository, skipped when absent): MTRAG's
- *   human-written IBM Cloud conversations, R@1 and R@3 on first and later turns.
+ * - every folder ../shared/eval/mtrag-* (found, not named here), or those given with --set:
+ *   a folder of the same shape (docs/ and cases.jsonl, as ../shared/eval/mtrag-cloud/README.md
+ *   describes) is a set. Each is scored at document level, R@1, R@3 and R@5 on first and
+ *   later turns, beside plain BM25 over whole documents computed here on the same documents
+ *   and turns (scripts/lib/plain-bm25.ts), with the paired difference and its 95% interval
+ *   (bootstrap over conversations).
  *
  * Progress goes to stderr; tables go to stdout and the file.
  */
@@ -27,10 +32,11 @@ import {
   scoreTurns,
   startEvaluatedService,
   TURN_TYPES,
-  wilsonInterval,
   type TurnResult,
 } from './lib/answer-eval';
 import { writeMarkedSection } from './lib/benchmarks-file';
+import { plainBm25 } from './lib/plain-bm25';
+import { pairedInterval, rankedTurn, recallAt, type RankedTurn } from './lib/retrieval-scores';
 import { REWRITE_INSTRUCTIONS, rewriteRequest } from '../src/knowledge/query-rewriter';
 import { standsAlone } from '../src/knowledge/search-query';
 import { TokenCounter } from '../src/memory/tokens';
@@ -40,22 +46,36 @@ const BENCHMARKS_FILE = path.join(REPO, 'BENCHMARKS.md');
 const SECTION = { start: '<!-- eval-answers:start -->', end: '<!-- eval-answers:end -->' };
 const DIALOGUES_FILE = path.join(REPO, 'eval/help-center-dialogues.jsonl');
 const HELP_CENTER_DIR = path.join(REPO, 'knowledge/help-center');
-const mtragArg = process.argv.indexOf('--mtrag');
-// Beside the repository by default; `--mtrag <dir>` for a checkout elsewhere (a worktree).
-const MTRAG_DIR = mtragArg > 0 && process.argv[mtragArg + 1] ? path.resolve(process.argv[mtragArg + 1]!) : path.join(REPO, '../shared/eval/mtrag-cloud');
+const SHARED_EVAL_DIR = path.join(REPO, '../shared/eval');
 
 const withModel = process.argv.includes('--with-model');
-const COMMAND = `npm run eval:answers${withModel ? ' -- --with-model' : ''}`;
+const writeFile = !process.argv.includes('--no-write');
+const COMMAND = `npm run eval:answers${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+
+/** The conversation sets: each `--set <dir>`, else every ../shared/eval/mtrag-* folder with docs/ and cases.jsonl. */
+function conversationSets(): string[] {
+  const given = process.argv.flatMap((arg, i) => (arg === '--set' && process.argv[i + 1] ? [path.resolve(process.argv[i + 1]!)] : []));
+  const found = fs.existsSync(SHARED_EVAL_DIR)
+    ? fs
+        .readdirSync(SHARED_EVAL_DIR)
+        .filter((name) => name.startsWith('mtrag-'))
+        .map((name) => path.join(SHARED_EVAL_DIR, name))
+        .sort()
+    : [];
+  const sets = given.length > 0 ? given : found;
+  for (const dir of sets) {
+    if (!fs.existsSync(path.join(dir, 'cases.jsonl')) || !fs.existsSync(path.join(dir, 'docs'))) {
+      throw new Error(`${dir} is not a conversation set: it needs docs/ and cases.jsonl`);
+    }
+  }
+  return sets;
+}
 
 function progress(message: string): void {
   process.stderr.write(`[eval:answers] ${message}\n`);
 }
 
 const pct = (n: number, d: number) => (d === 0 ? '–' : `${((100 * n) / d).toFixed(0)}%`);
-const interval = (n: number, d: number) => {
-  const [low, high] = wilsonInterval(n, d);
-  return `${(100 * low).toFixed(0)}–${(100 * high).toFixed(0)}%`;
-};
 
 /** The environment of the evaluated service: offline unless --with-model, settings otherwise as given. */
 function serviceEnv(): Record<string, string | undefined> {
@@ -142,42 +162,73 @@ function rewriteCost(dialogues: ReturnType<typeof loadDialogues>, results: TurnR
   return `The rewrite's hidden cost (QUERY_REWRITE=model, the default with a key): one extra model call on ${promptTokens.length} of ${turns} turns (${pct(promptTokens.length, turns)}: the later turns that do not stand alone), each with a prompt of ${mean.toFixed(0)} tokens on average (max ${Math.max(0, ...promptTokens)}; gpt-4o-mini's tokenizer, the offline answers as the agent's turns) and an answer of a search query (about 10–20 tokens). Its latency is the \`rewrite\` stage of Server-Timing.`;
 }
 
-async function evaluateMtrag(): Promise<string[]> {
-  if (!fs.existsSync(path.join(MTRAG_DIR, 'cases.jsonl'))) {
-    progress(`mtrag-cloud: not found at ${MTRAG_DIR}; skipped`);
-    return [`mtrag-cloud was not found at \`../shared/eval/mtrag-cloud\`: skipped.`];
-  }
-  const dialogues = loadMtragDialogues(MTRAG_DIR);
-  progress(`mtrag-cloud: ingesting ${fs.readdirSync(path.join(MTRAG_DIR, 'docs')).length} documents (minutes with the sentence encoder, 75 ms a chunk)`);
-  const service = await startEvaluatedService(path.join(MTRAG_DIR, 'docs'), serviceEnv());
+interface SetResult {
+  name: string;
+  documents: number;
+  conversations: number;
+  turns: RankedTurn[];
+}
+
+/** Runs one conversation set through the service, and plain BM25 over the same documents and turns. */
+async function evaluateSet(dir: string): Promise<SetResult> {
+  const name = path.basename(dir);
+  const docsDir = path.join(dir, 'docs');
+  const dialogues = loadMtragDialogues(dir);
+  const documents = fs.readdirSync(docsDir).length;
+  progress(`${name}: ingesting ${documents} documents (minutes with the sentence encoder, about 75 ms a chunk)`);
+  const service = await startEvaluatedService(docsDir, serviceEnv());
   let results: TurnResult[];
   try {
     results = await runDialogues(service.deps, dialogues, (done, total, rs) => {
       const hits = rs.filter((r) => r.rank !== null && r.rank <= 3).length;
-      progress(`  ${done}/${total} ${dialogues[done - 1]!.id.slice(0, 12)}…: ${hits}/${rs.length} in top 3`);
+      progress(`  ${name} ${done}/${total} ${dialogues[done - 1]!.id.slice(0, 12)}…: ${hits}/${rs.length} in top 3`);
     });
   } finally {
     await service.close();
   }
-  const table = ['| turns | n | R@1 | R@3 | R@3 95% interval |', '| --- | ---: | ---: | ---: | --- |'];
+  const bm25 = plainBm25(docsDir);
+  return { name, documents, conversations: dialogues.length, turns: results.map((r) => rankedTurn(r, bm25.rank(r.turn.user))) };
+}
+
+function setTable(turns: RankedTurn[]): string[] {
+  const table = [
+    '| turns | n | R@1 | R@3 | R@5 | BM25 R@1 | BM25 R@3 | BM25 R@5 | R@3 difference (95% interval) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+  ];
   for (const [label, rows] of [
-    ['first turns', results.filter((r) => r.turn.type === 'first')],
-    ['later turns', results.filter((r) => r.turn.type !== 'first')],
-    ['all', results],
+    ['first turns', turns.filter((t) => t.first)],
+    ['later turns', turns.filter((t) => !t.first)],
+    ['all', turns],
   ] as const) {
-    const s = scoreTurns(rows);
-    table.push(`| ${label} | ${s.labelled} | ${pct(s.hitAt1, s.labelled)} | ${pct(s.hitAt3, s.labelled)} | ${interval(s.hitAt3, s.labelled)} |`);
+    const r = recallAt(rows);
+    const [low, high] = pairedInterval(rows, 3);
+    const diff = r.service[3]! - r.bm25[3]!;
+    table.push(
+      `| ${label} | ${rows.length} | ${p(r.service[1]!)} | **${p(r.service[3]!)}** | ${p(r.service[5]!)} | ${p(r.bm25[1]!)} | ${p(r.bm25[3]!)} | ${p(r.bm25[5]!)} | ${signed(diff)} (${signed(low)} to ${signed(high)}) |`,
+    );
   }
   return table;
 }
 
+const p = (x: number) => `${(100 * x).toFixed(1)}%`;
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+
 async function main(): Promise<void> {
   const started = performance.now();
+  const sets = conversationSets();
   const helpCenter = await evaluateHelpCenter();
-  const mtrag = await evaluateMtrag();
+  const setResults: SetResult[] = [];
+  for (const dir of sets) setResults.push(await evaluateSet(dir));
   const latencies = helpCenter.results.map((r) => r.latencyMs).sort((a, b) => a - b);
   const median = latencies[Math.floor(latencies.length / 2)] ?? 0;
 
+  const setSections = setResults.flatMap((r) => [
+    `### ${r.name} (${r.documents} documents, ${r.conversations} conversations, ${r.turns.length} judged turns)`,
+    '',
+    ...setTable(r.turns),
+    '',
+  ]);
+  const pooled = setResults.flatMap((r) => r.turns.map((t) => ({ ...t, conversation: `${r.name}/${t.conversation}` })));
   const body = [
     '## `npm run eval:answers` (scripts/eval-answers.ts)',
     '',
@@ -185,7 +236,7 @@ async function main(): Promise<void> {
     `- Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.cpus().length} cores, Node ${process.version}`,
     `- Command: \`${COMMAND}\` (${withModel ? 'with the configured model' : 'offline: the embedded default, no key'})`,
     '',
-    'Each dialogue is one session; every turn is a request to the real ChatService (PGlite in memory, the seed knowledge ingested). A turn hits at k when its labelled article is among the first k documents the answer cites. Escalated: the answer offered a person. Fact stated: the answer contains the labelled phrase (offline, the extractive responder quotes passages).',
+    'Each dialogue is one session; every turn is a request to the real ChatService (PGlite in memory, the set\'s documents ingested as KNOWLEDGE_SEED_DIR). A turn hits at k when its labelled article is among the first k documents the answer cites. Escalated: the answer offered a person. Fact stated: the answer contains the labelled phrase (offline, the extractive responder quotes passages).',
     '',
     '### Our dialogues (eval/help-center-dialogues.jsonl over knowledge/help-center)',
     '',
@@ -193,16 +244,17 @@ async function main(): Promise<void> {
     '',
     `Median time per turn: ${median.toFixed(1)} ms.`,
     '',
-    `### mtrag-cloud (${path.relative(REPO, MTRAG_DIR)}, 14 IBM Cloud conversations, 102 judged turns)`,
+    '### Published conversation sets',
     '',
-    'Hit: any of the turn\'s judged documents among the first k distinct documents cited. Unjudged turns are sent (for the history) but not scored.',
+    "Each set's conversations are sent turn by turn, judged and unjudged turns alike (for the history); judged turns are scored: a hit at k when any of the turn's judged documents is among the first k distinct documents cited. BM25: plain BM25 (k1 1.2, b 0.75) over whole documents with the turn's own words, computed by the script on the same files and turns (scripts/lib/plain-bm25.ts). The difference is the service's R@3 minus BM25's on the same turns, with a 95% interval from 2,000 bootstrap draws of conversations.",
     '',
-    ...mtrag,
+    ...(setResults.length === 0 ? ['No conversation set was found under `../shared/eval/mtrag-*`: skipped.', ''] : setSections),
+    ...(setResults.length > 1 ? [`### Pooled over the ${setResults.length} sets (${pooled.length} judged turns)`, '', ...setTable(pooled), ''] : []),
   ];
   const section = [SECTION.start, ...body, SECTION.end].join('\n');
   process.stdout.write(`${body.join('\n')}\n`);
-  writeMarkedSection(BENCHMARKS_FILE, SECTION, section);
-  progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s; wrote ${BENCHMARKS_FILE}`);
+  if (writeFile) writeMarkedSection(BENCHMARKS_FILE, SECTION, section);
+  progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${writeFile ? `; wrote ${BENCHMARKS_FILE}` : ''}`);
 }
 
 main().catch((error) => {

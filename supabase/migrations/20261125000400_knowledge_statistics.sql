@@ -5,8 +5,12 @@
 -- the documents that hold it and how often (knowledge_postings), each document's
 -- length (knowledge_postings.doc_length, the sum of its chunks' lexeme counts, kept on
 -- every posting so scoring needs no join) and the corpus's size and average length
--- (knowledge_corpus_stats, one row). A word's document frequency is the number of its
--- postings, which a search reads anyway.
+-- (knowledge_corpus_stats, one row), and each word's document frequency (knowledge_terms).
+--
+-- A word in many documents has many postings but a low idf: a search reads only a
+-- word's postings of highest impact (its BM25 term weight, tf saturated and length
+-- normalised with the average length at write time), by the (lexeme, impact) index, so a
+-- common word costs a bounded read, not the knowledge base.
 --
 -- Triggers on documents keep them exact: after any statement that inserts, deletes or
 -- updates chunks, each source it touched is recounted from its current chunks (time
@@ -23,9 +27,16 @@ create table knowledge_postings (
   -- Occurrences of the lexeme in the source's chunks (title included, as documents.fts).
   tf integer not null check (tf > 0),
   doc_length double precision not null,
+  impact double precision not null,
   primary key (lexeme, source)
 );
 create index knowledge_postings_source_idx on knowledge_postings (source);
+create index knowledge_postings_impact_idx on knowledge_postings (lexeme, impact desc) include (source, tf, doc_length);
+
+create table knowledge_terms (
+  lexeme text primary key,
+  df integer not null
+);
 
 create table knowledge_source_stats (
   source text primary key,
@@ -48,6 +59,7 @@ create table knowledge_embedding_models (
 );
 
 alter table knowledge_postings enable row level security;
+alter table knowledge_terms enable row level security;
 alter table knowledge_source_stats enable row level security;
 alter table knowledge_corpus_stats enable row level security;
 alter table knowledge_embedding_models enable row level security;
@@ -63,6 +75,7 @@ declare
   v_old_chunks integer;
   v_length double precision;
   v_chunks integer;
+  v_average double precision;
 begin
   insert into knowledge_corpus_stats default values on conflict (id) do nothing;
   perform 1 from knowledge_corpus_stats where id for update;
@@ -70,15 +83,27 @@ begin
     select doc_length, chunks into v_old_length, v_old_chunks from knowledge_source_stats where source = v_source;
     select coalesce(sum(length(d.fts)), 0), count(*) into v_length, v_chunks from documents d where d.source = v_source;
 
+    -- The source's old words leave the document frequencies, its new ones join them.
+    update knowledge_terms t set df = t.df - 1 from knowledge_postings p where p.source = v_source and t.lexeme = p.lexeme;
+    delete from knowledge_terms t using knowledge_postings p where p.source = v_source and t.lexeme = p.lexeme and t.df <= 0;
     delete from knowledge_postings where source = v_source;
     if v_chunks = 0 then
       delete from knowledge_source_stats where source = v_source;
     else
-      insert into knowledge_postings (lexeme, source, tf, doc_length)
-      select u.lexeme, v_source, sum(coalesce(array_length(u.positions, 1), 1)), v_length
-      from documents d, unnest(d.fts) as u
-      where d.source = v_source
-      group by u.lexeme;
+      select (c.total_length - coalesce(v_old_length, 0) + v_length)
+             / greatest(c.sources - (case when v_old_chunks is not null then 1 else 0 end) + 1, 1)
+      into v_average from knowledge_corpus_stats c where c.id;
+      insert into knowledge_postings (lexeme, source, tf, doc_length, impact)
+      select w.lexeme, v_source, w.tf, v_length, w.tf / (w.tf + 1.2 * (0.25 + 0.75 * v_length / greatest(v_average, 1)))
+      from (
+        select u.lexeme, sum(coalesce(array_length(u.positions, 1), 1))::integer as tf
+        from documents d, unnest(d.fts) as u
+        where d.source = v_source
+        group by u.lexeme
+      ) w;
+      insert into knowledge_terms (lexeme, df)
+      select p.lexeme, 1 from knowledge_postings p where p.source = v_source order by p.lexeme
+      on conflict (lexeme) do update set df = knowledge_terms.df + 1;
       insert into knowledge_source_stats (source, doc_length, chunks) values (v_source, v_length, v_chunks)
       on conflict (source) do update set doc_length = excluded.doc_length, chunks = excluded.chunks;
     end if;

@@ -23,6 +23,7 @@ async function statistics(db: SqlQueryable) {
     sources: await db.query(`select source, doc_length, chunks from knowledge_source_stats order by source`),
     corpus: await db.query(`select sources::int as sources, total_length from knowledge_corpus_stats`),
     models: await db.query(`select embedding_model, chunks::int as chunks from knowledge_embedding_models order by embedding_model`),
+    terms: await db.query(`select lexeme, df from knowledge_terms order by lexeme`),
   };
   const recounted = {
     postings: await db.query(`
@@ -33,6 +34,7 @@ async function statistics(db: SqlQueryable) {
     sources: await db.query(`select source, sum(length(fts))::double precision as doc_length, count(*)::int as chunks from documents group by source order by source`),
     corpus: await db.query(`select count(distinct source)::int as sources, coalesce(sum(length(fts)), 0)::double precision as total_length from documents`),
     models: await db.query(`select embedding_model, count(*)::int as chunks from documents group by embedding_model order by embedding_model`),
+    terms: await db.query(`select u.lexeme, count(distinct d.source)::int as df from documents d cross join unnest(d.fts) as u group by u.lexeme order by u.lexeme`),
   };
   return { stored, recounted };
 }

@@ -54,6 +54,40 @@ create constraint trigger session_order_proofs_not_erased
 after insert on session_order_proofs deferrable initially deferred
 for each row execute function refuse_erased_session();
 
+-- The check at commit alone would miss a write that commits while the erasure is
+-- still running (each unseen by the other): a binding stored beside an erasure must
+-- either finish before the erasure reads, or wait for it and then see its tombstone.
+-- So writes that create rows under a session id take a transaction-level advisory
+-- lock on that id, and the erasure takes the same locks, always before any row lock
+-- (so the two orders cannot deadlock). Its own key space (two int keys).
+create or replace function lock_session_for_erasure()
+returns trigger
+language plpgsql
+as $$
+begin
+  perform pg_advisory_xact_lock(72839, hashtext(new.session_id));
+  return null;
+end;
+$$;
+
+drop trigger if exists chat_sessions_erasure_lock on chat_sessions;
+create trigger chat_sessions_erasure_lock after insert on chat_sessions
+for each row execute function lock_session_for_erasure();
+drop trigger if exists session_customers_erasure_lock on session_customers;
+create trigger session_customers_erasure_lock after insert on session_customers
+for each row execute function lock_session_for_erasure();
+drop trigger if exists session_order_proofs_erasure_lock on session_order_proofs;
+create trigger session_order_proofs_erasure_lock after insert on session_order_proofs
+for each row execute function lock_session_for_erasure();
+
+-- Takes the erasure locks of these session ids, in one order.
+create or replace function lock_sessions_for_erasure(p_session_ids text[])
+returns void
+language sql
+as $$
+  select pg_advisory_xact_lock(72839, hashtext(i.id)) from (select distinct unnest(p_session_ids) as id order by 1) i
+$$;
+
 -- Whether a session id was erased lately (a failed append asks, to say so).
 create or replace function session_erased(p_session_id text)
 returns boolean
@@ -89,7 +123,8 @@ alter table erasure_audit enable row level security;
 -- that hangs on them, and (p_customer_id) what is filed under the customer without
 -- a session. Locks the sessions first, so a turn being stored finishes before the
 -- erasure reads (and then erases) its messages. Returns the counts per kind and
--- the Langfuse trace ids the answers recorded.
+-- the Langfuse trace ids the answers recorded. Callers take the erasure locks first
+-- (lock_sessions_for_erasure), before any row lock.
 create or replace function erase_sessions_core(p_session_ids text[], p_customer_id text)
 returns table (counts jsonb, trace_ids text[])
 language plpgsql
@@ -109,6 +144,7 @@ declare
   v_traces text[];
   v_id text;
 begin
+  perform lock_sessions_for_erasure(v_ids);
   perform 1 from chat_sessions s where s.session_id = any (v_ids) order by s.session_id for update;
 
   select count(*), count(s.summary) into v_conversations, v_summaries from chat_sessions s where s.session_id = any (v_ids);
@@ -184,6 +220,7 @@ as $$
 declare
   v_core record;
 begin
+  perform lock_sessions_for_erasure(array[p_session_id]);
   perform 1 from chat_sessions s where s.session_id = p_session_id for update;
   if not found then
     return query select false, null::bigint, null::jsonb, null::text[];
@@ -255,9 +292,12 @@ begin
     ), null::text[];
     return;
   end if;
+  -- Candidates first, then their erasure locks, then their rows (skipping any being written now).
+  v_ids := array(select s.session_id from chat_sessions s where s.updated_at < v_cutoff order by s.updated_at limit greatest(p_batch_size, 1));
+  perform lock_sessions_for_erasure(v_ids);
   v_ids := array(
-    select s.session_id from chat_sessions s where s.updated_at < v_cutoff
-    order by s.updated_at limit greatest(p_batch_size, 1) for update skip locked
+    select s.session_id from chat_sessions s where s.session_id = any (v_ids) and s.updated_at < v_cutoff
+    for update skip locked
   );
   if cardinality(v_ids) = 0 then
     return query select 'done'::text, null::bigint, null::jsonb, null::text[];

@@ -442,6 +442,7 @@ eraseConfirm.addEventListener('submit', async (event) => {
     history.replaceState(null, '', '#');
     detailStatus.textContent = `Conversation ${sessionId} was erased (${result.erased.messages} messages).`;
     void loadSessions(true);
+    handoff.refresh();
   } catch (error) {
     eraseConfirmButton.disabled = false;
     detailStatus.textContent = `The conversation could not be erased: ${messageOf(error)}`;

@@ -53,6 +53,9 @@ test('the erase action asks first; Cancel keeps the conversation, confirming era
   expect((await service.getHistory('erase-keep')).status).toBe(200);
   await page.waitForFunction(() => !(globalThis as any).document.querySelector('#session-list button.session[data-session-id="erase-me"]'));
   expect(await page.locator('#session-list button.session[data-session-id="erase-keep"]').count()).toBe(1);
+  // Off the waiting queue too (both conversations were escalated offline).
+  await page.waitForFunction(() => !(globalThis as any).document.querySelector('#waiting-list button[data-session-id="erase-me"]'));
+  expect(await page.locator('#waiting-list button[data-session-id="erase-keep"]').count()).toBe(1);
   expect(await page.locator('#erase-panel').isVisible()).toBe(false);
   const audit = await service.request('GET', '/api/v1/audit/erasures');
   expect(audit.body.erasures[0]).toMatchObject({ actor: 'agent', scope: 'conversation', counts: { conversations: 1, messages: 2 } });

@@ -6,6 +6,7 @@
  * by an erasure, while another customer's rows stay.
  */
 import { CUSTOMER_DATA_TABLES, CustomerDataStore } from '../../src/privacy/customer-data';
+import { writeCustomerExport } from '../../src/privacy/export';
 import type { SqlDatabase } from '../../src/store/database';
 import type { SqlStore } from '../../src/store/sql-store';
 import { openTestStore } from '../support/database';
@@ -136,4 +137,25 @@ it('an erased conversation cannot come back: storing a turn, a binding or an ord
   expect(row!.n).toBe(0);
   // Erasing it again finds nothing.
   expect(await data.eraseConversation('cov-gone', 'agent', null, false)).toBeNull();
+});
+
+it('an export streams a long conversation a page at a time and still is one valid document with every message in order', async () => {
+  const messages = Array.from({ length: 1203 }, (_, i) => ({ role: (i % 2 === 0 ? 'user' : 'assistant') as 'user' | 'assistant', content: `message ${i + 1}`, tokenCount: 2 }));
+  await store.appendTurn({ sessionId: 'cov-long', userId: 'long@example.com', agentType: 'support', messages });
+  await store.appendTurn({ sessionId: 'cov-short', userId: 'LONG@example.com', agentType: 'support', messages: [{ role: 'user', content: 'short one', tokenCount: 2 }] });
+  const pieces: string[] = [];
+  await writeCustomerExport(data, 'long@example.com', { write: async (text) => void pieces.push(text), closed: () => false }, new Date('2026-11-25T00:00:00Z'));
+  // Written in pieces (the head, each conversation, each page of messages), never as one string.
+  expect(pieces.length).toBeGreaterThanOrEqual(6);
+  const doc = JSON.parse(pieces.join(''));
+  expect(doc).toMatchObject({ customer_id: 'long@example.com', exported_at: '2026-11-25T00:00:00.000Z', profile: null, orders: [], memory: [] });
+  expect(doc.conversations.map((c: any) => c.session_id)).toEqual(['cov-long', 'cov-short']);
+  expect(doc.conversations[0].messages.map((m: any) => m.seq)).toEqual(Array.from({ length: 1203 }, (_, i) => i + 1));
+  expect(doc.conversations[0].messages.at(-1).content).toBe('message 1203');
+  expect(doc.conversations[1].messages).toHaveLength(1);
+
+  // A receiver that went away stops the export early.
+  const partial: string[] = [];
+  await writeCustomerExport(data, 'long@example.com', { write: async (text) => void partial.push(text), closed: () => partial.length >= 2 });
+  expect(partial.length).toBeLessThan(pieces.length);
 });

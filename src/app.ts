@@ -12,6 +12,7 @@ import { handoffRoutes, type HandoffRoutesParts } from './http/routes/handoff';
 import { DEFAULT_PUBLIC_DIR, pagesRoutes, type DemoShop } from './http/routes/pages';
 import { healthRoutes, type HealthParts } from './http/routes/health';
 import { knowledgeRoutes, type KnowledgeRoutesParts } from './http/routes/knowledge';
+import { privacyRoutes, type PrivacyRoutesParts } from './http/routes/privacy';
 import { apiRoutes } from './http/openapi/api-routes';
 import { openApiDocument } from './http/openapi/document';
 import { keepRequestContext, keepRequestContextOnError, requestLogging, requestMetrics } from './observability/http';
@@ -26,6 +27,8 @@ export interface AppParts {
   /** Human takeover and the conversations' event streams. */
   handoff: HandoffRoutesParts;
   knowledge: KnowledgeRoutesParts;
+  /** Export, erasure and the erasure audit of customers' data. */
+  privacy: PrivacyRoutesParts;
   metrics: Metrics;
   logger: Logger;
   /** Origins whose pages may call the chat endpoints from a browser (WIDGET_ALLOWED_ORIGINS). */
@@ -89,6 +92,7 @@ export function createApp(parts: AppParts): Express {
   app.use('/api/v1', feedbackRoutes(parts.feedback));
   app.use('/api/v1', handoffRoutes(parts.handoff));
   app.use('/api/v1', knowledgeRoutes(parts.knowledge));
+  app.use('/api/v1', privacyRoutes(parts.privacy));
   const openApi = openApiDocument(
     apiRoutes({
       messageMaxChars: parts.chat.messageMaxChars,

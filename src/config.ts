@@ -170,6 +170,17 @@ const environmentSchema = z.object({
   /** Send conversation text, tool inputs and outputs and the customer id to Langfuse (off: only structure, counts and timings). */
   LANGFUSE_CAPTURE_PERSONAL_DATA: booleanFlag.default(false),
 
+  /** Conversations whose last message is older than this many days are erased (decimals allowed); unset: kept. */
+  CONVERSATION_RETENTION_DAYS: z.coerce.number().positive().max(36_500).optional(),
+  /** How often each instance runs the retention sweep (one instance at a time sweeps). */
+  RETENTION_SWEEP_INTERVAL_SECONDS: z.coerce.number().positive().max(7 * 86_400).default(3600),
+  /** Conversations erased per transaction of a sweep, so a large sweep never holds chat up. */
+  RETENTION_BATCH_SIZE: positiveInt.max(10_000).default(200),
+  /** Key of customers' pseudonyms (traces, the erasure audit); unset: generated once and kept in the database. */
+  CUSTOMER_PSEUDONYM_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (openssl rand -base64 32)').optional()),
+  /** How often erasures' Langfuse trace deletions that failed are tried again. */
+  TRACE_DELETION_RETRY_SECONDS: z.coerce.number().positive().max(86_400).default(300),
+
   /** Prices per million tokens by model, for the estimated cost of answers (none shown when unset). */
   MODEL_PRICES: priceTable.optional(),
 
@@ -269,6 +280,15 @@ export interface Config {
   customerIdentity: CustomerIdentityConfig;
   /** Anonymous order lookups: wrong proofs allowed per session and per client in a window. */
   orderProofs: { maxFailures: number; windowMs: number };
+  /** The customer-data lifecycle: retention (null days: keep), pseudonyms, Langfuse trace deletion retries. */
+  privacy: {
+    retentionDays: number | null;
+    sweepIntervalMs: number;
+    retentionBatchSize: number;
+    /** null: generated once and kept in service_secrets. */
+    pseudonymSecret: string | null;
+    traceDeletionRetryMs: number;
+  };
 }
 
 /**
@@ -504,5 +524,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clockSkewSeconds: e.CUSTOMER_IDENTITY_CLOCK_SKEW_SECONDS,
     },
     orderProofs: { maxFailures: e.ORDER_PROOF_MAX_FAILURES, windowMs: e.ORDER_PROOF_WINDOW_MS },
+    privacy: {
+      retentionDays: e.CONVERSATION_RETENTION_DAYS ?? null,
+      sweepIntervalMs: Math.round(e.RETENTION_SWEEP_INTERVAL_SECONDS * 1000),
+      retentionBatchSize: e.RETENTION_BATCH_SIZE,
+      pseudonymSecret: e.CUSTOMER_PSEUDONYM_SECRET ?? null,
+      traceDeletionRetryMs: Math.round(e.TRACE_DELETION_RETRY_SECONDS * 1000),
+    },
   };
 }

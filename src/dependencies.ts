@@ -42,6 +42,11 @@ import { RateLimitCounters } from './store/rate-limit-store';
 import { ServiceSecrets } from './store/service-secrets';
 import { SqlStore } from './store/sql-store';
 import { createSupabaseClient, supabaseFunctionCaller } from './store/supabase';
+import { CustomerDataStore } from './privacy/customer-data';
+import { ErasureService } from './privacy/erasure';
+import { CustomerPseudonyms, PSEUDONYM_SECRET_NAME } from './privacy/pseudonym';
+import { RetentionSchedule } from './privacy/retention';
+import { TraceDeletion } from './privacy/trace-deletion';
 
 /** Everything the service is made of, built once at start. */
 export interface Dependencies {
@@ -49,6 +54,12 @@ export interface Dependencies {
   store: SqlStore;
   /** Langfuse tracing (or NO_TRACING): tests flush it to see what was sent. */
   tracing: Tracing;
+  /** Erasure of conversations and customers (audited), for tests and scripts. */
+  erasure: ErasureService;
+  /** The in-process retention sweep; null when CONVERSATION_RETENTION_DAYS is not set. */
+  retention: RetentionSchedule | null;
+  /** Deletes erased answers' traces in Langfuse and retries failures. */
+  traceDeletion: TraceDeletion;
   /** Ends the conversations' event streams (each gets an `end` event): call first on shutdown, or the server waits for them. */
   endStreams(): void;
   /** Flushes the traces (bounded by LANGFUSE_FLUSH_TIMEOUT_MS), then closes the database; call after the server stopped taking requests. */
@@ -68,6 +79,8 @@ export interface OpenStorage {
   rateLimits: RateLimitCounters;
   secrets: ServiceSecrets;
   identity: IdentityStore;
+  /** Every table with customer data: erasure, retention, the audit, exports. */
+  customerData: CustomerDataStore;
   db: SqlDatabase | null;
   close(): Promise<void>;
 }
@@ -85,6 +98,7 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
       rateLimits: new RateLimitCounters(functions),
       secrets: new ServiceSecrets(functions),
       identity: new IdentityStore(functions),
+      customerData: new CustomerDataStore(functions),
       db: null,
       close: async () => {},
     };
@@ -99,6 +113,7 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
     rateLimits: new RateLimitCounters(db),
     secrets: new ServiceSecrets(db),
     identity: new IdentityStore(db),
+    customerData: new CustomerDataStore(db),
     db,
     close: () => db.close(),
   };
@@ -140,6 +155,8 @@ export async function createDependencies(config: Config, logger: Logger, databas
   const storage = await openStorage(config, logger, database);
   let tracing: Tracing = NO_TRACING;
   let feed: ConversationFeed | null = null;
+  let retention: RetentionSchedule | null = null;
+  let traceDeletion: TraceDeletion | null = null;
   try {
     const { store } = storage;
     if (storage.db) {
@@ -159,7 +176,9 @@ export async function createDependencies(config: Config, logger: Logger, databas
     await prepareKnowledge(config, store, embedder, logger);
 
     const metrics = new Metrics();
-    tracing = createTracing(config.langfuse, logger);
+    // Customers' pseudonyms (traces, the erasure audit): one key for every instance, generated once unless set.
+    const pseudonyms = new CustomerPseudonyms(config.privacy.pseudonymSecret ?? (await storage.secrets.keep(PSEUDONYM_SECRET_NAME, newSecret())));
+    tracing = createTracing(config.langfuse, logger, (customerId) => pseudonyms.of(customerId));
     const retriever = measuredRetriever(createRetriever(store, embedder, config.retrieval), metrics);
     // Wrong order proofs are always counted in the database, whatever RATE_LIMIT_STORE says: every instance must agree.
     const orderProofs = new OrderProofs(storage.identity, storage.rateLimits, config.orderProofs);
@@ -219,6 +238,25 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const feedback = storage.feedback;
     feed = createConversationFeed(config, storage, logger);
     const streams = new EventStreams();
+    const conversationFeed = feed;
+    traceDeletion = new TraceDeletion(config.langfuse, storage.customerData, logger, config.privacy.traceDeletionRetryMs);
+    traceDeletion.start();
+    const erasure = new ErasureService({
+      data: storage.customerData,
+      pseudonyms,
+      traces: traceDeletion,
+      touch: (sessionId) => conversationFeed.touch(sessionId),
+      logger,
+    });
+    if (config.privacy.retentionDays !== null) {
+      retention = new RetentionSchedule(
+        { data: storage.customerData, erasure, langfuse: traceDeletion.enabled },
+        { retentionDays: config.privacy.retentionDays, batchSize: config.privacy.retentionBatchSize },
+        config.privacy.sweepIntervalMs,
+        logger,
+      );
+      retention.start();
+    }
     const handoff = new HandoffService({
       store: storage.handoff,
       feed,
@@ -248,6 +286,16 @@ export async function createDependencies(config: Config, logger: Logger, databas
           agentTypes: [...AGENT_SPECS.keys()],
         },
         feedback: { feedback, agentApiKey, sessionTokens, tracing, metrics, logger },
+        privacy: {
+          erasure,
+          data: storage.customerData,
+          store,
+          agentApiKey,
+          sessionTokens,
+          customerTokens,
+          tokenFailures: { counters: storage.rateLimits, perClient: config.authFailures.perClient, windowMs: config.authFailures.windowMs },
+          logger,
+        },
         handoff: {
           handoff,
           handoffStore: storage.handoff,
@@ -287,8 +335,13 @@ export async function createDependencies(config: Config, logger: Logger, databas
         },
       },
       tracing,
+      erasure,
+      retention,
+      traceDeletion,
       endStreams: () => streams.endAll(),
       close: async () => {
+        await retention?.stop();
+        await traceDeletion?.stop();
         streams.endAll();
         await feed?.close();
         await tracing.shutdown();
@@ -296,6 +349,8 @@ export async function createDependencies(config: Config, logger: Logger, databas
       },
     };
   } catch (error) {
+    await retention?.stop();
+    await traceDeletion?.stop();
     await feed?.close();
     await tracing.shutdown();
     await storage.close().catch(() => {});

@@ -104,6 +104,13 @@ export class IdempotencyKeyLostError extends IdempotencyInProgressError {
   }
 }
 
+/** The conversation was erased (by its customer, an agent or retention) while this request was being answered: nothing was stored. */
+export class ConversationErasedError extends AppError {
+  constructor() {
+    super(410, 'conversation_erased', 'This conversation was erased: nothing more is stored in it. Start a new conversation.');
+  }
+}
+
 /** X-Customer-Token was sent but is not a valid token: forged, malformed, expired or not for this service. */
 export class CustomerTokenError extends AppError {
   constructor(code: 'customer_token_invalid' | 'customer_token_expired', message: string, options?: { cause?: unknown }) {

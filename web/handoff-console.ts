@@ -265,6 +265,10 @@ export function createHandoffConsole(parts: HandoffConsoleParts) {
       sessionId = null;
       bar.hidden = true;
     },
+    /** Reads the waiting queue again now (after a conversation was erased, say). */
+    refresh(): void {
+      void refreshQueue();
+    },
     start(): void {
       void refreshQueue();
       queueTimer ??= setInterval(() => void refreshQueue(), QUEUE_REFRESH_MS);

@@ -33,7 +33,7 @@ export interface LiveOptions {
   afterSeq: number;
   onReady?(ready: LiveReady): void;
   onMessage(message: LiveMessage, kind: 'message' | 'handler'): void;
-  /** 'live' when connected, 'reconnecting' after a drop, 'stopped' when the server refused (401/404). */
+  /** 'live' when connected, 'reconnecting' after a drop, 'stopped' when the server refused (401/404) or the conversation was erased. */
   onState?(state: 'live' | 'reconnecting' | 'stopped'): void;
 }
 
@@ -99,6 +99,11 @@ export class LiveConnection {
           this.options.onMessage(message, event.event);
         } else if (event.event === 'end') {
           cleanEnd = true; // the instance is shutting down: come back at once, another one answers
+        } else if (event.event === 'erased') {
+          // The conversation was erased: nothing will come again, so no reconnecting.
+          this.running = false;
+          this.options.onState?.('stopped');
+          return;
         }
       }
     } catch {

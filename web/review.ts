@@ -4,7 +4,7 @@
  * sessionStorage, so it is gone when the tab is closed. All server text is
  * inserted as text, never as HTML.
  */
-import { ApiError, getJson } from './api';
+import { ApiError, apiErrorOf, getJson } from './api';
 import { el, isWebAddress, renderAnswerText, type Child } from './dom';
 import { createHandoffConsole } from './handoff-console';
 import { knowledgePage } from './knowledge';
@@ -135,6 +135,11 @@ const detailHeading = byId<HTMLElement>('detail-heading');
 const detailStatus = byId<HTMLElement>('detail-status');
 const detailFacts = byId<HTMLElement>('detail-facts');
 const transcript = byId<HTMLOListElement>('transcript');
+const erasePanel = byId<HTMLElement>('erase-panel');
+const eraseStart = byId<HTMLButtonElement>('erase-start');
+const eraseConfirm = byId<HTMLFormElement>('erase-confirm');
+const eraseConfirmButton = byId<HTMLButtonElement>('erase-confirm-button');
+const eraseCancel = byId<HTMLButtonElement>('erase-cancel');
 const viewsNav = byId<HTMLElement>('views');
 const knowledgeView = byId<HTMLElement>('knowledge');
 const viewLinks = { conversations: byId<HTMLAnchorElement>('view-conversations'), knowledge: byId<HTMLAnchorElement>('view-knowledge') };
@@ -358,6 +363,7 @@ loadMoreButton.addEventListener('click', () => void loadSessions(false));
 
 function clearDetail(): void {
   handoff.close();
+  hideErase();
   openSessionId = null;
   detailHeading.textContent = 'Select a conversation';
   detailStatus.textContent = '';
@@ -378,6 +384,7 @@ async function openSession(sessionId: string, moveFocus = true): Promise<void> {
   detailHeading.textContent = loadedSessions.get(sessionId)?.title || sessionId;
   detailStatus.textContent = 'Loading the conversation…';
   detailFacts.hidden = true;
+  hideErase();
   transcript.replaceChildren();
   if (moveFocus) detailHeading.focus();
 
@@ -401,11 +408,66 @@ async function openSession(sessionId: string, moveFocus = true): Promise<void> {
     .map((m) => ({ ...m, content: typeof m.content === 'string' ? m.content : '' }));
   const memory = memoryResult.status === 'fulfilled' ? memoryResult.value : null;
   renderFacts(sessionId, summary, conversation, memory);
+  erasePanel.hidden = false;
   transcript.replaceChildren(...transcriptItems(messages));
   handoff.open(sessionId, summary, messages);
   detailStatus.textContent =
     conversation.total > messages.length ? `Showing the newest ${messages.length} of ${conversation.total} messages.` : '';
 }
+
+// --- erasing a conversation (asked twice: it cannot be undone) ---------------------
+
+function hideErase(): void {
+  erasePanel.hidden = true;
+  eraseConfirm.hidden = true;
+  eraseStart.hidden = false;
+  eraseConfirmButton.disabled = false;
+}
+
+eraseStart.addEventListener('click', () => {
+  eraseStart.hidden = true;
+  eraseConfirm.hidden = false;
+  eraseCancel.focus();
+});
+
+eraseCancel.addEventListener('click', () => {
+  eraseConfirm.hidden = true;
+  eraseStart.hidden = false;
+  eraseStart.focus();
+});
+
+eraseConfirm.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const sessionId = openSessionId;
+  if (!sessionId) return;
+  eraseConfirmButton.disabled = true;
+  detailStatus.textContent = 'Erasing…';
+  try {
+    let response: Response;
+    try {
+      response = await fetch(`/api/v1/chat/conversation/${encodeURIComponent(sessionId)}`, {
+        method: 'DELETE',
+        headers: { accept: 'application/json', authorization: `Bearer ${agentKey ?? ''}` },
+      });
+    } catch {
+      throw new ApiError(0, 'network_error', 'The server could not be reached. Check the connection and try again.');
+    }
+    if (response.status === 401) {
+      signOut('The agent key was not accepted. Sign in again.');
+      return;
+    }
+    if (!response.ok) throw await apiErrorOf(response);
+    const result = (await response.json()) as { erased: { messages: number } };
+    clearDetail();
+    history.replaceState(null, '', '#');
+    detailStatus.textContent = `Conversation ${sessionId} was erased (${result.erased.messages} messages).`;
+    void loadSessions(true);
+    handoff.refresh();
+  } catch (error) {
+    eraseConfirmButton.disabled = false;
+    detailStatus.textContent = `The conversation could not be erased: ${messageOf(error)}`;
+  }
+});
 
 /** A conversation that is not on the loaded pages (opened from a link): the list's search finds it by id. */
 async function findSession(sessionId: string): Promise<SessionSummary | undefined> {

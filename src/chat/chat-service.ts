@@ -172,8 +172,8 @@ export class ChatService {
     // One trace per request, its observations tagged with the session, the customer, the agent and the strategy.
     const trace = {
       sessionId,
-      // The customer id is personal data: Langfuse gets it only when told to capture that.
-      userId: tracing.capturePersonalData ? userId : null,
+      // The customer id is personal data: Langfuse gets its pseudonym, the id only when told to capture personal data.
+      userId,
       tags: [`agent_type:${agent.spec.key}`, `memory:${memory.settings.mode}`, ...(listener ? ['streamed'] : [])],
       metadata: { agent_type: agent.spec.key, memory_strategy: memory.settings.mode, memory_source: memory.source },
     };

@@ -77,8 +77,11 @@ export class PollingConversationFeed implements ConversationFeed {
     if (this.polling) return; // a slow database: skip a tick rather than pile queries up
     this.polling = true;
     try {
-      const seqs = await this.store.newestSeqs([...this.subscribers.bySession.keys()]);
-      for (const [sessionId, seq] of seqs) {
+      const watched = [...this.subscribers.bySession.keys()];
+      const seqs = await this.store.newestSeqs(watched);
+      // A watched session that no longer exists was erased: its streams look once, and end.
+      for (const sessionId of watched) {
+        const seq = seqs.get(sessionId) ?? -1;
         if (this.known.get(sessionId) !== seq) {
           this.known.set(sessionId, seq);
           this.subscribers.wake(sessionId);

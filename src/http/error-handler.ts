@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError, DatabaseUnavailableError, OrderProofLimitError } from '../errors';
+import { AppError, ConversationErasedError, DatabaseUnavailableError, OrderProofLimitError } from '../errors';
 import type { Logger } from '../observability/logger';
 import { sqlStateOf } from '../store/database';
 
@@ -45,6 +45,8 @@ export function logFailure(logger: Logger, error: unknown, req: Request, status:
 /** The status, stable code and client-safe message for an error. */
 export function describeError(error: unknown): { status: number; code: string; message: string } {
   if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
+  // Raised at commit when a write would bring an erased conversation back (migration 20261125000100).
+  if (sqlStateOf(error) === 'ER410') return describeError(new ConversationErasedError());
   // Class 22 (data exception: a date or number out of range, bad text encoding) is
   // a value the request carried that the database refused: the client's to fix.
   if (sqlStateOf(error)?.startsWith('22')) {

@@ -20,7 +20,8 @@ export interface RateLimitSettings {
 export function widgetCors(allowedOrigins: string[]): RequestHandler {
   return cors({
     origin: allowedOrigins,
-    methods: ['GET', 'POST'],
+    // DELETE: a customer erases their conversation from the widget.
+    methods: ['GET', 'POST', 'DELETE'],
     // X-Customer-Token: the shop's signed token for its signed-in customer (data-user-token).
     allowedHeaders: ['Content-Type', 'X-Session-Token', 'X-Customer-Token', 'Idempotency-Key', 'X-Request-Id'],
     exposedHeaders: ['Retry-After', 'X-Request-Id'],

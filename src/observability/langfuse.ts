@@ -22,6 +22,7 @@ export interface Observation {
 /** The attributes every observation of one chat request carries. */
 export interface TraceAttributes {
   sessionId: string;
+  /** The customer id, raw: Langfuse gets its pseudonym, or the id itself only with LANGFUSE_CAPTURE_PERSONAL_DATA. */
   userId: string | null;
   tags: string[];
   metadata?: Record<string, string>;
@@ -87,7 +88,7 @@ export const NO_TRACING: Tracing = {
  * one, so no other instrumentation can take or drop its spans), or NO_TRACING when
  * config is null. Says once which it is.
  */
-export function createTracing(config: LangfuseConfig | null, logger: Logger): Tracing {
+export function createTracing(config: LangfuseConfig | null, logger: Logger, pseudonymize: (customerId: string) => string = () => 'anonymous'): Tracing {
   if (!config) {
     logger.info('Langfuse tracing is off (set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to turn it on)');
     return NO_TRACING;
@@ -145,7 +146,8 @@ export function createTracing(config: LangfuseConfig | null, logger: Logger): Tr
         propagateAttributes(
           {
             sessionId: attributes.sessionId,
-            ...(attributes.userId !== null && { userId: attributes.userId }),
+            // A keyed hash of the customer id (the same on every instance), so per-customer views work without saying who it is.
+            ...(attributes.userId !== null && { userId: config.capturePersonalData ? attributes.userId : pseudonymize(attributes.userId) }),
             tags: attributes.tags,
             metadata: attributes.metadata,
           },

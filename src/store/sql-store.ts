@@ -1,4 +1,4 @@
-import { EmbeddingModelMismatchError, IdempotencyKeyLostError } from '../errors';
+import { ConversationErasedError, EmbeddingModelMismatchError, IdempotencyKeyLostError } from '../errors';
 import type { ConversationMemorySetting } from '../memory/settings';
 import { parseJsonColumn, sqlStateOf, type SqlQueryable } from './database';
 import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type FunctionArguments, type SqlFunction, type SqlFunctionCaller } from './sql-functions';
@@ -61,6 +61,8 @@ const FN = {
     p_share_with_user: 'boolean',
   }),
   setMemorySetting: sqlFunction('set_session_memory', { p_session_id: 'text', p_setting: 'jsonb' }),
+  // Migration 20261125000100_customer_data_erasure.
+  sessionErased: sqlFunction('session_erased', { p_session_id: 'text' }),
   latestUserSummary: sqlFunction('latest_user_summary', { p_user_id: 'text', p_exclude_session_id: 'text' }),
   listSessions: sqlFunction('list_sessions', {
     p_pattern: 'text',
@@ -176,6 +178,19 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   }
 
   async appendTurn(turn: TurnToAppend): Promise<StoredMessage[]> {
+    try {
+      return await this.appendTurnOnce(turn);
+    } catch (error) {
+      // The conversation was erased while this turn was being answered: the store
+      // refused to bring it back (ER410), or found its row gone mid-statement.
+      if (!(error instanceof IdempotencyKeyLostError) && (await this.fn.value<boolean>(FN.sessionErased, { p_session_id: turn.sessionId }).catch(() => false))) {
+        throw new ConversationErasedError();
+      }
+      throw error;
+    }
+  }
+
+  private async appendTurnOnce(turn: TurnToAppend): Promise<StoredMessage[]> {
     const messages = turn.messages.map((m) => ({
       role: m.role,
       content: storableText(m.content),

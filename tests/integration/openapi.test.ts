@@ -9,7 +9,8 @@ import addFormats from 'ajv-formats';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import { openApiPath } from '../../src/http/openapi/document';
-import { startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
+import { signCustomerToken } from '../../src/identity/customer-token';
+import { startTestService, TEST_AGENT_KEY, TEST_CUSTOMER_SECRET, type TestService } from '../support/test-service';
 
 let service: TestService;
 let doc: any;
@@ -213,6 +214,27 @@ describe('real responses validate against the document', () => {
     }, 400);
     await check('delete', '/api/v1/knowledge/sources/{source}', `/api/v1/knowledge/sources/${encodeURIComponent('kb/openapi.md')}`, { headers: agent }, 200);
     await check('get', '/api/v1/knowledge/insights', '/api/v1/knowledge/insights?days=7', { headers: agent }, 200);
+    // The customer-data lifecycle: export, erasure of a conversation and of a customer, the audit.
+    const signedIn = { 'x-customer-token': await signCustomerToken(TEST_CUSTOMER_SECRET, 'priya.raman@example.com') };
+    const own = (await (await fetch(`${service.baseURL}/api/v1/chat`, {
+      method: 'POST',
+      headers: { ...jsonHeaders, ...signedIn },
+      body: JSON.stringify({ message: 'How long does a refund take?', session_id: 'openapi-erase' }),
+    })).json()) as any;
+    const erase = '/api/v1/chat/conversation/{session_id}';
+    await check('get', '/api/v1/customers/{user_id}/export', '/api/v1/customers/priya.raman%40example.com/export', { headers: agent }, 200);
+    await check('get', '/api/v1/customers/{user_id}/export', '/api/v1/customers/priya.raman%40example.com/export', {}, 401);
+    await check('get', '/api/v1/me/export', '/api/v1/me/export', { headers: signedIn }, 200);
+    await check('get', '/api/v1/me/export', '/api/v1/me/export', {}, 401);
+    await check('delete', erase, '/api/v1/chat/conversation/openapi-erase', { headers: { 'x-session-token': 'not-its-token' } }, 403);
+    await check('delete', erase, '/api/v1/chat/conversation/openapi-erase', {}, 401);
+    await check('delete', erase, '/api/v1/chat/conversation/bad%20id', { headers: agent }, 400);
+    await check('delete', erase, '/api/v1/chat/conversation/openapi-erase', { headers: { 'x-session-token': own.session_token } }, 200);
+    await check('delete', erase, '/api/v1/chat/conversation/openapi-erase', { headers: agent }, 404);
+    await check('delete', '/api/v1/customers/{user_id}', '/api/v1/customers/priya.raman%40example.com', { headers: agent }, 200);
+    await check('delete', '/api/v1/customers/{user_id}', '/api/v1/customers/priya.raman%40example.com', {}, 401);
+    await check('get', '/api/v1/audit/erasures', '/api/v1/audit/erasures?limit=1', { headers: agent }, 200);
+    await check('get', '/api/v1/audit/erasures', '/api/v1/audit/erasures?cursor=x', { headers: agent }, 400);
     await check('get', '/health/live', '/health/live', {}, 200);
     await check('get', '/health', '/health', {}, 200);
     await check('get', '/health/ready', '/health/ready', {}, 200);

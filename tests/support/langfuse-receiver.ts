@@ -5,6 +5,7 @@
  * - Spans: OTLP over HTTP, JSON (the SDK's LangfuseSpanProcessor uses the OTLP
  *   HTTP exporter), POST /api/public/otel/v1/traces.
  * - Scores: the ingestion API, POST /api/public/ingestion `{batch: [{type: "score-create", body}]}`.
+ * - Trace deletion: the public API, DELETE /api/public/traces `{traceIds: [...]}`.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 
 export const TRACES_PATH = '/api/public/otel/v1/traces';
 export const INGESTION_PATH = '/api/public/ingestion';
+export const TRACES_DELETE_PATH = '/api/public/traces';
 
 /** One OTLP span, attributes flattened to plain values (JSON-encoded ones left as strings). */
 export interface ReceivedSpan {
@@ -37,8 +39,10 @@ export interface LangfuseReceiver {
   baseUrl: string;
   spans: ReceivedSpan[];
   scores: ReceivedScore[];
+  /** Trace ids deleted through DELETE /api/public/traces, in order. */
+  deletedTraceIds: string[];
   /** Every request, with its path and Authorization header. */
-  requests: { path: string; authorization: string | undefined }[];
+  requests: { path: string; method?: string; authorization: string | undefined }[];
   /** Answer every request after this delay (a slow Langfuse). */
   setDelay(ms: number): void;
   /** Answer every request with this status (a failing Langfuse); null: 200. */
@@ -81,6 +85,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 export async function startLangfuseReceiver(): Promise<LangfuseReceiver> {
   const spans: ReceivedSpan[] = [];
   const scores: ReceivedScore[] = [];
+  const deletedTraceIds: string[] = [];
   const requests: LangfuseReceiver['requests'] = [];
   let delayMs = 0;
   let status: number | null = null;
@@ -88,7 +93,7 @@ export async function startLangfuseReceiver(): Promise<LangfuseReceiver> {
 
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
-    requests.push({ path, authorization: req.headers.authorization });
+    requests.push({ path, method: req.method, authorization: req.headers.authorization });
     let raw = await readBody(req);
     if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw);
 
@@ -117,6 +122,11 @@ export async function startLangfuseReceiver(): Promise<LangfuseReceiver> {
           }
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
+      if (path === TRACES_DELETE_PATH && req.method === 'DELETE') {
+        deletedTraceIds.push(...(body.traceIds ?? []));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"message":"Traces deleted"}');
         return;
       }
       if (path === INGESTION_PATH) {
@@ -148,6 +158,7 @@ export async function startLangfuseReceiver(): Promise<LangfuseReceiver> {
     baseUrl: `http://127.0.0.1:${port}`,
     spans,
     scores,
+    deletedTraceIds,
     requests,
     setDelay: (ms) => {
       delayMs = ms;

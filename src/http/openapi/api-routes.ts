@@ -34,6 +34,7 @@ import {
 import { feedbackRequestSchema } from '../routes/feedback';
 import { SESSION_TOKEN_HEADER } from '../session-token';
 import { CUSTOMER_TOKEN_HEADER } from '../../identity/customer-token';
+import { privacyApiRoutes } from './privacy-routes';
 import {
   chatAnswerSchema,
   conversationSchema,
@@ -67,7 +68,7 @@ export interface ApiRoute {
   method: HttpMethod;
   /** As Express registers it: `/api/v1/chat/history/:session_id`. */
   path: string;
-  tag: 'chat' | 'review' | 'knowledge' | 'operations' | 'pages';
+  tag: 'chat' | 'review' | 'knowledge' | 'privacy' | 'operations' | 'pages';
   summary: string;
   description?: string;
   security?: Credential[];
@@ -193,7 +194,8 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
       summary: "The conversation's new messages as Server-Sent Events",
       description:
         'Events: `ready` {session_id, handler, agent_name, support, after_seq} first, then each new message as `message` ' +
-        '(a person joining or leaving as `handler`), each with `id: <seq>`; `end` {reason} when the instance shuts down. ' +
+        '(a person joining or leaving as `handler`), each with `id: <seq>`; `end` {reason} when the instance shuts down; ' +
+        '`erased` {session_id} when the conversation is erased (then the stream ends). ' +
         'Resumes after Last-Event-ID (an EventSource reconnecting), else after `after_seq`, else from now on. ' +
         'With the session token the customer sees what the read-back shows; with the agent key, what the history shows.',
       security: ['sessionToken', 'agentKey'],
@@ -363,6 +365,7 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
       responses: { 200: { description: 'Since `days` ago.', schema: knowledgeInsightsSchema } },
       errors: [400, 401],
     },
+    ...privacyApiRoutes(),
     {
       method: 'get',
       path: '/health/live',

@@ -59,6 +59,7 @@ export function openApiDocument(routes: ApiRoute[], info: { version: string }): 
       { name: 'chat', description: "Customers' conversations (the widget)" },
       { name: 'review', description: 'Conversations, for human agents (agent key)' },
       { name: 'knowledge', description: 'The knowledge base (agent key)' },
+      { name: 'privacy', description: "Customers' data: export, erasure, the erasure audit (docs/data-lifecycle.md)" },
       { name: 'operations', description: 'Health, metrics and this document' },
       { name: 'pages', description: 'The built pages' },
     ],

@@ -119,7 +119,8 @@ export function handoffRoutes(parts: HandoffRoutesParts): Router {
 /**
  * The stream of one conversation: `ready` first (who answers now), then every new
  * message after `afterSeq` as `message` (a person joining or leaving as
- * `handler`), each with `id: <seq>` so a reconnect resumes with Last-Event-ID.
+ * `handler`), each with `id: <seq>` so a reconnect resumes with Last-Event-ID;
+ * `erased` (then the end) once the conversation is erased.
  * Reads are serialized and coalesced: a wake-up while reading makes one more read.
  */
 function streamConversation(
@@ -165,6 +166,13 @@ function streamConversation(
           res.write(`id: ${m.seq}\nevent: ${event}\ndata: ${JSON.stringify(options.toItem(m))}\n\n`);
         }
         if (messages.length === EVENTS_PAGE) readAgain = true;
+        // Woken with nothing new: the conversation may have been erased (its customer, an agent, retention).
+        if (messages.length === 0 && (await options.store.getSession(sessionId)) === null && !ended) {
+          res.write(`event: erased\ndata: ${JSON.stringify({ session_id: sessionId })}\n\n`);
+          finish();
+          res.end();
+          return;
+        }
       } while (readAgain && !ended);
     } catch (error) {
       // The next wake-up (or the customer's reconnect) reads again from lastSeq.

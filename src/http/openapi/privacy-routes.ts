@@ -1,0 +1,134 @@
+/**
+ * The customer-data lifecycle's routes for the OpenAPI document (see api-routes.ts):
+ * export, erasure of a conversation or a customer, and the erasure audit.
+ */
+import { z } from 'zod';
+import { CUSTOMER_TOKEN_HEADER } from '../../identity/customer-token';
+import { ERASED_KINDS } from '../../privacy/customer-data';
+import { erasureAuditQuerySchema } from '../routes/privacy';
+import { sessionIdSchema, userIdSchema } from '../schemas';
+import { SESSION_TOKEN_HEADER } from '../session-token';
+import type { ApiRoute } from './api-routes';
+
+const countsSchema = z
+  .object(Object.fromEntries(ERASED_KINDS.map((k) => [k, z.int().min(0)])) as Record<(typeof ERASED_KINDS)[number], z.ZodInt>)
+  .meta({ description: 'Rows erased per kind. Erasing again counts zeros.' });
+
+export const erasureResultSchema = z.object({
+  erased: countsSchema,
+  erasure_id: z.int().meta({ description: 'The audit record of this erasure (GET /api/v1/audit/erasures).' }),
+});
+
+export const erasureAuditSchema = z.object({
+  erasures: z.array(
+    z.object({
+      id: z.string(),
+      erased_at: z.iso.datetime(),
+      actor: z.enum(['agent', 'customer', 'retention']),
+      scope: z.enum(['customer', 'conversation', 'retention']),
+      customer: z.string().nullable().meta({ description: "The customer's pseudonym: a keyed hash of their id (never the id); null for retention." }),
+      counts: countsSchema,
+      langfuse: z.object({
+        status: z.enum(['not_configured', 'none', 'pending', 'deleted', 'failed']).meta({
+          description: 'What became of the erased answers\' traces in Langfuse: failed deletions are retried (TRACE_DELETION_RETRY_SECONDS).',
+        }),
+        traces: z.int(),
+        attempts: z.int(),
+        error: z.string().nullable(),
+        updated_at: z.iso.datetime().nullable(),
+      }),
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+
+const exportExample = {
+  customer_id: 'lukas@example.com',
+  exported_at: '2026-11-25T10:00:00.000Z',
+  profile: { user_id: 'lukas@example.com', name: 'Lukas Brandt', '…': '…' },
+  orders: [{ order_id: 'ZX-14440', status: 'held_at_depot', '…': '…' }],
+  memory: [{ session_id: 'session-123', summary: 'The customer asked about a refund…', summarized_through_seq: 6 }],
+  conversations: [
+    {
+      session_id: 'session-123',
+      title: 'How long does a refund take?',
+      summary: null,
+      feedback: [],
+      order_proofs: [],
+      messages: [{ id: '…', seq: 1, role: 'user', content: 'How long does a refund take?', created_at: '…', sources: [], metadata: {} }],
+    },
+  ],
+};
+
+const exportDescription =
+  'One JSON document, streamed (conversations and messages are read a page at a time): the customer id, `profile` and `orders` ' +
+  '(what the sample commerce data holds), `memory` (cross-session summaries), and `conversations`, each with every message ' +
+  '(all roles, times, sources and metadata), its rolling summary, its feedback and the orders proved in it.';
+
+export function privacyApiRoutes(): ApiRoute[] {
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/customers/:user_id/export',
+      tag: 'privacy',
+      summary: 'Export everything stored about a customer',
+      description: exportDescription,
+      security: ['agentKey'],
+      params: { user_id: userIdSchema },
+      responses: { 200: { description: 'The export (Content-Disposition: attachment).', schema: z.looseObject({}), example: exportExample } },
+      errors: [400, 401],
+    },
+    {
+      method: 'get',
+      path: '/api/v1/me/export',
+      tag: 'privacy',
+      summary: 'Export everything stored about me (the signed-in customer)',
+      description: `${exportDescription} The customer is the one the X-Customer-Token vouches for.`,
+      headers: { [CUSTOMER_TOKEN_HEADER]: { schema: z.string(), description: "The shop's signed token for the signed-in customer (required)." } },
+      responses: { 200: { description: 'The export.', schema: z.looseObject({}), example: exportExample } },
+      errors: [401],
+    },
+    {
+      method: 'delete',
+      path: '/api/v1/customers/:user_id',
+      tag: 'privacy',
+      summary: "Erase a customer's data",
+      description:
+        'In one transaction: every conversation filed under or bound to the customer with its messages, summaries, feedback, ' +
+        'idempotency records, order proofs, handoff state and rate-limit counters, and their cross-session memory. ' +
+        "Recorded in the erasure audit (the customer as a pseudonym); their Langfuse traces are deleted where Langfuse is configured. " +
+        "The shop's own records (sample profile and orders) are exported but not erased here.",
+      security: ['agentKey'],
+      params: { user_id: userIdSchema },
+      responses: { 200: { description: 'What was erased (zeros when nothing was stored).', schema: erasureResultSchema } },
+      errors: [400, 401],
+    },
+    {
+      method: 'delete',
+      path: '/api/v1/chat/conversation/:session_id',
+      tag: 'privacy',
+      summary: 'Erase one conversation',
+      description:
+        "By its customer (the conversation's X-Session-Token) or an agent (agent key). 401 without either, 403 " +
+        '`session_token_invalid` for a wrong token (counted against the caller: 429 `too_many_failed_tokens` past ' +
+        'AUTH_FAILURES_PER_CLIENT), 404 for an unknown conversation. An answer still being generated is not stored ' +
+        '(its request gets 410 `conversation_erased`), and open event streams end with an `erased` event.',
+      security: ['sessionToken', 'agentKey'],
+      params: { session_id: sessionIdSchema },
+      headers: { [SESSION_TOKEN_HEADER]: { schema: z.string(), description: "The conversation's session token (the customer's own erasure)." } },
+      responses: { 200: { description: 'What was erased.', schema: erasureResultSchema } },
+      errors: [400, 401, 403, 404, 429],
+    },
+    {
+      method: 'get',
+      path: '/api/v1/audit/erasures',
+      tag: 'privacy',
+      summary: 'The erasure audit, newest first',
+      description: 'Who erased (agent, customer, retention), when, how many rows of each kind, the customer as a pseudonym, and what became of the Langfuse traces. No content, no raw customer id.',
+      security: ['agentKey'],
+      query: erasureAuditQuerySchema,
+      responses: { 200: { description: 'One page; pass next_cursor as cursor for the next.', schema: erasureAuditSchema } },
+      errors: [400, 401],
+    },
+  ];
+}

@@ -1,0 +1,171 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { AppError, NotFoundError, UnauthorizedError } from '../../errors';
+import { CUSTOMER_TOKEN_HEADER, type CustomerTokenVerifier } from '../../identity/customer-token';
+import type { Logger } from '../../observability/logger';
+import type { CustomerDataStore, ErasureRecord } from '../../privacy/customer-data';
+import type { ErasureService } from '../../privacy/erasure';
+import { writeCustomerExport } from '../../privacy/export';
+import type { RateLimitCounters } from '../../store/rate-limit-store';
+import type { ChatStore } from '../../store/types';
+import { agentKeyCheck, requireAgentKey } from '../auth';
+import { sessionIdSchema, userIdSchema } from '../schemas';
+import { SESSION_TOKEN_HEADER, type SessionTokens } from '../session-token';
+import { parseInput } from '../validate';
+
+export interface PrivacyRoutesParts {
+  erasure: ErasureService;
+  data: CustomerDataStore;
+  store: ChatStore;
+  agentApiKey: string;
+  sessionTokens: SessionTokens;
+  customerTokens: CustomerTokenVerifier;
+  /** Wrong session tokens per client, counted like wrong agent keys (AUTH_FAILURES_PER_CLIENT per AUTH_FAILURE_WINDOW_MS). */
+  tokenFailures: { counters: Pick<RateLimitCounters, 'peek' | 'hit'>; perClient: number; windowMs: number };
+  logger: Logger;
+}
+
+/** GET /api/v1/audit/erasures?limit=&cursor= */
+export const erasureAuditQuerySchema = z.object({
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(200, 'limit must be at most 200')
+    .default(50),
+  cursor: z
+    .string({ error: 'cursor must be a string' })
+    .regex(/^[1-9][0-9]{0,17}$/, 'cursor must be a next_cursor from a previous page')
+    .optional()
+    .meta({ description: 'The next_cursor of the previous page.' }),
+});
+
+/** A wrong X-Session-Token for the conversation: counted against the caller. */
+export class SessionTokenInvalidError extends AppError {
+  constructor() {
+    super(403, 'session_token_invalid', 'This X-Session-Token is not the token of this conversation.');
+  }
+}
+
+/**
+ * The customer-data lifecycle: export (agent key, or the signed-in customer for
+ * themselves), erasure of a conversation (its customer's session token, or the
+ * agent key) and of a customer (agent key), and the erasure audit (agent key).
+ */
+export function privacyRoutes(parts: PrivacyRoutesParts): Router {
+  const router = Router();
+  const agentOnly = requireAgentKey(parts.agentApiKey);
+  const isAgent = agentKeyCheck(parts.agentApiKey);
+
+  router.get('/customers/:user_id/export', agentOnly, async (req, res) => {
+    const customerId = parseInput(userIdSchema, req.params.user_id);
+    await streamExport(req, res, parts, customerId);
+  });
+
+  router.get('/me/export', async (req, res) => {
+    const token = req.get(CUSTOMER_TOKEN_HEADER);
+    if (token === undefined) throw new UnauthorizedError('Send the X-Customer-Token the shop signed for you.');
+    const { customerId } = await parts.customerTokens.verify(token.trim());
+    await streamExport(req, res, parts, customerId);
+  });
+
+  router.delete('/customers/:user_id', agentOnly, async (req, res) => {
+    const customerId = parseInput(userIdSchema, req.params.user_id);
+    const outcome = await parts.erasure.eraseCustomer(customerId);
+    res.json({ erased: outcome.counts, erasure_id: outcome.erasureId });
+  });
+
+  router.delete('/chat/conversation/:session_id', async (req, res) => {
+    const sessionId = parseInput(sessionIdSchema, req.params.session_id);
+    const actor = isAgent(req) ? 'agent' : await customerProvesSession(req, parts, sessionId);
+    const session = await parts.store.getSession(sessionId);
+    if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
+    const outcome = await parts.erasure.eraseConversation(sessionId, actor, session.userId);
+    if (!outcome) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
+    res.json({ erased: outcome.counts, erasure_id: outcome.erasureId });
+  });
+
+  router.get('/audit/erasures', agentOnly, async (req, res) => {
+    const query = parseInput(erasureAuditQuerySchema, req.query);
+    // One more than asked tells whether another page follows.
+    const records = await parts.data.auditPage(query.cursor ? Number(query.cursor) : null, query.limit + 1);
+    const page = records.slice(0, query.limit);
+    res.json({
+      erasures: page.map(toAuditItem),
+      next_cursor: records.length > query.limit ? String(page.at(-1)!.id) : null,
+    });
+  });
+
+  return router;
+}
+
+/**
+ * 'customer' when X-Session-Token is this conversation's. No token: 401. A wrong
+ * one: 403, counted against the client's address (as wrong agent keys are), and a
+ * client over AUTH_FAILURES_PER_CLIENT is refused (429) before its token is checked.
+ */
+async function customerProvesSession(req: Request, parts: PrivacyRoutesParts, sessionId: string): Promise<'customer'> {
+  const token = req.get(SESSION_TOKEN_HEADER);
+  if (token === undefined) throw new UnauthorizedError('Send the session token this conversation was given in the X-Session-Token header, or the agent key.');
+  const { counters, perClient, windowMs } = parts.tokenFailures;
+  const key = `session-token-failures:${req.ip ?? 'unknown'}`;
+  if ((await counters.peek(key, windowMs).catch(() => 0)) >= perClient) {
+    throw new AppError(429, 'too_many_failed_tokens', `Too many wrong session tokens from this address. Try again in up to ${Math.ceil(windowMs / 1000)} s.`);
+  }
+  if (parts.sessionTokens.verify(sessionId, token)) return 'customer';
+  const hits = await counters
+    .hit(key, windowMs)
+    .then((h) => h.hits)
+    .catch(() => null);
+  parts.logger.warn(
+    { security_event: 'session_token_rejected', client: req.ip, method: req.method, path: req.baseUrl + req.path, failures: hits, limit: perClient },
+    'A wrong session token was presented',
+  );
+  throw new SessionTokenInvalidError();
+}
+
+/** Streams the export as one JSON document; a failure after the first byte cuts the response off (never a valid-looking partial). */
+async function streamExport(req: Request, res: Response, parts: PrivacyRoutesParts, customerId: string): Promise<void> {
+  let started = false;
+  const sink = {
+    write: async (text: string) => {
+      if (!started) {
+        started = true;
+        res.status(200).set({
+          'Content-Type': 'application/json; charset=utf-8',
+          'Content-Disposition': `attachment; filename="customer-export.json"`,
+          'Cache-Control': 'no-store',
+        });
+      }
+      if (!res.write(text) && !res.destroyed) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+    },
+    closed: () => res.destroyed,
+  };
+  try {
+    await writeCustomerExport(parts.data, customerId, sink);
+    res.end();
+    parts.logger.info({ event: 'customer_data_exported', customer: parts.erasure.pseudonymOf(customerId) }, 'Exported a customer\'s data');
+  } catch (error) {
+    if (!started) throw error;
+    parts.logger.error({ err: error, path: req.path }, 'A customer export failed after it started; the response was cut off');
+    res.destroy(error as Error);
+  }
+}
+
+function toAuditItem(r: ErasureRecord) {
+  return {
+    id: String(r.id),
+    erased_at: r.erasedAt.toISOString(),
+    actor: r.actor,
+    scope: r.scope,
+    customer: r.customerPseudonym,
+    counts: r.counts,
+    langfuse: {
+      status: r.traceDeletion,
+      traces: r.traceCount,
+      attempts: r.traceAttempts,
+      error: r.traceError,
+      updated_at: r.traceUpdatedAt?.toISOString() ?? null,
+    },
+  };
+}

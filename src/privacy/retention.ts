@@ -1,0 +1,112 @@
+import type { Logger } from '../observability/logger';
+import { completeCounts, type CustomerDataStore, type ErasureCounts } from './customer-data';
+import type { ErasureService } from './erasure';
+
+export interface RetentionSettings {
+  /** CONVERSATION_RETENTION_DAYS: conversations whose last message is older are erased (decimals allowed). */
+  retentionDays: number;
+  /** RETENTION_BATCH_SIZE: conversations erased per transaction. */
+  batchSize: number;
+}
+
+/** What a sweep did: `busy` when another instance was sweeping (this one stopped), otherwise the totals. */
+export interface SweepOutcome {
+  busy: boolean;
+  dryRun: boolean;
+  batches: number;
+  counts: ErasureCounts;
+}
+
+/**
+ * One sweep: erases, batch after batch (each its own short transaction, see
+ * erase_expired_conversations), every conversation whose last message is older
+ * than the retention period, until none is left. With `dryRun` it only counts
+ * (conversations and messages). `onBatch` hears of each batch (progress).
+ */
+export async function sweepExpiredConversations(
+  parts: { data: CustomerDataStore; erasure: ErasureService; langfuse: boolean },
+  settings: RetentionSettings,
+  options: { dryRun?: boolean; onBatch?: (batch: number, counts: ErasureCounts) => void; maxBatches?: number } = {},
+): Promise<SweepOutcome> {
+  const olderThanSeconds = settings.retentionDays * 86_400;
+  const totals = completeCounts(null);
+  if (options.dryRun) {
+    const batch = await parts.data.eraseExpiredBatch(olderThanSeconds, settings.batchSize, true, parts.langfuse);
+    if (batch.outcome === 'busy') return { busy: true, dryRun: true, batches: 0, counts: totals };
+    if (batch.outcome === 'counted') {
+      totals.conversations = batch.conversations;
+      totals.messages = batch.messages;
+    }
+    return { busy: false, dryRun: true, batches: 0, counts: totals };
+  }
+  let batches = 0;
+  while (batches < (options.maxBatches ?? Number.POSITIVE_INFINITY)) {
+    const batch = await parts.data.eraseExpiredBatch(olderThanSeconds, settings.batchSize, false, parts.langfuse);
+    if (batch.outcome === 'busy') return { busy: true, dryRun: false, batches, counts: totals };
+    if (batch.outcome !== 'erased') break;
+    batches += 1;
+    parts.erasure.finish(batch.result, { actor: 'retention', scope: 'retention', customer: null });
+    for (const kind of Object.keys(totals) as Array<keyof ErasureCounts>) totals[kind] += batch.result.counts[kind];
+    options.onBatch?.(batches, batch.result.counts);
+    // Let requests waiting for the database go first between batches.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { busy: false, dryRun: false, batches, counts: totals };
+}
+
+/**
+ * The in-process sweep: once shortly after start, then every `intervalMs`. Every
+ * instance runs one; the database's advisory lock lets one sweep at a time, and an
+ * instance that finds another sweeping skips its turn.
+ */
+export class RetentionSchedule {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<SweepOutcome | null> | null = null;
+
+  constructor(
+    private readonly parts: { data: CustomerDataStore; erasure: ErasureService; langfuse: boolean },
+    private readonly settings: RetentionSettings,
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(firstDelayMs = 1000): void {
+    if (this.timer) return;
+    const tick = () => {
+      void this.sweepNow();
+      this.timer = setTimeout(tick, this.intervalMs);
+      this.timer.unref();
+    };
+    this.timer = setTimeout(tick, Math.min(firstDelayMs, this.intervalMs));
+    this.timer.unref();
+  }
+
+  /** Runs a sweep unless one is running (then waits for that one); logs what it did, never throws. */
+  sweepNow(): Promise<SweepOutcome | null> {
+    this.running ??= (async () => {
+      try {
+        const outcome = await sweepExpiredConversations(this.parts, this.settings);
+        if (outcome.busy) this.logger.info('Retention sweep skipped: another instance is sweeping');
+        else if (outcome.counts.conversations > 0) {
+          this.logger.info(
+            { event: 'retention_sweep', batches: outcome.batches, counts: outcome.counts, retention_days: this.settings.retentionDays },
+            `Retention sweep erased ${outcome.counts.conversations} conversation(s)`,
+          );
+        }
+        return outcome;
+      } catch (error) {
+        this.logger.warn({ err: error }, 'Retention sweep failed; the next one tries again');
+        return null;
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * The customer-data lifecycle over HTTP (export, erasure of a customer and of one
+ * conversation, the audit), as one set of cases that runs on PGlite
+ * (customer-data.test.ts) and on the real PostgreSQL server with two instances
+ * (customer-data-postgres.test.ts), where an answer in flight on one instance races
+ * an erasure on the other for real.
+ */
+import { signCustomerToken } from '../../src/identity/customer-token';
+import { openEventStream } from '../support/event-stream';
+import type { OpenAIStub } from '../support/openai-stub';
+import { TEST_AGENT_KEY, TEST_CUSTOMER_SECRET } from '../support/test-service';
+
+export interface CustomerDataHarness {
+  /** One or two instances of the service on one database. */
+  baseURLs: string[];
+  stub: OpenAIStub;
+  query<Row>(sql: string, params?: unknown[]): Promise<Row[]>;
+}
+
+const agent = { authorization: `Bearer ${TEST_AGENT_KEY}` };
+
+async function call(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const response = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body !== undefined && { 'content-type': 'application/json' }), ...init.headers },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await response.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: response.status, body, headers: response.headers };
+}
+
+const signedIn = async (customerId: string) => ({ 'x-customer-token': await signCustomerToken(TEST_CUSTOMER_SECRET, customerId) });
+
+export function customerDataCases(harness: () => CustomerDataHarness): void {
+  const base = (i = 0) => harness().baseURLs[i % harness().baseURLs.length]!;
+  const chat = (body: Record<string, unknown>, headers: Record<string, string> = {}, i = 0) =>
+    call(`${base(i)}/api/v1/chat`, { method: 'POST', body, headers });
+
+  it('a customer with two conversations, memory and feedback is exported whole, erased (every kind counted), and erased again (zeros)', async () => {
+    const { stub, query } = harness();
+    const lukas = await signedIn('lukas@example.com');
+    const first = await chat({ message: 'Where is my air fryer order?', session_id: 'life-lukas-1' }, lukas);
+    expect(first.status).toBe(200);
+    const firstToken = { ...lukas, 'x-session-token': first.body.session_token };
+    expect((await chat({ message: 'Can I return it instead?', session_id: 'life-lukas-1' }, firstToken, 1)).status).toBe(200);
+    // Cross-session memory of the first conversation, as the summarize strategy files it.
+    await query(`select save_session_summary($1, $2, 2, true)`, ['life-lukas-1', 'Lukas asked where his Vesper air fryer order is']);
+    const rated = await call(`${base()}/api/v1/chat/feedback`, {
+      method: 'POST',
+      body: { session_id: 'life-lukas-1', message_id: first.body.message_id, rating: 'down', comment: 'Too vague' },
+      headers: { 'x-session-token': first.body.session_token },
+    });
+    expect(rated.status).toBe(200);
+    // The second conversation gets the first one's memory.
+    const second = await chat({ message: 'Do you sell kettles?', session_id: 'life-lukas-2', memory_injection: true }, lukas);
+    expect(second.status).toBe(200);
+    expect(JSON.stringify(stub.chatRequests().at(-1)!.body.messages)).toContain('Vesper air fryer order');
+    const other = await chat({ message: 'Is my kettle shipped?', session_id: 'life-priya-1' }, await signedIn('priya.raman@example.com'));
+    expect(other.status).toBe(200);
+
+    const exported = await call(`${base(1)}/api/v1/customers/${encodeURIComponent('lukas@example.com')}/export`, { headers: agent });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toContain('application/json');
+    const doc = exported.body;
+    expect(doc.customer_id).toBe('lukas@example.com');
+    expect(doc.profile.name).toBe('Lukas Brandt');
+    expect(doc.orders.map((o: any) => o.order_id)).toEqual(expect.arrayContaining(['ZX-14440', 'ZX-59197']));
+    expect(doc.memory.map((m: any) => m.summary)).toEqual(['Lukas asked where his Vesper air fryer order is']);
+    expect(doc.conversations.map((c: any) => c.session_id)).toEqual(['life-lukas-1', 'life-lukas-2']);
+    const [stored] = await query<{ n: number }>(`select count(*)::int as n from chat_messages where session_id like 'life-lukas-%'`);
+    expect(doc.conversations.flatMap((c: any) => c.messages)).toHaveLength(stored!.n);
+    const conversation = doc.conversations[0];
+    expect(conversation.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content)).toEqual(['Where is my air fryer order?', 'Can I return it instead?']);
+    expect(conversation.messages.every((m: any) => typeof m.created_at === 'string' && Array.isArray(m.sources) && typeof m.metadata === 'object')).toBe(true);
+    expect(conversation.summary).toBe('Lukas asked where his Vesper air fryer order is');
+    expect(conversation.feedback).toEqual([expect.objectContaining({ message_id: first.body.message_id, rating: 'down', comment: 'Too vague' })]);
+    expect(JSON.stringify(doc)).not.toContain('life-priya-1');
+    // The customer gets the same for themselves.
+    const mine = await call(`${base()}/api/v1/me/export`, { headers: lukas });
+    expect(mine.status).toBe(200);
+    expect(mine.body.conversations.map((c: any) => c.session_id)).toEqual(['life-lukas-1', 'life-lukas-2']);
+
+    const erased = await call(`${base()}/api/v1/customers/${encodeURIComponent('Lukas@Example.com')}`, { method: 'DELETE', headers: agent });
+    expect(erased.status).toBe(200);
+    expect(erased.body.erased).toEqual({
+      conversations: 2,
+      messages: stored!.n,
+      summaries: 1,
+      memory: 1,
+      feedback: 1,
+      idempotency_records: 0,
+      order_proofs: 0,
+      bindings: 2,
+      rate_limit_counters: expect.any(Number),
+    });
+    for (const sessionId of ['life-lukas-1', 'life-lukas-2']) {
+      expect((await call(`${base(1)}/api/v1/chat/history/${sessionId}`, { headers: agent })).status).toBe(404);
+    }
+    expect((await call(`${base(1)}/api/v1/chat/history/life-priya-1`, { headers: agent })).body.messages).toHaveLength(2);
+    // A new conversation of theirs carries no memory of the old ones.
+    const fresh = await chat({ message: 'Hello again', session_id: 'life-lukas-3', memory_injection: true }, lukas, 1);
+    expect(fresh.status).toBe(200);
+    expect(JSON.stringify(stub.chatRequests().at(-1)!.body.messages)).not.toContain('Vesper air fryer order');
+    // Erasing again (the new conversation goes too), then once more: zeros.
+    expect((await call(`${base()}/api/v1/customers/lukas%40example.com`, { method: 'DELETE', headers: agent })).body.erased.conversations).toBe(1);
+    const again = await call(`${base(1)}/api/v1/customers/lukas%40example.com`, { method: 'DELETE', headers: agent });
+    expect(again.status).toBe(200);
+    expect(Object.values(again.body.erased).every((n) => n === 0)).toBe(true);
+  });
+
+  it('a customer erases their own conversation with its token; a stranger gets 403; an answer in flight does not bring it back; open streams end with `erased`', async () => {
+    const { stub, query } = harness();
+    const own = await chat({ message: 'How long does a refund take?', session_id: 'life-own' });
+    const stranger = await chat({ message: 'Do you ship abroad?', session_id: 'life-stranger' });
+    const ownToken = { 'x-session-token': own.body.session_token };
+    const url = (sessionId: string, i = 0) => `${base(i)}/api/v1/chat/conversation/${sessionId}`;
+
+    expect((await call(url('life-own'), { method: 'DELETE', headers: { 'x-session-token': stranger.body.session_token } })).body.error.code).toBe('session_token_invalid');
+    expect((await call(url('life-own'), { method: 'DELETE' })).status).toBe(401);
+    expect((await call(url('bad%20id'), { method: 'DELETE', headers: agent })).status).toBe(400);
+    expect((await call(url('life-nobody'), { method: 'DELETE', headers: agent })).status).toBe(404);
+    expect((await call(url('life-own', 1), { headers: ownToken })).status).toBe(200);
+
+    const events = await openEventStream(`${url('life-own', 1)}/events`, ownToken);
+    await events.waitFor((e) => e.event === 'ready');
+    // An answer is being generated (the model takes 1.5 s) when the customer erases the conversation.
+    const asked = stub.chatRequests().length;
+    stub.enqueueChat({ delayMs: 1500, content: 'Refunds take 5–7 business days.' });
+    const inFlight = chat({ message: 'And for a gift?', session_id: 'life-own' }, ownToken);
+    const until = Date.now() + 5000;
+    while (stub.chatRequests().length === asked && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    const erased = await call(url('life-own', 1), { method: 'DELETE', headers: ownToken });
+    expect(erased.status).toBe(200);
+    expect(erased.body.erased).toMatchObject({ conversations: 1, messages: 2 });
+    await events.waitFor((e) => e.event === 'erased', 5000);
+    expect(await events.finished).toBe('ended');
+
+    const late = await inFlight;
+    expect(late.status).toBe(410);
+    expect(late.body.error.code).toBe('conversation_erased');
+    const [left] = await query<{ n: number }>(`select count(*)::int as n from chat_messages where session_id = 'life-own'`);
+    expect(left!.n).toBe(0);
+    expect((await call(`${base()}/api/v1/chat/history/life-own`, { headers: agent })).status).toBe(404);
+    expect((await call(url('life-own'), { headers: ownToken })).status).toBe(404);
+    // The stranger's conversation is untouched; an agent may erase it too.
+    expect((await call(`${base()}/api/v1/chat/history/life-stranger`, { headers: agent })).body.messages).toHaveLength(2);
+    expect((await call(url('life-stranger'), { method: 'DELETE', headers: agent })).body.erased.conversations).toBe(1);
+  });
+
+  it('the audit lists every erasure newest first, paged, with who, counts and a pseudonym, and no content or raw id', async () => {
+    const page = await call(`${base()}/api/v1/audit/erasures?limit=100`, { headers: agent });
+    expect(page.status).toBe(200);
+    const records = page.body.erasures;
+    expect(records.length).toBeGreaterThanOrEqual(5);
+    const ids = records.map((r: any) => Number(r.id));
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    const [agentOnConversation, customerOnConversation] = records;
+    expect(agentOnConversation).toMatchObject({ actor: 'agent', scope: 'conversation', counts: { conversations: 1 } });
+    expect(customerOnConversation).toMatchObject({ actor: 'customer', scope: 'conversation', counts: { conversations: 1, messages: 2 } });
+    const lukas = records.filter((r: any) => r.scope === 'customer');
+    expect(lukas.map((r: any) => r.counts.conversations)).toEqual([0, 1, 2]);
+    expect(new Set(lukas.map((r: any) => r.customer)).size).toBe(1);
+    expect(lukas[0].customer).toMatch(/^c_[0-9a-f]{32}$/);
+    expect(lukas[0].langfuse.status).toBe('not_configured');
+    const text = JSON.stringify(page.body).toLowerCase();
+    for (const personal of ['lukas', 'life-own', 'refund', 'air fryer', 'vesper']) expect({ personal, found: text.includes(personal) }).toEqual({ personal, found: false });
+
+    const first = await call(`${base()}/api/v1/audit/erasures?limit=2`, { headers: agent });
+    const next = await call(`${base(1)}/api/v1/audit/erasures?limit=2&cursor=${first.body.next_cursor}`, { headers: agent });
+    expect([...first.body.erasures, ...next.body.erasures].map((r: any) => r.id)).toEqual(records.slice(0, 4).map((r: any) => r.id));
+    expect((await call(`${base()}/api/v1/audit/erasures`)).status).toBe(401);
+  });
+}

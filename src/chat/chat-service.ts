@@ -5,7 +5,7 @@ import type { SupportStateType } from '../agent/state';
 import type { TokenUsage } from '../models/token-usage';
 import { isSameCustomer, type ConversationIdentity } from '../agent/tools/conversation-customer';
 import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
-import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
+import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agent-specs';
 import type { Config } from '../config';
 import { CustomerMismatchError, SessionAccessError } from '../errors';
 import type { ContextMessage } from '../memory/context';

@@ -7,6 +7,8 @@
  *   exists, and every `#anchor` names a heading of the page it points at (the
  *   anchors GitHub makes: lower-cased, punctuation dropped, spaces to hyphens,
  *   `-1`, `-2` … for repeated headings) or an explicit `<a id="…">`;
+ * - every path of the repository those pages name in backticks (`src/…`,
+ *   `tests/…`, `scripts/…`) exists;
  * - every environment variable src/config.ts reads (the keys of its zod schema,
  *   `environmentSchema`) has a row in a settings table of docs/configuration.md
  *   whose default cell shows the schema's default, and every variable those tables
@@ -163,6 +165,35 @@ export function brokenLinks(files: string[], root: string): string[] {
   return problems;
 }
 
+/** The repository's own folders: a path in backticks that starts with one of them names a file of this repository. */
+const REPOSITORY_FOLDERS = ['src', 'tests', 'scripts', 'web', 'supabase', 'knowledge', 'eval', 'docs', '.ci'];
+
+/**
+ * Every path of this repository named in backticks (`src/config.ts`,
+ * `tests/unit/docs.test.ts`) that does not exist, one line each. Patterns
+ * (`<key>`, `*`, `{…}`, `…`) are not paths and are left alone.
+ */
+export function missingPaths(files: string[], root: string): string[] {
+  const problems: string[] = [];
+  const named = new RegExp('`((?:' + REPOSITORY_FOLDERS.map((f) => f.replace('.', '\\.')).join('|') + ')/[^`\\s]*)`', 'g');
+  for (const file of files) {
+    withoutCodeBlocks(readFileSync(file, 'utf8')).forEach((line, i) => {
+      for (const m of line.matchAll(named)) {
+        const mention = m[1]!;
+        if (/[<>*{}…$]/.test(mention)) continue;
+        const relative = mention.replace(/:\d+$/, '').replace(/[#?].*$/, '');
+        if (!existsSync(path.join(root, relative))) {
+          problems.push(
+            `${path.relative(root, file).split(path.sep).join('/')}:${i + 1}: \`${mention}\` names a path that does not exist: ` +
+              'write where it lives now (from the repository root), or drop it.',
+          );
+        }
+      }
+    });
+  }
+  return problems;
+}
+
 /** A settings table row of docs/configuration.md: the variables of its first cell and its default cell. */
 export interface DocumentedSetting {
   names: string[];
@@ -261,11 +292,12 @@ if (require.main === module) {
   const root = path.resolve(__dirname, '..');
   const problems = [
     ...brokenLinks(documentationFiles(root), root),
+    ...missingPaths(documentationFiles(root), root),
     ...configurationDrift(environmentSchema.shape, readFileSync(path.join(root, 'docs', 'configuration.md'), 'utf8')),
   ];
   if (problems.length > 0) {
     console.error(problems.join('\n'));
     process.exit(1);
   }
-  console.log(`Docs agree with the code: links and anchors of ${documentationFiles(root).length} pages, every setting of src/config.ts.`);
+  console.log(`Docs agree with the code: links, anchors and paths of ${documentationFiles(root).length} pages, every setting of src/config.ts.`);
 }

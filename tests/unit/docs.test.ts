@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { anchorsOf, brokenLinks, configurationDrift, documentationFiles, githubSlug } from '../../scripts/check-docs';
+import { anchorsOf, brokenLinks, configurationDrift, documentationFiles, githubSlug, missingPaths } from '../../scripts/check-docs';
 import { environmentSchema } from '../../src/config';
 
 const repoRoot = path.resolve(__dirname, '../..');
@@ -13,6 +13,10 @@ describe('the documentation agrees with the code (scripts/check-docs.ts)', () =>
     const files = documentationFiles(repoRoot);
     expect(files.map((f) => path.relative(repoRoot, f))).toEqual(expect.arrayContaining(['README.md', 'docs/configuration.md']));
     expect(brokenLinks(files, repoRoot).join('\n')).toBe('');
+  });
+
+  it('every repository path named in backticks (`src/…`, `tests/…`) exists', () => {
+    expect(missingPaths(documentationFiles(repoRoot), repoRoot).join('\n')).toBe('');
   });
 
   it('docs/configuration.md lists exactly the settings src/config.ts reads, with their defaults', () => {
@@ -64,6 +68,14 @@ describe('the documentation checks, on pages of their own', () => {
     expect(problems[0]).toMatch(/^README\.md:3: the link "docs\/memory\.md#the-windw" points at #the-windw, which no heading of docs\/memory\.md makes \(did you mean #the-window\?\)/);
     expect(problems[1]).toMatch(/^README\.md:4: the link "docs\/retired\.md" points at docs\/retired\.md, which does not exist\. Link to the file where the content lives now/);
     expect(problems[2]).toMatch(/^docs\/memory\.md:5: the link "\.\.\/README\.md#bottom" points at #bottom, which no heading of README\.md makes/);
+  });
+
+  it('fail on a path in backticks that is not in the repository, but not on patterns or code blocks', () => {
+    write('src/kept.ts', '');
+    write('README.md', '# Top\n\n`src/kept.ts`, `src/agent-specs/<key>/spec.ts`, `tests/*.test.ts` and `src/gone.ts:12`.\n\n```\n`src/also-gone.ts`\n```\n');
+    expect(missingPaths(documentationFiles(dir), dir)).toEqual([
+      'README.md:3: `src/gone.ts:12` names a path that does not exist: write where it lives now (from the repository root), or drop it.',
+    ]);
   });
 
   const schema = z.object({

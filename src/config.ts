@@ -42,9 +42,9 @@ const fraction = z.coerce.number().min(0).max(1);
 
 /**
  * The whole environment, parsed once at start. Nothing else reads process.env.
- * Each default below is the documented one (README, .env.example).
+ * Each default below is the documented one (docs/configuration.md, checked by tests/unit/docs.test.ts; .env.example).
  */
-const environmentSchema = z.object({
+export const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().trim().min(1).default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { compileSupportGraph } from './agent/graph';
 import { HUMAN_HANDOFF_OFFER } from './agent/nodes/generate-response';
 import { createSupportTools } from './agent/tools';
-import { AGENT_SPECS } from './agents';
+import { AGENT_SPECS } from './agent-specs';
 import type { AppParts } from './app';
 import { ChatService, type AgentRuntime } from './chat/chat-service';
 import { ListeningConversationFeed, PollingConversationFeed, type ConversationFeed } from './chat/conversation-feed';

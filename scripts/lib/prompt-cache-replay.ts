@@ -11,7 +11,7 @@ import path from 'node:path';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { buildSystemPrompt, formatKnowledge } from '../../src/agent/prompts';
 import { createSupportTools } from '../../src/agent/tools';
-import { supportAgent } from '../../src/agents/support/spec';
+import { supportAgent } from '../../src/agent-specs/support/spec';
 import { chunkDocument, markdownTitle } from '../../src/knowledge/chunking';
 import type { OrderProofs } from '../../src/identity/order-proofs';
 import type { Retriever } from '../../src/knowledge/retriever';

@@ -5,22 +5,12 @@ import type { MemorySettings } from '../memory/settings';
 import type { MemoryReport, MemoryState } from '../memory/strategies';
 import type { SearchQuery } from '../knowledge/search-query';
 import type { RetrievedDocument } from '../store/types';
-
-/** Tokens the model calls used, as the model (or the offline responder) reported them. */
-export interface TokenUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  /** Prompt tokens the provider served from its prompt cache (prompt_tokens_details.cached_tokens); 0 when it reports none. */
-  cached_tokens: number;
-}
+import { NO_USAGE, type TokenUsage } from '../models/token-usage';
 
 /** The knowledge base could not be searched (embeddings down): answered without it, low confidence. */
 export const DEGRADED_KNOWLEDGE = 'knowledge_unavailable';
 /** The hosted model failed: the offline responder answered (MODEL_FALLBACK=offline). */
 export const DEGRADED_MODEL = 'model_fallback_offline';
-
-export const NO_USAGE: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0 };
 
 /** The support graph's state. Fields are replaced by the node that writes them unless a reducer says otherwise. */
 export const SupportState = Annotation.Root({

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AIMessageChunk, ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { SupportGraph } from '../agent/graph';
-import type { SupportStateType, TokenUsage } from '../agent/state';
+import type { SupportStateType } from '../agent/state';
+import type { TokenUsage } from '../models/token-usage';
 import { isSameCustomer, type ConversationIdentity } from '../agent/tools/conversation-customer';
 import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
-import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
+import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agent-specs';
 import type { Config } from '../config';
 import { CustomerMismatchError, SessionAccessError } from '../errors';
 import { retrievalRecord } from '../knowledge/retrieval-record';

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../agent/state';
+import type { TokenUsage } from '../models/token-usage';
 
 /** A model's prices per million tokens (MODEL_PRICES), in the operator's currency. */
 export interface ModelPrice {

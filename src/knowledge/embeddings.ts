@@ -3,6 +3,7 @@ import { OpenAIEmbeddings } from '@langchain/openai';
 import type { Config } from '../config';
 import { retryRateLimitsWithBackoff } from '../models/retries';
 import { EmbeddingModelMismatchError } from '../errors';
+import { tokenizeWords } from './words';
 
 /** The width of documents.embedding; every embedder must produce vectors this long. */
 export const EMBEDDING_DIMENSIONS = 1536;
@@ -114,12 +115,6 @@ export class SentenceEncoderEmbeddings extends Embeddings {
   }
 }
 
-// Words too common to say anything about a question's topic.
-const STOPWORDS = new Set(
-  ('a an and are as at be by can could do does for from had has have how i if in is it its me my of on or our ' +
-    'so that the their them there this to was we what when where which who why will with would you your').split(' '),
-);
-
 /**
  * A deterministic, offline embedder: the feature-hashing trick over words
  * (signed FNV-1a buckets, log-scaled counts, L2-normalised). Texts that share
@@ -154,27 +149,6 @@ export function hashingVector(text: string): number[] {
   }
   const norm = Math.hypot(...vector);
   return norm === 0 ? vector : vector.map((v) => v / norm);
-}
-
-/** Lower-cased words without stopwords, with a light plural/verb-ending stem. */
-export function tokenizeWords(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
-    .filter((w) => !STOPWORDS.has(w))
-    .map(stem);
-}
-
-function stem(word: string): string {
-  if (word.length > 5 && word.endsWith('ing')) return undoubled(word.slice(0, -3));
-  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 4 && word.endsWith('ed')) return undoubled(word.slice(0, -2));
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
-  return word;
-}
-
-/** shipp(ing) → ship, stopp(ed) → stop. */
-function undoubled(stemmed: string): string {
-  const n = stemmed.length;
-  return n > 2 && stemmed[n - 1] === stemmed[n - 2] && !'aeiousl'.includes(stemmed[n - 1]!) ? stemmed.slice(0, -1) : stemmed;
 }
 
 function fnv1a(text: string): number {

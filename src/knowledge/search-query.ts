@@ -1,4 +1,4 @@
-import { tokenizeWords } from './embeddings';
+import { tokenizeWords } from './words';
 
 /** How the search query of a turn was made. */
 export type SearchQueryMethod = 'message' | 'topic' | 'model';

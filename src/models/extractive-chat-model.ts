@@ -5,7 +5,7 @@ import { BaseChatModel, type BaseChatModelParams, type BindToolsInput } from '@l
 import { AIMessage, AIMessageChunk, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { parseKnowledge, type PromptPassage } from '../agent/prompts';
-import { tokenizeWords } from '../knowledge/embeddings';
+import { tokenizeWords } from '../knowledge/words';
 import type { TokenCounter } from '../memory/tokens';
 
 export const OFFLINE_CHAT_MODEL = 'offline-extractive';

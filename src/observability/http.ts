@@ -1,22 +1,14 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
+import { runInRequest } from './request-context';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** An incoming id is kept when it is this tame (a proxy's or a client's); otherwise the service makes one. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
-
-/** The request being served, for log lines written far from the route (chat service, graph nodes). */
-const requestContext = new AsyncLocalStorage<{ requestId: string }>();
-
-/** The id of the request this code runs for, or undefined outside one. */
-export function currentRequestId(): string | undefined {
-  return requestContext.getStore()?.requestId;
-}
 
 /** The id of a request: the client's X-Request-Id when sane, else a new UUID. Set once per request. */
 function requestIdOf(req: Request): string {
@@ -52,7 +44,7 @@ export function requestLogging(logger: Logger): RequestHandler {
   });
   return (req, res, next) => {
     http(req, res);
-    requestContext.run({ requestId: String(req.id) }, next);
+    runInRequest(String(req.id), next);
   };
 }
 
@@ -67,11 +59,11 @@ function pathOf(req: { url?: string; originalUrl?: string }): string {
  * right after the body parser (and its twin before the error handler).
  */
 export const keepRequestContext: RequestHandler = (req, _res, next) => {
-  requestContext.run({ requestId: String(req.id) }, next);
+  runInRequest(String(req.id), next);
 };
 
 export const keepRequestContextOnError: ErrorRequestHandler = (error, req, _res, next) => {
-  requestContext.run({ requestId: String(req.id) }, () => next(error));
+  runInRequest(String(req.id), () => next(error));
 };
 
 /**

@@ -2,7 +2,7 @@ import type { AIMessage, BaseMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { LangfuseObservationType } from '@langfuse/tracing';
-import type { TokenUsage } from '../agent/state';
+import type { TokenUsage } from '../models/token-usage';
 import type { Retriever } from '../knowledge/retriever';
 import type { Observation, Tracing } from './langfuse';
 import type { Metrics, ModelCallPurpose } from './metrics';

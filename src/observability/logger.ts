@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { currentRequestId } from './http';
+import { currentRequestId } from './request-context';
 
 export type { Logger };
 

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { TokenUsage } from '../agent/state';
+import type { TokenUsage } from '../models/token-usage';
 import { EmbeddingModelMismatchError, EmbeddingUnavailableError, ModelTimeoutError, ModelUnavailableError } from '../errors';
 import type { MemoryReport } from '../memory/strategies';
 

@@ -66,7 +66,7 @@ const CLI_LEDGER = 'supabase_migrations.schema_migrations';
  * A database migrated with the Supabase CLI keeps its record in
  * supabase_migrations.schema_migrations instead: the versions found there count
  * as applied (and are copied into schema_migrations), so the two can take turns.
- * The CLI does not read this runner's ledger; see the README for the other way round.
+ * The CLI does not read this runner's ledger; see docs/deploy-supabase.md for the other way round.
  */
 export async function applyMigrations(db: SqlDatabase, dir = MIGRATIONS_DIR): Promise<string[]> {
   const migrations = await readMigrations(dir);

@@ -1,5 +1,5 @@
 import { HUMAN_HANDOFF_OFFER } from '../../src/agent/nodes/generate-response';
-import { supportAgent } from '../../src/agents/support/spec';
+import { supportAgent } from '../../src/agent-specs/support/spec';
 import { DatabaseUnavailableError } from '../../src/errors';
 import { sha256 } from '../../src/knowledge/chunking';
 import { createEmbedder } from '../../src/knowledge/embeddings';

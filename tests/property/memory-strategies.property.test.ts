@@ -19,7 +19,7 @@
  * The hard budget (token_budget, trim/compact/summarize): the prompt (fixed tokens,
  * the summary pair if any, the view) is within it, unless the summary pair and the
  * newest turn alone exceed it; then the view is the summary pair and that turn only.
- * (The README: "the oldest whole turns are left out (never the newest, never the
+ * (docs/memory.md: "the oldest whole turns are left out (never the newest, never the
  * summary)". The window's budget is its own maxTokens over the history alone, as
  * apply_memory passes token_budget to it.)
  *
@@ -427,7 +427,7 @@ function expectWithinHardBudget(input: ContextMessage[], view: ContextMessage[],
   const turn = newestTurn(input);
   expect(durable.map((m) => m.seq)).toEqual(turn.map((m) => m.seq));
   expect(fixedTokens + total(lead) + total(durable)).toBeGreaterThan(budget);
-  // The README keeps the summary pair whatever the budget; count how often it alone breaks it.
+  // docs/memory.md keeps the summary pair whatever the budget; count how often it alone breaks it.
   count('over the hard budget only because of the summary pair (the newest turn alone fits)', lead.length > 0 && fixedTokens + total(durable) <= budget);
 }
 
@@ -536,7 +536,7 @@ describe(`memory strategies on arbitrary conversations (fast-check, ${NUM_RUNS} 
           expect(result.messages.length).toBeLessThanOrEqual(limits.maxMessages);
           expect(total(result.messages)).toBeLessThanOrEqual(limits.maxTokens);
 
-          // The rule as the README states it, as an oracle: newest-first until a message would overflow.
+          // The rule as docs/memory.md states it, as an oracle: newest-first until a message would overflow.
           const suffixWithin = (l: { maxMessages: number; maxTokens: number }) => {
             let start = messages.length;
             let tokens = 0;

@@ -37,7 +37,7 @@ export const chatAnswerSchema = z
     usage: usageSchema,
     cost: costSchema.optional(),
     history: z.object({ messages: z.int(), tokens: z.int() }),
-    // The memory report's fields are documented in the README (Conversation memory).
+    // The memory report's fields are documented in docs/memory.md.
     memory: z.looseObject({ strategy: z.string(), tokens_before: z.int(), tokens_after: z.int(), source: z.string() }),
     degraded: z.array(z.string()),
     session_token: z.string().optional().meta({ description: 'Given when this request started the session or proved it may continue it.' }),

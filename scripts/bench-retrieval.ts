@@ -211,7 +211,9 @@ async function onServer(url: string, chunks: number, explain: boolean): Promise<
     return await measure('PostgreSQL', db, chunks, explain);
   } finally {
     await db.close();
-    await admin.query(`drop database if exists ${name} with (force)`);
+    // --keep leaves the database for a closer look (psql, auto_explain).
+    if (process.argv.includes('--keep')) progress(`kept database ${name}`);
+    else await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
   }
 }

@@ -8,6 +8,7 @@
  * the request schemas the handler parses with (import them, do not copy them) and a
  * response schema (openapi/response-schemas.ts or beside the route's request schemas).
  */
+import type { ApiRoute } from './api-route';
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '../../chat/idempotency';
 import {
@@ -50,37 +51,7 @@ import {
   takeoverResultSchema,
 } from './response-schemas';
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-/** Who may call a route: any of the listed credentials (none listed: anyone). */
-export type Credential = 'agentKey' | 'sessionToken';
-
-export interface ApiResponse {
-  description: string;
-  /** JSON responses: the body's schema. */
-  schema?: z.ZodType;
-  /** Default application/json; other types are documented as text. */
-  contentType?: string;
-  example?: unknown;
-}
-
-export interface ApiRoute {
-  method: HttpMethod;
-  /** As Express registers it: `/api/v1/chat/history/:session_id`. */
-  path: string;
-  tag: 'chat' | 'review' | 'knowledge' | 'privacy' | 'operations' | 'pages';
-  summary: string;
-  description?: string;
-  security?: Credential[];
-  params?: Record<string, z.ZodType>;
-  query?: z.ZodObject;
-  headers?: Record<string, { schema: z.ZodType; description: string }>;
-  /** Request bodies by content type. */
-  body?: Record<string, { schema: z.ZodType; example?: unknown }>;
-  responses: Record<number, ApiResponse>;
-  /** Statuses answered with the error body `{"error": {"code", "message"}}`. */
-  errors?: number[];
-}
+export type { ApiResponse, ApiRoute, Credential, HttpMethod } from './api-route';
 
 /** The limits that shape the request schemas, as the service is configured. */
 export interface ApiLimits {

@@ -8,7 +8,7 @@ import { ERASED_KINDS } from '../../privacy/customer-data';
 import { erasureAuditQuerySchema } from '../routes/privacy';
 import { sessionIdSchema, userIdSchema } from '../schemas';
 import { SESSION_TOKEN_HEADER } from '../session-token';
-import type { ApiRoute } from './api-routes';
+import type { ApiRoute } from './api-route';
 
 const countsSchema = z
   .object(Object.fromEntries(ERASED_KINDS.map((k) => [k, z.int().min(0)])) as Record<(typeof ERASED_KINDS)[number], z.ZodInt>)

@@ -7,6 +7,7 @@ import { createSupportTools } from './agent/tools';
 import { AGENT_SPECS } from './agents';
 import type { AppParts } from './app';
 import { ChatService, type AgentRuntime } from './chat/chat-service';
+import { ChatTurns } from './chat/turn';
 import { ListeningConversationFeed, PollingConversationFeed, type ConversationFeed } from './chat/conversation-feed';
 import { HandoffService } from './chat/handoff';
 import { IdempotentRequests } from './chat/idempotency';
@@ -232,12 +233,16 @@ export async function createDependencies(config: Config, logger: Logger, databas
         logger,
         chat: {
           chatService,
+          turns: new ChatTurns({
+            chatService,
+            handoff,
+            idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
+          }),
           store,
           agentApiKey,
           sessionTokens,
           customerTokens,
           streamHeartbeatMs: config.streamHeartbeatMs,
-          idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
           feedback,
           handoff,
           logger,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { IdempotencyInProgressError, IdempotencyKeyReusedError, ValidationError } from '../errors';
 import type { Logger } from '../observability/logger';
 import type { IdempotencyClaimToken, IdempotencyStore } from '../store/types';
-import type { ChatAnswer, ChatOutcome, ChatRequest } from './chat-service';
+import type { ChatAnswer, ChatOutcome, ChatRequest } from './answer-types';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Set on an answer that was stored by an earlier request with the same key. */

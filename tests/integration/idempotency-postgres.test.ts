@@ -7,7 +7,7 @@
  * runs over PGlite's wire protocol in idempotency-api.test.ts.
  */
 import { IdempotentRequests } from '../../src/chat/idempotency';
-import type { ChatOutcome, ChatRequest } from '../../src/chat/chat-service';
+import type { ChatOutcome, ChatRequest } from '../../src/chat/answer-types';
 import { IdempotencyInProgressError, IdempotencyKeyLostError, IdempotencyKeyReusedError } from '../../src/errors';
 import { createLogger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';

@@ -1,0 +1,69 @@
+import type { AnswerListener, ChatOutcome, ChatRequest } from './answer-types';
+import type { ChatService } from './chat-service';
+import type { HandoffService, QueuedMessage } from './handoff';
+import { IdempotentRequests } from './idempotency';
+
+/** One customer message as the chat endpoints hand it over. */
+export interface TurnRequest {
+  /** The validated request. */
+  request: ChatRequest;
+  /** The Idempotency-Key header as sent (checked here: 400 when malformed), and who is asking (see idempotencyScope). */
+  idempotencyKey?: string;
+  idempotencyScope: string;
+}
+
+/** How a turn ended. */
+export type TurnResult =
+  /** The bot answered, and the turn is stored. */
+  | { kind: 'answered'; outcome: ChatOutcome }
+  /** An earlier request with the same Idempotency-Key was answered: its answer again, nothing new stored. */
+  | { kind: 'replayed'; outcome: ChatOutcome }
+  /** A person holds the conversation: the message is stored for them, no model was called (202). */
+  | { kind: 'queued'; queued: QueuedMessage };
+
+/** A streamed turn's listener: `onAnswering` once the model is about to be called (the stream may open then). */
+export interface TurnListener extends AnswerListener {
+  onAnswering?(): void;
+}
+
+export interface ChatTurnsParts {
+  chatService: ChatService;
+  handoff: HandoffService;
+  idempotency: IdempotentRequests;
+}
+
+/**
+ * One customer turn, in order: who holds the conversation, the Idempotency-Key,
+ * the answer, and its storage. The chat routes translate HTTP into take() and
+ * its result back into HTTP; everything a turn decides is here.
+ */
+export class ChatTurns {
+  constructor(private readonly parts: ChatTurnsParts) {}
+
+  async take(turn: TurnRequest, signal?: AbortSignal, listener?: TurnListener): Promise<TurnResult> {
+    const { chatService, handoff, idempotency } = this.parts;
+    let request = turn.request;
+
+    // 1. A person holds the conversation: store the message for them, call no model. A
+    //    signed-in customer is checked against the session's as for any message (403).
+    if (request.sessionId && request.mayContinueSession) {
+      if (request.customerId) await chatService.bindCustomer(request.sessionId, request.customerId);
+      const queued = await handoff.queueIfHeld(request.sessionId, request.message);
+      if (queued) return { kind: 'queued', queued };
+    }
+
+    // 2. With an Idempotency-Key: the stored answer of an earlier request with that key,
+    //    or the claim to run this one (a duplicate in progress waits, then 409).
+    const key = IdempotentRequests.readKey(turn.idempotencyKey);
+    const start = key ? await idempotency.begin(key, request, turn.idempotencyScope) : null;
+    if (start && 'replay' in start) return { kind: 'replayed', outcome: start.replay };
+    if (start) request = start.request;
+
+    // 3. The answer, stored with the question (and completing the key) in one transaction;
+    //    a claimed key is given up when the answer fails, so that a retry runs again.
+    listener?.onAnswering?.();
+    const answer = () => chatService.answer(request, signal, listener);
+    const outcome = start ? await idempotency.run({ claim: start.claim }, answer) : await answer();
+    return { kind: 'answered', outcome };
+  }
+}

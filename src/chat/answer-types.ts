@@ -2,6 +2,7 @@ import type { TokenUsage } from '../agent/state';
 import type { EffectiveMemory, MemorySettings, MemoryStrategyInput } from '../memory/settings';
 import type { MemoryReport } from '../memory/strategies';
 import type { IdempotencyClaimToken } from '../store/types';
+import type { QueuedMessage } from './handoff';
 import type { StageTimings } from './stage-timings';
 
 // What one customer turn takes and gives: the request, the answer as POST /api/v1/chat
@@ -76,4 +77,9 @@ export interface ChatOutcome {
   sessionCreated: boolean;
   /** Milliseconds spent in each stage of this answer (absent on a replayed answer). */
   stages?: StageTimings;
+  /**
+   * Set when a person took the conversation over while the answer was being made:
+   * the answer was not stored, only the customer's message, queued for that person.
+   */
+  takenOver?: QueuedMessage;
 }

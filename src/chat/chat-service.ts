@@ -16,6 +16,7 @@ import type { IdentityStore } from '../store/identity-store';
 import type { ChatStore, NewMessage, SessionRecord } from '../store/types';
 import type { AnswerListener, ChatAnswer, ChatOutcome, ChatRequest, MemoryOutcome } from './answer-types';
 import { estimateCost, type PriceTable } from './cost';
+import { queuedMessageOf, type QueuedMessage } from './handoff';
 import { citedSources, round, streamGraph } from './graph-run';
 import { HistoryLoader, toContextMessage } from './history-loader';
 import { NODE_STAGES, roundStages, StageClock } from './stage-timings';
@@ -236,8 +237,9 @@ export class ChatService {
         },
       },
     ];
+    // Stored only while the bot still holds the conversation (a person may have taken it over meanwhile).
     const stored = await tracing.observe('persist', 'span', { messages: turnMessages.length }, () =>
-      store.appendTurn({
+      store.appendAnswerTurn({
         sessionId,
         userId,
         agentType: agent.spec.key,
@@ -246,7 +248,12 @@ export class ChatService {
         messages: turnMessages,
       }),
     );
-    answer.message_id = stored.at(-1)!.id;
+    let takenOver: QueuedMessage | undefined;
+    if (stored.outcome === 'stored') answer.message_id = stored.messages.at(-1)!.id;
+    else {
+      takenOver = queuedMessageOf(stored.queued);
+      logger.info({ session_id: sessionId, agent_name: takenOver.agent_name }, 'A person took over while the answer was made: only the question was stored, for them');
+    }
     clock.lap('persist');
     clock.stages.total = performance.now() - startedAt;
 
@@ -277,7 +284,7 @@ export class ChatService {
       },
       'Answered chat message',
     );
-    return { answer, sessionCreated: session === null, stages: roundStages(clock.stages) };
+    return { answer, sessionCreated: session === null, stages: roundStages(clock.stages), ...(takenOver && { takenOver }) };
   }
 
   /**

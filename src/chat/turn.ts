@@ -18,8 +18,13 @@ export type TurnResult =
   | { kind: 'answered'; outcome: ChatOutcome }
   /** An earlier request with the same Idempotency-Key was answered: its answer again, nothing new stored. */
   | { kind: 'replayed'; outcome: ChatOutcome }
-  /** A person holds the conversation: the message is stored for them, no model was called (202). */
-  | { kind: 'queued'; queued: QueuedMessage };
+  /**
+   * A person holds the conversation: the message is stored for them and no answer
+   * is (202). Also when a person took it over while the bot's answer was being
+   * made: that answer is dropped. `replayed`: an earlier request with the same
+   * Idempotency-Key queued it.
+   */
+  | { kind: 'queued'; queued: QueuedMessage; replayed?: boolean };
 
 /** A streamed turn's listener: `onAnswering` once the model is about to be called (the stream may open then). */
 export interface TurnListener extends AnswerListener {
@@ -27,7 +32,7 @@ export interface TurnListener extends AnswerListener {
 }
 
 export interface ChatTurnsParts {
-  chatService: ChatService;
+  chatService: Pick<ChatService, 'answer' | 'bindCustomer'>;
   handoff: HandoffService;
   idempotency: IdempotentRequests;
 }
@@ -44,26 +49,33 @@ export class ChatTurns {
     const { chatService, handoff, idempotency } = this.parts;
     let request = turn.request;
 
-    // 1. A person holds the conversation: store the message for them, call no model. A
-    //    signed-in customer is checked against the session's as for any message (403).
-    if (request.sessionId && request.mayContinueSession) {
-      if (request.customerId) await chatService.bindCustomer(request.sessionId, request.customerId);
-      const queued = await handoff.queueIfHeld(request.sessionId, request.message);
-      if (queued) return { kind: 'queued', queued };
-    }
-
-    // 2. With an Idempotency-Key: the stored answer of an earlier request with that key,
-    //    or the claim to run this one (a duplicate in progress waits, then 409).
+    // 1. With an Idempotency-Key, first: the stored answer (or queued message) of an earlier
+    //    request with that key, or the claim to run this one (a duplicate in progress waits,
+    //    then 409). Everything after stores under the claim, so a retry stores nothing again.
     const key = IdempotentRequests.readKey(turn.idempotencyKey);
     const start = key ? await idempotency.begin(key, request, turn.idempotencyScope) : null;
     if (start && 'replay' in start) return { kind: 'replayed', outcome: start.replay };
+    if (start && 'replayQueued' in start) return { kind: 'queued', queued: start.replayQueued, replayed: true };
     if (start) request = start.request;
 
-    // 3. The answer, stored with the question (and completing the key) in one transaction;
-    //    a claimed key is given up when the answer fails, so that a retry runs again.
-    listener?.onAnswering?.();
-    const answer = () => chatService.answer(request, signal, listener);
-    const outcome = start ? await idempotency.run({ claim: start.claim }, answer) : await answer();
-    return { kind: 'answered', outcome };
+    const steps = async (): Promise<TurnResult> => {
+      // 2. A person holds the conversation: store the message for them (completing the key), call
+      //    no model. A signed-in customer is checked against the session's as for any message (403).
+      if (request.sessionId && request.mayContinueSession) {
+        if (request.customerId) await chatService.bindCustomer(request.sessionId, request.customerId);
+        const queued = await handoff.queueIfHeld(request.sessionId, request.message, request.idempotency);
+        if (queued) return { kind: 'queued', queued };
+      }
+
+      // 3. The answer, stored with the question (and completing the key) in one transaction, only
+      //    while the bot still holds the conversation: after a takeover meanwhile only the question
+      //    is stored, queued for the person, and the customer is told so instead of answered.
+      listener?.onAnswering?.();
+      const outcome = await chatService.answer(request, signal, listener);
+      if (outcome.takenOver) return { kind: 'queued', queued: outcome.takenOver };
+      return { kind: 'answered', outcome };
+    };
+    // A claimed key is given up when the turn fails, so that a retry runs again.
+    return start ? idempotency.run({ claim: start.claim }, steps) : steps();
   }
 }

@@ -123,6 +123,7 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     const result = await parts.turns.take(turn, abortOnHangUp(res).signal);
     switch (result.kind) {
       case 'queued':
+        if (result.replayed) res.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
         res.status(202).json(result.queued);
         return;
       case 'replayed':
@@ -172,7 +173,9 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
       switch (result.kind) {
         case 'queued':
           // Nothing to stream: one `queued` event, and the person's reply comes on the conversation's event stream.
-          open(202);
+          // After a takeover during the answer the stream is already open (200) with tokens: `queued` then
+          // ends it instead of `done`, and the widget drops the streamed text.
+          open(202, result.replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {});
           send('queued', result.queued);
           return;
         case 'replayed':

@@ -8,6 +8,7 @@ import { AGENT_SPECS } from './agents';
 import type { AppParts } from './app';
 import { ChatService, type AgentRuntime } from './chat/chat-service';
 import { ChatTurns } from './chat/turn';
+import { Redactor } from './privacy/redaction';
 import { ListeningConversationFeed, PollingConversationFeed, type ConversationFeed } from './chat/conversation-feed';
 import { HandoffService } from './chat/handoff';
 import { IdempotentRequests } from './chat/idempotency';
@@ -217,6 +218,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const sessionTokenSecret = config.sessionTokens.secret ?? (await storage.secrets.keep(SESSION_TOKEN_SECRET_NAME, newSecret()));
     const sessionTokens = new SessionTokens(sessionTokenSecret, config.sessionTokens.previous);
     const feedback = storage.feedback;
+    const redactor = new Redactor(config.redaction.detectors);
     feed = createConversationFeed(config, storage, logger);
     const streams = new EventStreams();
     const handoff = new HandoffService({
@@ -237,6 +239,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
             chatService,
             handoff,
             idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
+            redactor,
           }),
           store,
           agentApiKey,
@@ -251,7 +254,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
           modelInputMaxTokens: config.modelInputMaxTokens,
           agentTypes: [...AGENT_SPECS.keys()],
         },
-        feedback: { feedback, agentApiKey, sessionTokens, tracing, metrics, logger },
+        feedback: { feedback, redactor, agentApiKey, sessionTokens, tracing, metrics, logger },
         handoff: {
           handoff,
           handoffStore: storage.handoff,

@@ -2,6 +2,7 @@ import type { TokenUsage } from '../agent/state';
 import type { EffectiveMemory, MemorySettings, MemoryStrategyInput } from '../memory/settings';
 import type { MemoryReport } from '../memory/strategies';
 import type { IdempotencyClaimToken } from '../store/types';
+import type { RedactionCounts } from '../privacy/redaction';
 import type { QueuedMessage } from './handoff';
 import type { StageTimings } from './stage-timings';
 
@@ -22,6 +23,8 @@ export interface ChatRequest {
   agentType?: string;
   memoryStrategy?: MemoryStrategyInput;
   memoryInjection?: boolean;
+  /** What redaction masked in `message` (REDACT), which then holds the masked text; absent when nothing was. */
+  redacted?: RedactionCounts;
   /** The request's claim on its Idempotency-Key: storing the turn completes it (see IdempotentRequests). */
   idempotency?: IdempotencyClaimToken;
 }
@@ -61,6 +64,11 @@ export interface ChatAnswer {
    * responder answered for the hosted model). Empty normally.
    */
   degraded: string[];
+  /**
+   * What was masked in the customer's message before it was stored or sent to the
+   * model (REDACT), e.g. `{"card": 1}`: the widget tells the customer. Absent when nothing was.
+   */
+  redacted?: RedactionCounts;
 }
 
 /** What a streamed answer reports while it is being made. */

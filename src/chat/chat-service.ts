@@ -213,9 +213,15 @@ export class ChatService {
       history: { messages: result.model_history.length, tokens: historyTokens },
       memory: outcome,
       degraded: result.degraded,
+      ...(request.redacted && { redacted: request.redacted }),
     };
     const turnMessages: NewMessage[] = [
-      { role: 'user', content: request.message, tokenCount: tokenCounter.countMessage({ content: request.message }) },
+      {
+        role: 'user',
+        content: request.message,
+        tokenCount: tokenCounter.countMessage({ content: request.message }),
+        ...(request.redacted && { metadata: { redacted: request.redacted } }),
+      },
       ...result.messages.map((m) => this.toNewMessage(m)),
       {
         role: 'assistant',

@@ -1,3 +1,4 @@
+import type { Redactor } from '../privacy/redaction';
 import type { AnswerListener, ChatOutcome, ChatRequest } from './answer-types';
 import type { ChatService } from './chat-service';
 import type { HandoffService, QueuedMessage } from './handoff';
@@ -35,6 +36,8 @@ export interface ChatTurnsParts {
   chatService: Pick<ChatService, 'answer' | 'bindCustomer'>;
   handoff: HandoffService;
   idempotency: IdempotentRequests;
+  /** REDACT: masks card numbers (and IBANs) in the message before anything else sees it. */
+  redactor: Redactor;
 }
 
 /**
@@ -46,8 +49,12 @@ export class ChatTurns {
   constructor(private readonly parts: ChatTurnsParts) {}
 
   async take(turn: TurnRequest, signal?: AbortSignal, listener?: TurnListener): Promise<TurnResult> {
-    const { chatService, handoff, idempotency } = this.parts;
-    let request = turn.request;
+    const { chatService, handoff, idempotency, redactor } = this.parts;
+
+    // 0. Redaction, before anything stores, sends, logs or traces the message (the key's
+    //    fingerprint included): a card number becomes `[card ending 4242]`.
+    const { text, found } = redactor.redact(turn.request.message);
+    let request: ChatRequest = Object.keys(found).length > 0 ? { ...turn.request, message: text, redacted: found } : turn.request;
 
     // 1. With an Idempotency-Key, first: the stored answer (or queued message) of an earlier
     //    request with that key, or the claim to run this one (a duplicate in progress waits,
@@ -63,7 +70,7 @@ export class ChatTurns {
       //    no model. A signed-in customer is checked against the session's as for any message (403).
       if (request.sessionId && request.mayContinueSession) {
         if (request.customerId) await chatService.bindCustomer(request.sessionId, request.customerId);
-        const queued = await handoff.queueIfHeld(request.sessionId, request.message, request.idempotency);
+        const queued = await handoff.queueIfHeld(request.sessionId, request.message, request.idempotency, request.redacted);
         if (queued) return { kind: 'queued', queued };
       }
 

@@ -316,6 +316,8 @@ export function toMessageItem(m: StoredMessage) {
     content: m.content,
     author: authorOf(m),
     ...(handoff && { handoff }),
+    // What was masked before the message was stored (REDACT), e.g. {"card": 1}.
+    ...(m.role === 'user' && isRecord(m.metadata['redacted']) && { redacted: m.metadata['redacted'] }),
     timestamp: m.createdAt.toISOString(),
     ...(m.escalated !== null && { escalated: m.escalated }),
     ...(Array.isArray(sources) && { sources }),
@@ -358,4 +360,8 @@ function answerUsage(m: StoredMessage) {
     },
     ...(typeof cost === 'number' && { cost }),
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

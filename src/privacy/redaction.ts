@@ -119,12 +119,20 @@ function maskGroups(
   return { text: out.join(''), count };
 }
 
+/**
+ * A payment card number: 13–19 digits, not starting with 0 (ISO/IEC 7812's industry
+ * digit 0 is not a card network; zero-padded identifiers are not cards), Luhn-valid.
+ */
+function cardNumber(digits: string): boolean {
+  return digits[0] !== '0' && luhnValid(digits);
+}
+
 const DETECTORS: Record<RedactionDetector, (text: string) => { text: string; count: number }> = {
   card: (text) => {
     let count = 0;
     const masked = text.replace(DIGIT_RUN, (run) => {
       if (run.startsWith('+')) return run;
-      const result = maskGroups(run, /[ -]/, luhnValid, CARD_DIGITS, (digits) => `[card ending ${digits.slice(-4)}]`);
+      const result = maskGroups(run, /[ -]/, cardNumber, CARD_DIGITS, (digits) => `[card ending ${digits.slice(-4)}]`);
       count += result.count;
       return result.text;
     });

@@ -20,7 +20,8 @@ function luhnDigit(body: string): string {
 
 /** A card-number-shaped string of 13–19 digits (valid or not), and where the customer split it. */
 const digitsOfLength = (n: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((a) => a.join(''));
-const cardBody = fc.integer({ min: 12, max: 18 }).chain((n) => digitsOfLength(n));
+/** Card numbers start with 1–9 (ISO/IEC 7812: no card network has the industry digit 0). */
+const cardBody = fc.tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 11, max: 17 }).chain((n) => digitsOfLength(n))).map(([first, rest]) => `${first}${rest}`);
 const validCard = cardBody.map((body) => body + luhnDigit(body));
 const invalidCard = fc.tuple(cardBody, fc.integer({ min: 1, max: 9 })).map(([body, shift]) => body + String((Number(luhnDigit(body)) + shift) % 10));
 
@@ -45,7 +46,7 @@ function someGroupSpanValid(groups: string[]): boolean {
     for (let j = i; j < groups.length; j++) {
       if (i === 0 && j === groups.length - 1) continue;
       const joined = groups.slice(i, j + 1).join('');
-      if (joined.length >= 13 && joined.length <= 19 && luhnValid(joined)) return true;
+      if (joined.length >= 13 && joined.length <= 19 && joined[0] !== '0' && luhnValid(joined)) return true;
     }
   }
   return false;
@@ -91,6 +92,8 @@ describe('card numbers in what a customer types', () => {
       'tracking 1Z999AA10123456784',
       '12345678',
       '2026-11-25',
+      'reference 0000000000000000',
+      'message 00000000-0000-4000-8000-000000000000',
     ]) {
       expect(cards.redact(text)).toEqual({ text, found: {} });
     }

@@ -34,6 +34,8 @@ const DIGIT_RUN = /(?<![\p{L}\p{N}_])\+?\d(?:[ -]?\d)*(?![\p{L}\p{N}_])/gu;
 const IBAN_RUN = /(?<![\p{L}\p{N}_])[A-Za-z]{2}\d{2}[A-Za-z0-9]*(?: [A-Za-z0-9]+)*/gu;
 
 const CARD_DIGITS = { min: 13, max: 19 };
+/** The longest IBAN (ISO 13616). */
+const IBAN_MAX_CHARS = 34;
 
 /** An IBAN's length in each country that issues them (SWIFT's IBAN registry): a string of another length is not one. */
 export const IBAN_LENGTHS: Readonly<Record<string, number>> = Object.fromEntries(
@@ -96,15 +98,17 @@ function maskGroups(
   let count = 0;
   let i = 0;
   while (i < parts.length) {
+    // Spans grow from group i while they can still be a number (at most length.max
+    // characters), so a long run costs linear time, never quadratic.
     let matched = -1;
     let joined = '';
-    for (let j = parts.length - 1; j >= i; j--) {
-      const candidate = parts.slice(i, j + 1).join('');
-      if (candidate.length < length.min) break;
-      if (candidate.length <= length.max && valid(candidate)) {
+    let candidate = '';
+    for (let j = i; j < parts.length; j++) {
+      candidate += parts[j];
+      if (candidate.length > length.max) break;
+      if (candidate.length >= length.min && valid(candidate)) {
         matched = j;
         joined = candidate;
-        break;
       }
     }
     if (matched === -1) {
@@ -144,14 +148,19 @@ const DETECTORS: Record<RedactionDetector, (text: string) => { text: string; cou
       // The country code starts the first group, and written in groups every group but the last has four
       // characters: so only spans from the first group, of groups of four, can be an IBAN.
       const parts = run.split(' ');
-      for (let j = parts.length - 1; j >= 0; j--) {
-        if (j > 0 && parts.slice(0, j).some((p) => p.length !== 4)) continue;
-        const candidate = parts.slice(0, j + 1).join('');
-        if (ibanValid(candidate)) {
-          count += 1;
-          const rest = parts.slice(j + 1).join(' ');
-          return `[IBAN ending ${candidate.slice(-4).toUpperCase()}]${rest ? ` ${rest}` : ''}`;
-        }
+      let matched = -1;
+      let candidate = '';
+      for (let j = 0; j < parts.length; j++) {
+        candidate += parts[j];
+        if (candidate.length > IBAN_MAX_CHARS) break;
+        if (ibanValid(candidate)) matched = j;
+        if (parts[j]!.length !== 4) break;
+      }
+      if (matched >= 0) {
+        count += 1;
+        const iban = parts.slice(0, matched + 1).join('');
+        const rest = parts.slice(matched + 1).join(' ');
+        return `[IBAN ending ${iban.slice(-4).toUpperCase()}]${rest ? ` ${rest}` : ''}`;
       }
       return run;
     });

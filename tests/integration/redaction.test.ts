@@ -163,7 +163,7 @@ describe('a card number typed by a customer (REDACT default: card)', () => {
 });
 
 describe('REDACT settings', () => {
-  it('REDACT= (empty) keeps card numbers; REDACT=card,iban masks IBANs too; an unknown detector stops the start', async () => {
+  it('REDACT=card,iban masks IBANs too; REDACT= (empty) keeps card numbers as typed; an unknown detector stops the start', async () => {
     expect(loadConfig({ REDACT: '' }).redaction.detectors).toEqual([]);
     expect(loadConfig({}).redaction.detectors).toEqual(['card']);
     expect(loadConfig({ REDACT: 'card, IBAN' }).redaction.detectors).toEqual(['card', 'iban']);
@@ -179,5 +179,16 @@ describe('REDACT settings', () => {
     } finally {
       await withIban.close();
     }
-  }, 60_000);
+
+    const off = await startTestService({ env: { REDACT: '' } });
+    try {
+      const answer = await off.postChat({ message: 'My card is 4242 4242 4242 4242' });
+      expect(answer.status).toBe(200);
+      expect(answer.body.redacted).toBeUndefined();
+      const history = await off.getHistory(answer.body.session_id);
+      expect(history.body.messages[0].content).toBe('My card is 4242 4242 4242 4242');
+    } finally {
+      await off.close();
+    }
+  }, 90_000);
 });

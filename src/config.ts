@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { PriceTable } from './chat/cost';
+import { REDACTION_DETECTORS, type RedactionDetector } from './privacy/redaction';
 
 /** Environment booleans: "true"/"1"/"yes" and "false"/"0"/"no", case-insensitive. */
 const booleanFlag = z
@@ -63,6 +64,16 @@ export const environmentSchema = z.object({
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   /** How long a duplicate of a request in progress waits for its answer before a 409. */
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  /**
+   * What is masked in customers' messages before anything stores, sends, logs or traces
+   * them: a comma list of `card` (Luhn-checked payment card numbers) and `iban`
+   * (mod-97-checked IBANs). Default `card`; empty (or `none`): nothing is redacted.
+   */
+  REDACT: z
+    .string()
+    .default('card')
+    .transform((text) => [...new Set(text.split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== '' && d !== 'none'))])
+    .pipe(z.array(z.enum(REDACTION_DETECTORS, { error: `must be a comma list of ${REDACTION_DETECTORS.join(', ')} (empty: redact nothing)` }))),
 
   /** `production` turns on the checks a public deployment needs (a strong AGENT_API_KEY, /metrics closed without METRICS_TOKEN). */
   NODE_ENV: optionalText,
@@ -266,6 +277,8 @@ export interface Config {
   };
   trustProxy: number;
   idempotency: { ttlHours: number; waitMs: number };
+  /** REDACT: the detectors that mask customers' messages before storage; empty: none. */
+  redaction: { detectors: RedactionDetector[] };
   /** Human takeover: how event streams learn of other instances' messages, and the support hours (null: not configured). */
   handoff: { delivery: 'listen' | 'poll'; pollMs: number; supportHours: string | null; supportTimezone: string };
   /** Folder ingested on first start when the knowledge base is empty; null: none. */
@@ -491,6 +504,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     trustProxy: e.TRUST_PROXY,
     idempotency: { ttlHours: e.IDEMPOTENCY_KEY_TTL_HOURS, waitMs: e.IDEMPOTENCY_WAIT_MS },
+    // REDACT set but empty turns redaction off (an empty value elsewhere means "use the default").
+    redaction: { detectors: env.REDACT !== undefined && env.REDACT.trim() === '' ? [] : e.REDACT },
     handoff: {
       // LISTEN needs a connection of its own to the server; Supabase's API and a single PGlite process have none.
       delivery: e.EVENTS_DELIVERY ?? (storage.kind === 'postgres' ? 'listen' : 'poll'),

@@ -7,6 +7,8 @@ import { createSupportTools } from './agent/tools';
 import { AGENT_SPECS } from './agent-specs';
 import type { AppParts } from './app';
 import { ChatService, type AgentRuntime } from './chat/chat-service';
+import { ChatTurns } from './chat/turn';
+import { Redactor } from './privacy/redaction';
 import { ListeningConversationFeed, PollingConversationFeed, type ConversationFeed } from './chat/conversation-feed';
 import { HandoffService } from './chat/handoff';
 import { IdempotentRequests } from './chat/idempotency';
@@ -236,6 +238,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const sessionTokenSecret = config.sessionTokens.secret ?? (await storage.secrets.keep(SESSION_TOKEN_SECRET_NAME, newSecret()));
     const sessionTokens = new SessionTokens(sessionTokenSecret, config.sessionTokens.previous);
     const feedback = storage.feedback;
+    const redactor = new Redactor(config.redaction.detectors);
     feed = createConversationFeed(config, storage, logger);
     const streams = new EventStreams();
     const conversationFeed = feed;
@@ -271,12 +274,17 @@ export async function createDependencies(config: Config, logger: Logger, databas
         logger,
         chat: {
           chatService,
+          turns: new ChatTurns({
+            chatService,
+            handoff,
+            idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
+            redactor,
+          }),
           store,
           agentApiKey,
           sessionTokens,
           customerTokens,
           streamHeartbeatMs: config.streamHeartbeatMs,
-          idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
           feedback,
           handoff,
           logger,
@@ -285,7 +293,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
           modelInputMaxTokens: config.modelInputMaxTokens,
           agentTypes: [...AGENT_SPECS.keys()],
         },
-        feedback: { feedback, agentApiKey, sessionTokens, tracing, metrics, logger },
+        feedback: { feedback, redactor, agentApiKey, sessionTokens, tracing, metrics, logger },
         privacy: {
           erasure,
           data: storage.customerData,

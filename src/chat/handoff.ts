@@ -1,8 +1,9 @@
 import { AppError, NotFoundError } from '../errors';
 import type { TokenCounter } from '../memory/tokens';
+import type { RedactionCounts } from '../privacy/redaction';
 import type { Logger } from '../observability/logger';
 import { ReplyRefusedError, type HandoffStore } from '../store/handoff-store';
-import type { StoredMessage } from '../store/types';
+import type { IdempotencyClaimToken, StoredMessage } from '../store/types';
 import type { ConversationFeed } from './conversation-feed';
 import type { SupportAvailability, SupportHours } from './support-hours';
 
@@ -31,6 +32,20 @@ export interface QueuedMessage {
   handler: 'human';
   agent_name: string;
   message_id: string;
+  /** What was masked in the message before it was stored (REDACT); absent when nothing was. */
+  redacted?: RedactionCounts;
+}
+
+/** A stored customer message queued for a person (metadata.queued_for names them), as the client is told of it. */
+export function queuedMessageOf(stored: StoredMessage): QueuedMessage {
+  const redacted = stored.metadata['redacted'] as RedactionCounts | undefined;
+  return {
+    session_id: stored.sessionId,
+    handler: 'human',
+    agent_name: String(stored.metadata['queued_for'] ?? ''),
+    message_id: stored.id,
+    ...(redacted && { redacted }),
+  };
 }
 
 export interface HandoffParts {
@@ -105,12 +120,20 @@ export class HandoffService {
     }
   }
 
-  /** While a person holds the session: stores the customer's message and returns what the client gets (202). Else null: the bot answers. */
-  async queueIfHeld(sessionId: string, message: string): Promise<QueuedMessage | null> {
-    const stored = await this.parts.store.queueCustomerMessage(sessionId, { role: 'user', content: message, tokenCount: this.count(message) });
+  /**
+   * While a person holds the session: stores the customer's message and returns
+   * what the client gets (202), completing the request's Idempotency-Key claim if
+   * it has one. Else null, nothing stored: the bot answers.
+   */
+  async queueIfHeld(sessionId: string, message: string, claim?: IdempotencyClaimToken, redacted?: RedactionCounts): Promise<QueuedMessage | null> {
+    const stored = await this.parts.store.queueCustomerMessage(
+      sessionId,
+      { role: 'user', content: message, tokenCount: this.count(message), ...(redacted && { metadata: { redacted } }) },
+      claim,
+    );
     if (!stored) return null;
     this.parts.feed.touch(sessionId);
-    return { session_id: sessionId, handler: 'human', agent_name: String(stored.metadata['queued_for'] ?? ''), message_id: stored.id };
+    return queuedMessageOf(stored);
   }
 
   availability(): SupportAvailability {

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { IdempotencyInProgressError, IdempotencyKeyReusedError, ValidationError } from '../errors';
 import type { Logger } from '../observability/logger';
 import type { IdempotencyClaimToken, IdempotencyStore } from '../store/types';
-import type { ChatAnswer, ChatOutcome, ChatRequest } from './chat-service';
+import type { ChatAnswer, ChatOutcome, ChatRequest } from './answer-types';
+import type { QueuedMessage } from './handoff';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Set on an answer that was stored by an earlier request with the same key. */
@@ -36,6 +37,8 @@ export interface IdempotencyParts {
 export type IdempotentStart =
   /** Answer again with what the first request with this key got. */
   | { replay: ChatOutcome }
+  /** Answer again 202: the first request's message was queued for the person holding the conversation. */
+  | { replayQueued: QueuedMessage }
   /** Run it: the request carries the claim, which storing its turn completes. */
   | { request: ChatRequest; claim: IdempotencyClaimToken };
 
@@ -77,6 +80,12 @@ export class IdempotentRequests {
         case 'claimed':
           return { request: { ...request, idempotency: found.claim }, claim: found.claim };
         case 'completed':
+          // A message queued for a person is kept as {"queued": {...}} (migration 20261125000200).
+          if ('queued' in found.response) {
+            const queued = found.response['queued'] as QueuedMessage;
+            logger.info({ idempotency_key_hash: keyHash(key), session_id: queued.session_id }, 'Replayed a queued message for a repeated Idempotency-Key');
+            return { replayQueued: queued };
+          }
           logger.info({ idempotency_key_hash: keyHash(key), session_id: found.response['session_id'] }, 'Replayed a stored answer for a repeated Idempotency-Key');
           return { replay: { answer: found.response as unknown as ChatAnswer, sessionCreated: found.sessionCreated } };
         case 'mismatch':
@@ -90,7 +99,7 @@ export class IdempotentRequests {
   }
 
   /** Runs the claimed request; when it fails, the key is given up so that a retry runs it again. */
-  async run(start: { claim: IdempotencyClaimToken }, work: () => Promise<ChatOutcome>): Promise<ChatOutcome> {
+  async run<T>(start: { claim: IdempotencyClaimToken }, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {

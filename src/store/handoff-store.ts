@@ -1,7 +1,8 @@
+import { IdempotencyKeyLostError } from '../errors';
 import { sqlStateOf, type SqlQueryable } from './database';
 import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type SqlFunctionCaller } from './sql-functions';
 import { toStoredMessage, type MessageRow } from './sql-store';
-import type { NewMessage, StoredMessage } from './types';
+import type { IdempotencyClaimToken, NewMessage, StoredMessage } from './types';
 
 /** The functions of migration 20261123000500_human_handoff; every backend calls these. */
 const FN = {
@@ -9,6 +10,13 @@ const FN = {
   release: sqlFunction('release_session', { p_session_id: 'text', p_note: 'jsonb' }),
   humanReply: sqlFunction('append_human_reply', { p_session_id: 'text', p_agent_name: 'text', p_message: 'jsonb' }),
   queueCustomerMessage: sqlFunction('queue_customer_message', { p_session_id: 'text', p_message: 'jsonb' }),
+  // Migration 20261125000200_turn_stored_once.
+  queueCustomerMessageIdempotent: sqlFunction('queue_customer_message_idempotent', {
+    p_key: 'text',
+    p_claim_token: 'uuid',
+    p_session_id: 'text',
+    p_message: 'jsonb',
+  }),
   eventsAfter: sqlFunction('session_events_after', { p_session_id: 'text', p_after_seq: 'integer', p_limit: 'integer' }),
   newestSeqs: sqlFunction('session_newest_seqs', { p_session_ids: 'text[]' }),
 } as const;
@@ -17,6 +25,8 @@ const FN = {
 const NO_SESSION = 'HO404';
 const HELD_BY_BOT = 'HO409';
 const HELD_BY_OTHER = 'HO410';
+/** SQLSTATE the idempotent functions raise when the request no longer holds its key. */
+const IDEMPOTENCY_KEY_LOST = 'IK001';
 
 /** What a takeover or a release found: `changed` when it stored its note, with that note's seq. */
 export type HandlerChange =
@@ -90,10 +100,27 @@ export class HandoffStore {
     }
   }
 
-  /** Stores the customer's message if a person holds the conversation (returns it); null when the bot should answer. */
-  async queueCustomerMessage(sessionId: string, message: NewMessage): Promise<StoredMessage | null> {
-    const [row] = await this.fn.rows<MessageRow>(FN.queueCustomerMessage, { p_session_id: sessionId, p_message: messageJson(message) });
-    return row ? toStoredMessage(row) : null;
+  /**
+   * Stores the customer's message if a person holds the conversation (returns it);
+   * null when the bot should answer. With the request's Idempotency-Key claim, the
+   * key is completed in the same statement (a retry gets the same message back,
+   * nothing stored twice); throws IdempotencyKeyLostError when the claim is gone.
+   */
+  async queueCustomerMessage(sessionId: string, message: NewMessage, claim?: IdempotencyClaimToken): Promise<StoredMessage | null> {
+    try {
+      const [row] = claim
+        ? await this.fn.rows<MessageRow>(FN.queueCustomerMessageIdempotent, {
+            p_key: claim.key,
+            p_claim_token: claim.claimToken,
+            p_session_id: sessionId,
+            p_message: messageJson(message),
+          })
+        : await this.fn.rows<MessageRow>(FN.queueCustomerMessage, { p_session_id: sessionId, p_message: messageJson(message) });
+      return row ? toStoredMessage(row) : null;
+    } catch (error) {
+      if (sqlStateOf(error) === IDEMPOTENCY_KEY_LOST) throw new IdempotencyKeyLostError();
+      throw error;
+    }
   }
 
   /** Every message after `afterSeq` (system notes included), oldest first, at most `limit`. */

@@ -8,6 +8,7 @@ import type {
   DocumentQuery,
   HistoryWindowLimits,
   HybridQuery,
+  AnswerTurnStored,
   IdempotencyClaim,
   IdempotencyClaimToken,
   IdempotencyStore,
@@ -48,6 +49,16 @@ const FN = {
     p_user_id: 'text',
     p_agent_type: 'text',
     p_messages: 'jsonb',
+    p_response: 'jsonb',
+  }),
+  // Migration 20261125000200_turn_stored_once: a bot turn only while the bot holds the conversation.
+  appendAnswerTurn: sqlFunction('append_answer_turn', {
+    p_session_id: 'text',
+    p_user_id: 'text',
+    p_agent_type: 'text',
+    p_messages: 'jsonb',
+    p_key: 'text',
+    p_claim_token: 'uuid',
     p_response: 'jsonb',
   }),
   session: sqlFunction('get_session', { p_session_id: 'text' }),
@@ -140,6 +151,22 @@ interface SessionRow {
   updated_at: Date | string;
 }
 
+/** A turn as append_turn and append_answer_turn take it. */
+function turnArgs(turn: TurnToAppend) {
+  const messages = turn.messages.map((m) => ({
+    role: m.role,
+    content: storableText(m.content),
+    tool_calls: m.toolCalls ?? null,
+    tool_call_id: m.toolCallId ?? null,
+    name: m.name ?? null,
+    token_count: m.tokenCount,
+    confidence: m.confidence ?? null,
+    escalated: m.escalated ?? null,
+    metadata: m.metadata ?? {},
+  }));
+  return { p_session_id: turn.sessionId, p_user_id: turn.userId, p_agent_type: turn.agentType, p_messages: messages };
+}
+
 /**
  * Chat, knowledge and idempotency storage over any Postgres with the project's
  * migrations. Every method is one call of a SQL function (history_window,
@@ -191,18 +218,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   }
 
   private async appendTurnOnce(turn: TurnToAppend): Promise<StoredMessage[]> {
-    const messages = turn.messages.map((m) => ({
-      role: m.role,
-      content: storableText(m.content),
-      tool_calls: m.toolCalls ?? null,
-      tool_call_id: m.toolCallId ?? null,
-      name: m.name ?? null,
-      token_count: m.tokenCount,
-      confidence: m.confidence ?? null,
-      escalated: m.escalated ?? null,
-      metadata: m.metadata ?? {},
-    }));
-    const args = { p_session_id: turn.sessionId, p_user_id: turn.userId, p_agent_type: turn.agentType, p_messages: messages };
+    const args = turnArgs(turn);
     if (!turn.idempotency) return (await this.fn.rows<MessageRow>(FN.appendTurn, args)).map(toStoredMessage);
     try {
       const { key, claimToken, response } = turn.idempotency;
@@ -210,6 +226,23 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
       return rows.map(toStoredMessage);
     } catch (error) {
       if (sqlStateOf(error) === IDEMPOTENCY_KEY_LOST) throw new IdempotencyKeyLostError();
+      throw error;
+    }
+  }
+
+  async appendAnswerTurn(turn: TurnToAppend): Promise<AnswerTurnStored> {
+    const { key = null, claimToken = null, response = null } = turn.idempotency ?? {};
+    try {
+      const rows = await this.fn.rows<MessageRow>(FN.appendAnswerTurn, { ...turnArgs(turn), p_key: key, p_claim_token: claimToken, p_response: response });
+      const messages = rows.map(toStoredMessage);
+      // A person took the conversation over: only the customer's message came back, queued for them.
+      const [first] = messages;
+      if (messages.length === 1 && first!.role === 'user' && first!.metadata['queued_for'] !== undefined) return { outcome: 'taken_over', queued: first! };
+      return { outcome: 'stored', messages };
+    } catch (error) {
+      if (sqlStateOf(error) === IDEMPOTENCY_KEY_LOST) throw new IdempotencyKeyLostError();
+      // The conversation was erased while this turn was being answered (see appendTurn).
+      if (await this.fn.value<boolean>(FN.sessionErased, { p_session_id: turn.sessionId }).catch(() => false)) throw new ConversationErasedError();
       throw error;
     }
   }

@@ -124,6 +124,9 @@ export interface TurnToAppend {
   idempotency?: IdempotencyClaimToken & { response: Record<string, unknown> };
 }
 
+/** What appendAnswerTurn stored. */
+export type AnswerTurnStored = { outcome: 'stored'; messages: StoredMessage[] } | { outcome: 'taken_over'; queued: StoredMessage };
+
 /** A session's answers' usage and estimated cost, summed (session_usage). */
 export interface SessionUsage {
   answers: number;
@@ -157,6 +160,16 @@ export interface ChatStore {
    * stored rows in order. Either every message is stored or none is.
    */
   appendTurn(turn: TurnToAppend): Promise<StoredMessage[]>;
+
+  /**
+   * Stores the bot's turn as appendTurn does, but only while the bot holds the
+   * conversation, decided under the session row's lock that a takeover also
+   * takes. When a person took it over meanwhile, only the customer's message (the
+   * turn's first) is stored, queued for that person (metadata.queued_for), and the
+   * Idempotency-Key, if any, is completed with it: the customer sees the person's
+   * messages, never a late bot answer.
+   */
+  appendAnswerTurn(turn: TurnToAppend): Promise<AnswerTurnStored>;
 
   /** The session, or null when no turn has been stored under that id. */
   getSession(sessionId: string): Promise<SessionRecord | null>;

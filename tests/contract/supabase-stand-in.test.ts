@@ -172,10 +172,10 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
       expect(new Set(called)).toEqual(
         new Set([
           'storage_ping', 'embedding_models', 'source_chunks', 'embeddings_by_hash', 'replace_source_chunks', 'rate_limit_hit',
-          'get_session', 'claim_idempotency_key', 'hybrid_search', 'append_turn_idempotent', 'keep_service_secret',
+          'get_session', 'claim_idempotency_key', 'hybrid_search', 'append_answer_turn', 'keep_service_secret',
         ]),
       );
-      expect(called.filter((fn) => fn === 'append_turn_idempotent')).toHaveLength(1);
+      expect(called.filter((fn) => fn === 'append_answer_turn')).toHaveLength(1);
       expect(called.filter((fn) => fn === 'claim_idempotency_key')).toHaveLength(2);
       // Both requests counted per client address in the database (RATE_LIMIT_STORE defaults to it here); neither
       // against the session, since neither proved it (the first started it, the replay sent no token).

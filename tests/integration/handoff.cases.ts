@@ -33,7 +33,10 @@ async function call(url: string, init: { method?: string; body?: unknown; header
   } catch {
     // not JSON
   }
-  return { status: response.status, body };
+  const result = { status: response.status, body } as { status: number; body: any; headers: Headers };
+  // Not enumerable: tests compare { status, body } whole.
+  Object.defineProperty(result, 'headers', { value: response.headers, enumerable: false });
+  return result;
 }
 
 export function handoffCases(harness: () => HandoffHarness): void {
@@ -115,6 +118,82 @@ export function handoffCases(harness: () => HandoffHarness): void {
     ]);
     // Without the session's token, a held conversation is no more open than any other.
     expect((await call(`${base()}/api/v1/chat`, { method: 'POST', body: { session_id: sessionId, message: 'hi' } })).status).toBe(403);
+  });
+
+  it('stores a message retried with one Idempotency-Key on a held conversation once, however many retries come at once and on whichever instance', async () => {
+    const sessionId = await escalatedSession();
+    await conversationCall(sessionId, 'takeover', { agent_name: 'Maria' });
+    const before = (await rows(sessionId)).length;
+    const headers = { 'x-session-token': tokens.get(sessionId)!, 'idempotency-key': `held-${sessionId}` };
+    const send = (i: number) => call(`${base(i)}/api/v1/chat`, { method: 'POST', body: { session_id: sessionId, message: 'Hello? Anyone?' }, headers });
+
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => send(i)));
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(202));
+    const messageId = results[0]!.body.message_id;
+    for (const r of results) expect(r.body).toEqual({ session_id: sessionId, handler: 'human', agent_name: 'Maria', message_id: messageId });
+    expect(results.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(7);
+
+    // A later retry, on the stream endpoint too, gets the same message back and stores nothing.
+    const again = await send(1);
+    expect(again).toMatchObject({ status: 202, body: { message_id: messageId } });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const streamed = await postStream(`${base()}/api/v1/chat/stream`, { session_id: sessionId, message: 'Hello? Anyone?' }, { headers });
+    expect(streamed.events).toEqual([{ event: 'queued', data: { session_id: sessionId, handler: 'human', agent_name: 'Maria', message_id: messageId } }]);
+    const stored = await expectConsistent(sessionId);
+    expect(stored).toHaveLength(before + 1);
+    expect(stored.at(-1)).toMatchObject({ role: 'user', content: 'Hello? Anyone?', metadata: { queued_for: 'Maria' } });
+  });
+
+  it('does not store a bot answer whose conversation a person took over while it was being made: the customer is told it is queued for them', async () => {
+    const sessionId = await escalatedSession();
+    const token = tokens.get(sessionId)!;
+    /** Waits until the model has been asked (the answer is being made), then a person takes over. */
+    const takeOverWhileAnswering = async (modelCalls: number, agentName: string) => {
+      for (let i = 0; i < 400 && harness().stub.chatRequests().length === modelCalls; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(harness().stub.chatRequests().length).toBeGreaterThan(modelCalls);
+      expect((await conversationCall(sessionId, 'takeover', { agent_name: agentName, force: true }, 1)).status).toBe(200);
+    };
+
+    // POST /chat: 202 with the queued message, as for a message sent after the takeover.
+    let modelCalls = harness().stub.chatRequests().length;
+    harness().stub.enqueueChat({ delayMs: 800, content: 'A late bot answer.' });
+    const answering = customer(sessionId, 'Can I get a refund?');
+    await takeOverWhileAnswering(modelCalls, 'Maria');
+    const answered = await answering;
+    expect(answered.status).toBe(202);
+    expect(answered.body).toEqual({ session_id: sessionId, handler: 'human', agent_name: 'Maria', message_id: expect.any(String) });
+
+    // POST /chat/stream with an Idempotency-Key: the stream (already open) ends with `queued` instead of `done`.
+    await conversationCall(sessionId, 'release');
+    modelCalls = harness().stub.chatRequests().length;
+    harness().stub.enqueueChat({ delayMs: 800, content: 'Another late bot answer.' });
+    const headers = { 'x-session-token': token, 'idempotency-key': `late-${sessionId}` };
+    const streaming = postStream(`${base()}/api/v1/chat/stream`, { session_id: sessionId, message: 'Still there?' }, { headers });
+    await takeOverWhileAnswering(modelCalls, 'Jonas');
+    const streamed = await streaming;
+    expect(streamed.status).toBe(200);
+    expect(streamed.events.map((e) => e.event)).not.toContain('done');
+    expect(streamed.events.at(-1)).toEqual({ event: 'queued', data: { session_id: sessionId, handler: 'human', agent_name: 'Jonas', message_id: expect.any(String) } });
+    const queuedId = (streamed.events.at(-1)!.data as { message_id: string }).message_id;
+    // Its retry gets the same answer, and neither calls the model nor stores anything again.
+    const retried = await call(`${base(1)}/api/v1/chat`, { method: 'POST', body: { session_id: sessionId, message: 'Still there?' }, headers });
+    expect(retried).toMatchObject({ status: 202, body: { message_id: queuedId, agent_name: 'Jonas' } });
+
+    const stored = await expectConsistent(sessionId);
+    expect(stored.map((r) => r.content)).not.toContain('A late bot answer.');
+    expect(stored.map((r) => r.content)).not.toContain('Another late bot answer.');
+    expect(stored.slice(2).map((r) => [r.role, r.metadata.queued_for ?? r.metadata.handoff?.agent_name ?? null])).toEqual([
+      ['system', 'Maria'],
+      ['user', 'Maria'],
+      ['system', null],
+      ['system', 'Jonas'],
+      ['user', 'Jonas'],
+    ]);
+    expect(stored.filter((r) => r.role === 'user').map((r) => r.content)).toEqual([
+      'My parcel arrived broken, I want to speak to a person.',
+      'Can I get a refund?',
+      'Still there?',
+    ]);
   });
 
   it("stores a person's reply as an assistant message with its author, shown in the history and sent on the customer's event stream", async () => {

@@ -7,7 +7,7 @@
  * runs over PGlite's wire protocol in idempotency-api.test.ts.
  */
 import { IdempotentRequests } from '../../src/chat/idempotency';
-import type { ChatOutcome, ChatRequest } from '../../src/chat/chat-service';
+import type { ChatOutcome, ChatRequest } from '../../src/chat/answer-types';
 import { IdempotencyInProgressError, IdempotencyKeyLostError, IdempotencyKeyReusedError } from '../../src/errors';
 import { createLogger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';
@@ -122,6 +122,7 @@ describeOnTestServer('idempotency keys on a PostgreSQL server', () => {
       const idempotency = requests(i, waitMs);
       const start = await idempotency.begin(key, body, 'public');
       if ('replay' in start) return { replayed: true, outcome: start.replay };
+      if ('replayQueued' in start) throw new Error('no message is queued here');
       const outcome = await idempotency.run(start, async (): Promise<ChatOutcome> => {
         calls.n++;
         await new Promise((r) => setTimeout(r, modelMs));
@@ -166,7 +167,7 @@ describeOnTestServer('idempotency keys on a PostgreSQL server', () => {
       const body = { ...request, sessionId: 'idem-fails' };
       const idempotency = requests(0, 0);
       const start = await idempotency.begin('flow-3', body, 'public');
-      if ('replay' in start) throw new Error('nothing to replay yet');
+      if (!('claim' in start)) throw new Error('nothing to replay yet');
       await expect(idempotency.run(start, () => Promise.reject(new Error('model down')))).rejects.toThrow('model down');
       const calls = { n: 0 };
       expect((await post(1, 'flow-3', body, 0, calls)).replayed).toBe(false);

@@ -24,6 +24,7 @@ import { ExtractiveSummarizer, capSummary, informationScore } from '../../src/me
 import { TokenCounter, countBytePairs } from '../../src/memory/tokens';
 import { composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
 import { createLogger } from '../../src/observability/logger';
+import { Redactor } from '../../src/privacy/redaction';
 import { adversarialText, ADVERSARIAL_CLASS_NAMES, ADVERSARIAL_CLASSES, randomWhitespace } from '../support/adversarial-text';
 
 /** The default MESSAGE_MAX_CHARS, and the most it may be set to. */
@@ -41,6 +42,7 @@ const encoder = (counter as unknown as { encoder: { encode(text: string, a: stri
 const summarizer = new ExtractiveSummarizer(counter);
 const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
 const logger = createLogger('info', discard);
+const redactor = new Redactor(['card', 'iban']);
 
 /** The steps, each taking a text of any length. */
 const STEPS: Record<string, (text: string) => unknown> = {
@@ -58,6 +60,7 @@ const STEPS: Record<string, (text: string) => unknown> = {
     summarizer.summarize({ previousSummary: text, messages: [{ role: 'user', content: text, tokens: 1 }], tokenBudget: 2000 }),
   cap_summary: (text) => capSummary(text, 500, counter),
   information_score: (text) => informationScore(text),
+  redact: (text) => redactor.redact(text),
   log_line: (text) => logger.info({ message: text, user_id: text.slice(0, 128) }, text),
 };
 

@@ -25,6 +25,8 @@ export const ADVERSARIAL_CLASSES = {
   long_word: (length: number) => fill(length, 'supercalifragilisticexpialidocious'),
   repeated_punctuation: (length: number) => fill(length, '!?.,;:-/'),
   punctuation_and_breaks: (length: number) => framed(length, '/\n'),
+  /** Card-number-shaped groups (Luhn-invalid), one long run for redaction to search. */
+  digit_groups: (length: number) => fill(length, '4242 4242 4242 4241 '),
 } as const;
 
 export type AdversarialClass = keyof typeof ADVERSARIAL_CLASSES;

@@ -99,7 +99,10 @@ const answerExample = {
   session_token: 'c2Vzc2lvbi0xMjM.…',
 };
 const queuedExample = { session_id: 'session-123', handler: 'human', agent_name: 'Maria', message_id: '9b2d4c1e-5f3a-4e7b-8c6d-1a2b3c4d5e6f' };
-const queuedDescription = 'A person holds this conversation (human takeover): the message is stored for them, no model is called; their reply comes on the conversation\'s event stream.';
+const queuedDescription =
+  'A person holds this conversation (human takeover): the message is stored for them, no model is called; their reply comes on the conversation\'s event stream. ' +
+  'Also when a person took the conversation over while the bot was answering: the bot\'s answer is not stored, only the message, queued for that person. ' +
+  'A retry with the same Idempotency-Key gets the same body (Idempotent-Replayed: true) and stores nothing.';
 const articleExample = { title: 'Refund Policy', content: '# Refund Policy\n\nRefunds reach your account within 5–10 business days.' };
 
 /** Every route of the app (see createApp), in the document's order. */
@@ -131,6 +134,8 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
       summary: 'Answer a message as Server-Sent Events',
       description:
         'Events: `sources` {sources}, `token` {delta}, then `done` (the same payload as POST /api/v1/chat) or `error` {code, message}. ' +
+        'When a person takes the conversation over while the bot is answering, the stream ends with `queued` (the 202 body of POST /api/v1/chat) ' +
+        'instead of `done`: the streamed text was not stored, drop it. ' +
         'Bad input is answered before the stream starts, as JSON.',
       headers: { ...sessionTokenHeader, ...customerTokenHeader, ...idempotencyKeyHeader },
       body: chatBody,

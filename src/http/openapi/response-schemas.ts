@@ -23,6 +23,15 @@ const usageSchema = z.object({
 
 const costSchema = z.number().meta({ description: 'Estimated cost of the answer\'s model calls (MODEL_PRICES, per million tokens); absent when the model has no price.' });
 
+/** What redaction masked in a customer's message before it was stored (REDACT): a count per kind. */
+const redactedSchema = z
+  .object({ card: z.int().positive().optional(), iban: z.int().positive().optional() })
+  .meta({
+    description:
+      'What was masked in the customer\'s message before it was stored, sent to the model, logged or traced (REDACT), ' +
+      'counted by kind: card numbers as `[card ending 4242]`, IBANs as `[IBAN ending 3000]`. Absent when nothing was masked.',
+  });
+
 const handlerSchema = z.enum(['bot', 'human']).meta({ description: 'Who answers the customer: the bot, or the person named in agent_name.' });
 
 export const chatAnswerSchema = z
@@ -40,6 +49,7 @@ export const chatAnswerSchema = z
     // The memory report's fields are documented in docs/memory.md.
     memory: z.looseObject({ strategy: z.string(), tokens_before: z.int(), tokens_after: z.int(), source: z.string() }),
     degraded: z.array(z.string()),
+    redacted: redactedSchema.optional(),
     session_token: z.string().optional().meta({ description: 'Given when this request started the session or proved it may continue it.' }),
   })
 ;
@@ -68,6 +78,7 @@ const messageItemFields = {
   escalated: z.boolean().optional(),
   sources: z.array(sourceReferenceSchema).optional(),
   feedback: feedbackSummarySchema.optional(),
+  redacted: redactedSchema.optional(),
 };
 
 const supportSchema = z
@@ -199,4 +210,10 @@ export const releaseResultSchema = z.object({ session_id: z.string(), handler: z
 export const replyResultSchema = z.object({ session_id: z.string(), ...messageItemFields });
 
 /** POST /api/v1/chat (202): a customer's message stored for the person who holds the conversation; no model was called. */
-export const queuedMessageSchema = z.object({ session_id: z.string(), handler: z.literal('human'), agent_name: z.string(), message_id: z.string() });
+export const queuedMessageSchema = z.object({
+  session_id: z.string(),
+  handler: z.literal('human'),
+  agent_name: z.string(),
+  message_id: z.string(),
+  redacted: redactedSchema.optional(),
+});

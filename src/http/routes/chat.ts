@@ -1,14 +1,17 @@
 import { Router, type Request, type Response } from 'express';
-import type { ChatOutcome, ChatRequest, ChatService, StageTimings } from '../../chat/chat-service';
-import { authorOf, handoffOf, type HandoffService, type QueuedMessage } from '../../chat/handoff';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, idempotencyScope, IdempotentRequests, type IdempotentStart } from '../../chat/idempotency';
+import type { ChatOutcome, ChatRequest } from '../../chat/answer-types';
+import type { ChatService } from '../../chat/chat-service';
+import { authorOf, handoffOf, type HandoffService } from '../../chat/handoff';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, idempotencyScope as idempotencyScopeOf } from '../../chat/idempotency';
+import type { StageTimings } from '../../chat/stage-timings';
+import type { ChatTurns, TurnRequest } from '../../chat/turn';
 import { isSameCustomer } from '../../agent/tools/conversation-customer';
 import { AppError, CustomerMismatchError, NotFoundError, UnauthorizedError } from '../../errors';
 import { CUSTOMER_TOKEN_HEADER, type CustomerTokenVerifier } from '../../identity/customer-token';
 import { publicStrategyRefusal } from '../../memory/input-ceiling';
 import type { Logger } from '../../observability/logger';
 import type { AnswerFeedback, FeedbackStore } from '../../store/feedback-store';
-import type { ChatStore, IdempotencyClaimToken, StoredMessage } from '../../store/types';
+import type { ChatStore, StoredMessage } from '../../store/types';
 import { agentKeyCheck, requireAgentKey } from '../auth';
 import { describeError, logFailure } from '../error-handler';
 import { chatRequestSchema, encodeCursor, historyQuerySchema, sessionIdSchema, sessionListQuerySchema } from '../schemas';
@@ -16,6 +19,9 @@ import { SESSION_TOKEN_HEADER, type SessionTokens } from '../session-token';
 import { parseInput } from '../validate';
 
 export interface ChatRoutesParts {
+  /** Runs a customer's turn: hold check, Idempotency-Key, answer, storage. */
+  turns: ChatTurns;
+  /** The service that answers (the conversation routes read its memory settings; the scripts answer through it). */
   chatService: ChatService;
   store: ChatStore;
   agentApiKey: string;
@@ -29,12 +35,10 @@ export interface ChatRoutesParts {
   agentTypes: string[];
   /** How often a stream sends a comment line while the answer is being made. */
   streamHeartbeatMs: number;
-  /** Idempotency-Key handling (keys kept in the database). */
-  idempotency: IdempotentRequests;
   /** Customers' ratings of answers, shown with each answer (POST /chat/feedback stores them). */
   feedback: FeedbackStore;
-  /** Human takeover: a customer's message to a conversation a person holds is stored and answered 202, without the model. */
-  handoff: HandoffService;
+  /** Human takeover: whether people answer now (SUPPORT_HOURS), shown with the conversation. */
+  handoff: Pick<HandoffService, 'availability'>;
   logger: Logger;
 }
 
@@ -103,94 +107,85 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
   const replayed = (req: Request, outcome: ChatOutcome) =>
     outcome.sessionCreated || provesSession(req, outcome.answer.session_id) ? withSessionToken(outcome) : outcome.answer;
 
-  /**
-   * With an Idempotency-Key: the stored answer of an earlier request with that key,
-   * or the claim to run this one. Without: run it. Answered before any stream starts,
-   * so 400/409/422 are plain JSON.
-   */
-  const startChat = async (req: Request): Promise<IdempotentStart | { request: ChatRequest; claim?: undefined } | { queued: QueuedMessage }> => {
+  /** The turn as the chat endpoints hand it over: the request, its Idempotency-Key and who is asking. */
+  const readTurn = async (req: Request): Promise<TurnRequest> => {
     const request = await readChatRequest(req);
-    // A person holds the conversation: store the message for them, call no model. A
-    // signed-in customer is checked against the session's as for any message (403).
-    if (request.sessionId && request.mayContinueSession) {
-      if (request.customerId) await parts.chatService.bindCustomer(request.sessionId, request.customerId);
-      const queued = await parts.handoff.queueIfHeld(request.sessionId, request.message);
-      if (queued) return { queued };
-    }
-    const key = IdempotentRequests.readKey(req.get(IDEMPOTENCY_KEY_HEADER));
-    if (!key) return { request };
-    const scope = idempotencyScope({
+    const idempotencyScope = idempotencyScopeOf({
       agent: isAgent(req),
       customerId: request.customerId,
       provenSessionId: request.sessionId !== undefined && request.mayContinueSession ? request.sessionId : undefined,
     });
-    return parts.idempotency.begin(key, request, scope);
+    return { request, idempotencyKey: req.get(IDEMPOTENCY_KEY_HEADER), idempotencyScope };
   };
-  /** Runs the chat; a claimed key is given up when it fails, so that a retry runs again. */
-  const runChat = (start: { request: ChatRequest; claim?: IdempotencyClaimToken }, work: (request: ChatRequest) => Promise<ChatOutcome>) =>
-    start.claim ? parts.idempotency.run({ claim: start.claim }, () => work(start.request)) : work(start.request);
 
   router.post('/chat', async (req, res) => {
-    const start = await startChat(req);
-    if ('queued' in start) {
-      res.status(202).json(start.queued);
-      return;
+    const turn = await readTurn(req);
+    const result = await parts.turns.take(turn, abortOnHangUp(res).signal);
+    switch (result.kind) {
+      case 'queued':
+        if (result.replayed) res.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
+        res.status(202).json(result.queued);
+        return;
+      case 'replayed':
+        res.set(IDEMPOTENT_REPLAYED_HEADER, 'true').json(replayed(req, result.outcome));
+        return;
+      case 'answered':
+        if (result.outcome.stages) res.set('Server-Timing', serverTiming(result.outcome.stages));
+        res.json(withSessionToken(result.outcome));
     }
-    if ('replay' in start) {
-      res.set(IDEMPOTENT_REPLAYED_HEADER, 'true').json(replayed(req, start.replay));
-      return;
-    }
-    const abort = abortOnHangUp(res);
-    const outcome = await runChat(start, (request) => parts.chatService.answer(request, abort.signal));
-    if (outcome.stages) res.set('Server-Timing', serverTiming(outcome.stages));
-    res.json(withSessionToken(outcome));
   });
 
   router.post('/chat/stream', async (req, res) => {
-    const start = await startChat(req);
-    if ('queued' in start) {
-      // Nothing to stream: one `queued` event, and the person's reply comes on the conversation's event stream.
-      res.writeHead(202, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform' });
-      res.end(`event: queued\ndata: ${JSON.stringify(start.queued)}\n\n`);
-      return;
-    }
+    const turn = await readTurn(req);
     const abort = abortOnHangUp(res);
     // The stream opens with its first event (or heartbeat): a request refused before
-    // that (no access to the session, database down) still gets a plain status and JSON.
+    // that (bad input, no access to the session, a key in use, database down) still
+    // gets a plain status and JSON.
     let opened = false;
-    const open = () => {
+    const open = (status = 200, headers: Record<string, string> = {}) => {
       if (opened) return;
       opened = true;
-      res.writeHead(200, {
+      res.writeHead(status, {
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-cache, no-transform',
         // Proxies such as nginx would otherwise buffer the whole answer.
         'X-Accel-Buffering': 'no',
-        ...('replay' in start && { [IDEMPOTENT_REPLAYED_HEADER]: 'true' }),
+        ...headers,
       });
     };
     const send = (event: string, data: unknown) => {
       open();
       res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
-    if ('replay' in start) {
-      // A repeated Idempotency-Key: the stored answer as the one `done` event, nothing streamed again.
-      send('done', replayed(req, start.replay));
-      res.end();
-      return;
-    }
-    const heartbeat = setInterval(() => {
-      open();
-      res.write(': ping\n\n');
-    }, parts.streamHeartbeatMs);
+    let heartbeat: NodeJS.Timeout | undefined;
     try {
-      const outcome = await runChat(start, (request) =>
-        parts.chatService.answer(request, abort.signal, {
-          onSources: (sources) => send('sources', { sources }),
-          onToken: (delta) => send('token', { delta }),
-        }),
-      );
-      send('done', withSessionToken(outcome));
+      const result = await parts.turns.take(turn, abort.signal, {
+        // Heartbeats only once the model is called: until then a refusal is still plain JSON.
+        onAnswering: () => {
+          heartbeat = setInterval(() => {
+            open();
+            res.write(': ping\n\n');
+          }, parts.streamHeartbeatMs);
+        },
+        onSources: (sources) => send('sources', { sources }),
+        onToken: (delta) => send('token', { delta }),
+      });
+      switch (result.kind) {
+        case 'queued':
+          // Nothing to stream: one `queued` event, and the person's reply comes on the conversation's event stream.
+          // After a takeover during the answer the stream is already open (200) with tokens: `queued` then
+          // ends it instead of `done`, and the widget drops the streamed text.
+          open(202, result.replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {});
+          send('queued', result.queued);
+          return;
+        case 'replayed':
+          // A repeated Idempotency-Key: the stored answer as the one `done` event, nothing streamed again.
+          open(200, { [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
+          send('done', replayed(req, result.outcome));
+          return;
+        case 'answered':
+          send('done', withSessionToken(result.outcome));
+      }
     } catch (error) {
       if (abort.signal.aborted) return;
       if (!opened) throw error;
@@ -321,6 +316,8 @@ export function toMessageItem(m: StoredMessage) {
     content: m.content,
     author: authorOf(m),
     ...(handoff && { handoff }),
+    // What was masked before the message was stored (REDACT), e.g. {"card": 1}.
+    ...(m.role === 'user' && isRecord(m.metadata['redacted']) && { redacted: m.metadata['redacted'] }),
     timestamp: m.createdAt.toISOString(),
     ...(m.escalated !== null && { escalated: m.escalated }),
     ...(Array.isArray(sources) && { sources }),
@@ -370,4 +367,8 @@ function answerUsage(m: StoredMessage) {
     },
     ...(typeof cost === 'number' && { cost }),
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -8,6 +8,7 @@ import type { FeedbackStore } from '../../store/feedback-store';
 import { requireAgentKey } from '../auth';
 import { sessionIdSchema } from '../schemas';
 import { SESSION_TOKEN_HEADER, type SessionTokens } from '../session-token';
+import type { Redactor } from '../../privacy/redaction';
 import { parseInput } from '../validate';
 
 /** A comment is a sentence or two about one answer, not a letter. */
@@ -17,6 +18,8 @@ export const FEEDBACK_COMMENT_MAX_CHARS = 1000;
 export const FEEDBACK_SCORE_NAME = 'user_feedback';
 
 export interface FeedbackRoutesParts {
+  /** REDACT: masks card numbers (and IBANs) in comments before they are stored. */
+  redactor: Redactor;
   feedback: FeedbackStore;
   agentApiKey: string;
   sessionTokens: SessionTokens;
@@ -64,7 +67,8 @@ export function feedbackRoutes(parts: FeedbackRoutesParts): Router {
     if (!parts.sessionTokens.verify(body.session_id, req.get(SESSION_TOKEN_HEADER)) && !holdsAgentKey(req, res)) {
       throw new UnauthorizedError('Send the session token this conversation was given in the X-Session-Token header.');
     }
-    const comment = body.comment ? body.comment : null;
+    // A card number in a comment is masked before it is stored or sent anywhere (REDACT).
+    const comment = body.comment ? parts.redactor.redact(body.comment).text : null;
     const stored = await parts.feedback.record({ sessionId: body.session_id, messageId: body.message_id, rating: body.rating, comment });
     if (!stored) {
       throw new NotFoundError(`Conversation "${body.session_id}" has no answer with message_id "${body.message_id}".`);

@@ -4,6 +4,7 @@
  * with a model (the loopback OpenAI-compatible stub rewrites the follow-up; its
  * requests are recorded and checked).
  */
+import type { RetrievalRecord } from '../../src/knowledge/retrieval-record';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { REWRITE_INSTRUCTIONS } from '../../src/knowledge/query-rewriter';
@@ -40,7 +41,7 @@ async function converse(service: TestService, sessionId: string, messages: reado
     answers.push({ cited: body.sources.map((s: { source: string }) => path.basename(s.source)) as string[], escalated: body.escalated as boolean, id: body.message_id as string });
   }
   const stored = await service.deps.store.listMessagesAfter(sessionId, 0);
-  return answers.map((a) => ({ ...a, retrieval: stored.find((m) => m.id === a.id)!.metadata['retrieval'] as { query: string; method: string } }));
+  return answers.map((a) => ({ ...a, retrieval: stored.find((m) => m.id === a.id)!.metadata['retrieval'] as RetrievalRecord }));
 }
 
 describe.each([
@@ -66,12 +67,18 @@ describe.each([
       expect(answer.cited.slice(0, 3)).toContain(conversation[turn]![1]);
       expect(answer.escalated).toBe(false);
     });
-    expect(answers[0]!.retrieval).toEqual({ query: conversation[0]![0], method: 'message' });
-    // Follow-ups are searched with the customer's earlier turn(s) carried in.
+    expect(answers[0]!.retrieval).toMatchObject({ query: conversation[0]![0], method: 'message' });
+    expect(answers[0]!.retrieval.history).toBeUndefined();
+    // Follow-ups are searched by their own words with the customer's earlier messages' words at
+    // a reduced weight, and their vectors see the topic.
     for (const answer of answers.slice(1)) {
       expect(answer.retrieval.method).toBe('topic');
-      expect(answer.retrieval.query.startsWith(conversation[0]![0])).toBe(true);
+      expect(answer.retrieval.vector_query!.startsWith(conversation[0]![0])).toBe(true);
+      expect(answer.retrieval.history!.at(-1)).toEqual({ text: conversation[0]![0], weight: expect.any(Number) });
+      expect(answer.retrieval.history![0]!.weight).toBe(0.5);
     }
+    // Each retrieved document says which side put it there.
+    expect(answers[0]!.retrieval.documents![0]).toMatchObject({ place: 1, full_text: { place: expect.any(Number) }, vectors: { place: expect.any(Number) } });
   });
 });
 
@@ -113,8 +120,10 @@ describe('seed follow-ups with a model: the follow-up is rewritten by its own sm
   it.each(SEED_CONVERSATIONS.map((c, i) => [i, c] as const))('conversation %i: first message as it is, follow-ups rewritten, each from its article', async (i, conversation) => {
     const answers = await converse(service, `seed-online-${i}`, conversation.map(([m]) => m));
     answers.forEach((answer, turn) => expect(answer.cited.slice(0, 3)).toContain(conversation[turn]![1]));
-    expect(answers[0]!.retrieval).toEqual({ query: conversation[0]![0], method: 'message' });
-    answers.slice(1).forEach((answer, k) => expect(answer.retrieval).toEqual({ query: REWRITES[conversation[k + 1]![0]], method: 'model' }));
+    expect(answers[0]!.retrieval).toMatchObject({ query: conversation[0]![0], method: 'message' });
+    answers.slice(1).forEach((answer, k) => expect(answer.retrieval).toMatchObject({ query: REWRITES[conversation[k + 1]![0]], method: 'model' }));
+    // The model's rewrite stands alone: no earlier words are added to it.
+    answers.slice(1).forEach((answer) => expect(answer.retrieval.history).toBeUndefined());
 
     // One rewrite call per follow-up, none for the first message, on its own model, with the conversation.
     const requests = rewriteRequests();
@@ -143,7 +152,12 @@ describe('seed follow-ups with a model: the follow-up is rewritten by its own sm
     stub.setDefaultChat((body) => (isRewrite(body) ? { status: 500 } : { content: 'Here is what our help center says.' }));
     const answers = await converse(service, 'seed-online-fallback', ['What is your refund policy?', 'How long does the process take?']);
     expect(rewriteRequests().length).toBeGreaterThan(0);
-    expect(answers[1]!.retrieval).toEqual({ query: 'What is your refund policy?\nHow long does the process take?', method: 'topic' });
+    expect(answers[1]!.retrieval).toMatchObject({
+      query: 'How long does the process take?',
+      vector_query: 'What is your refund policy?\nHow long does the process take?',
+      history: [{ text: 'What is your refund policy?', weight: 0.5 }],
+      method: 'topic',
+    });
     expect(answers[1]!.cited.slice(0, 3)).toContain('refunds.md');
   });
 });

@@ -217,7 +217,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const sessionTokens = new SessionTokens(sessionTokenSecret, config.sessionTokens.previous);
     const feedback = storage.feedback;
     feed = createConversationFeed(config, storage, logger);
-    const streams = new EventStreams();
+    const streams = new EventStreams(config.eventStreams);
     const handoff = new HandoffService({
       store: storage.handoff,
       feed,

@@ -22,6 +22,27 @@ export const DEGRADED_MODEL = 'model_fallback_offline';
 
 export const NO_USAGE: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0 };
 
+/** Why a model call beside the answer's was made. */
+export type SideCallPurpose = 'summary' | 'rewrite';
+
+/** A model call made for the turn beside the answer's (the rolling summary's, the query rewrite's): on the bill too. */
+export interface SideModelCall {
+  purpose: SideCallPurpose;
+  /** The model that answered (as it named itself), for its price. */
+  model: string;
+  usage: TokenUsage;
+}
+
+/** Two usages added up. */
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+    cached_tokens: a.cached_tokens + b.cached_tokens,
+  };
+}
+
 /** The support graph's state. Fields are replaced by the node that writes them unless a reducer says otherwise. */
 export const SupportState = Annotation.Root({
   query: Annotation<string>,
@@ -58,16 +79,10 @@ export const SupportState = Annotation.Root({
   confidence: Annotation<number>,
   /** True when confidence fell below the threshold and a human was offered. */
   escalated: Annotation<boolean>,
-  /** Summed over every model call of the turn. */
-  usage: Annotation<TokenUsage>({
-    reducer: (total, call) => ({
-      prompt_tokens: total.prompt_tokens + call.prompt_tokens,
-      completion_tokens: total.completion_tokens + call.completion_tokens,
-      total_tokens: total.total_tokens + call.total_tokens,
-      cached_tokens: total.cached_tokens + call.cached_tokens,
-    }),
-    default: () => NO_USAGE,
-  }),
+  /** Summed over the answering node's model calls of the turn (generate_response; the calls beside it are side_calls). */
+  usage: Annotation<TokenUsage>({ reducer: addUsage, default: () => NO_USAGE }),
+  /** The turn's model calls beside the answer's (summary, query rewrite), each with its usage, in order. */
+  side_calls: Annotation<SideModelCall[]>({ reducer: (all, more) => [...all, ...more], default: () => [] }),
   /** The model that wrote the response. */
   model: Annotation<string>,
   /** What went wrong but was worked around (DEGRADED_* codes), reported with the answer. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AIMessageChunk, ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { SupportGraph } from '../agent/graph';
-import type { SupportStateType, TokenUsage } from '../agent/state';
+import type { SupportStateType } from '../agent/state';
 import { isSameCustomer, type ConversationIdentity } from '../agent/tools/conversation-customer';
 import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
 import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agents';
@@ -19,7 +19,7 @@ import type { Metrics } from '../observability/metrics';
 import type { IdentityStore } from '../store/identity-store';
 import type { ChatStore, IdempotencyClaimToken, NewMessage, RetrievedDocument, SessionRecord, StoredMessage } from '../store/types';
 import { AnswerPieces } from './answer-pieces';
-import { estimateCost, type PriceTable } from './cost';
+import { turnBill, type PriceTable, type TurnUsage } from './cost';
 
 export interface ChatRequest {
   message: string;
@@ -61,9 +61,13 @@ export interface ChatAnswer {
   confidence: number;
   escalated: boolean;
   sources: SourceReference[];
-  /** Summed over the turn's model calls; cached_tokens: the prompt tokens the provider served from its prompt cache. */
-  usage: TokenUsage;
-  /** Estimated cost of the turn's model calls (MODEL_PRICES, per million tokens); absent when the model has no price. */
+  /**
+   * Summed over every model call of the turn (the answer's, the rolling summary's, the query
+   * rewrite's), each purpose also on its own in by_purpose; cached_tokens: the prompt tokens
+   * the provider served from its prompt cache.
+   */
+  usage: TurnUsage;
+  /** Estimated cost of every model call of the turn (MODEL_PRICES, per million tokens); absent when a model has no price. */
   cost?: number;
   /** What the model was sent of the conversation so far. */
   history: { messages: number; tokens: number };
@@ -180,7 +184,11 @@ export class ChatService {
       return await tracing.trace(listener ? 'chat.stream' : 'chat', { message: traceText(tracing, request.message) }, trace, async (root, traceId) => {
         const outcome = await this.respond({ request, sessionId, session, agent, userId, customerId, memory, traceId, startedAt, clock }, signal, listener);
         const { answer } = outcome;
-        root.update({ output: { response: traceText(tracing, answer.response), confidence: answer.confidence, escalated: answer.escalated } });
+        root.update({
+          output: { response: traceText(tracing, answer.response), confidence: answer.confidence, escalated: answer.escalated },
+          // The turn's bill, every model call counted (each call is also a generation of this trace).
+          metadata: { usage: answer.usage, ...(answer.cost !== undefined && { cost: answer.cost }) },
+        });
         if (traceId) {
           tracing.score({ traceId, name: 'confidence', value: answer.confidence, dataType: 'NUMERIC' });
           tracing.score({ traceId, name: 'escalated', value: answer.escalated ? 1 : 0, dataType: 'BOOLEAN' });
@@ -284,7 +292,10 @@ export class ChatService {
       memory_injection: memoryInjection,
     };
     const historyTokens = result.model_history.reduce((sum, m) => sum + m.tokens, 0);
-    const cost = estimateCost(this.parts.prices ?? {}, result.model, result.usage);
+    // Every call on the bill: the answer's, and the summary's and query rewrite's beside it.
+    const answerCalls = result.messages.filter((m) => m.getType() === 'ai').length + 1;
+    const bill = turnBill(this.parts.prices ?? {}, { model: result.model, usage: result.usage, calls: answerCalls }, result.side_calls);
+    const cost = bill.cost;
     const answer: ChatAnswer = {
       session_id: sessionId,
       message_id: '', // the stored answer's id, below
@@ -293,7 +304,7 @@ export class ChatService {
       confidence,
       escalated: result.escalated,
       sources,
-      usage: result.usage,
+      usage: bill.usage,
       ...(cost !== null && { cost }),
       history: { messages: result.model_history.length, tokens: historyTokens },
       memory: outcome,
@@ -310,7 +321,7 @@ export class ChatService {
         escalated: result.escalated,
         metadata: {
           model: result.model,
-          usage: result.usage,
+          usage: bill.usage,
           ...(cost !== null && { cost }),
           latency_ms: latencyMs,
           sources,
@@ -352,7 +363,7 @@ export class ChatService {
         session_id: sessionId,
         agent_type: agent.spec.key,
         model: result.model,
-        ...result.usage,
+        ...bill.usage,
         confidence,
         escalated: result.escalated,
         tool_calls: result.messages.filter((m) => m.getType() === 'tool').length,

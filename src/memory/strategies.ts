@@ -22,6 +22,16 @@ export interface StrategyInput {
   historyTokensTotal?: number;
   /** Messages in the whole durable history, when the caller loaded only part of it. */
   historyMessagesTotal?: number;
+  /**
+   * The operator's ceiling on one call's input (MODEL_INPUT_MAX_TOKENS), when the caller has one:
+   * the triggers measure what remains against the smaller of it and context_window_tokens.
+   */
+  inputCeilingTokens?: number;
+}
+
+/** The window the triggers measure against: context_window_tokens, or the operator's ceiling when that is smaller. */
+export function effectiveContextWindow(input: Pick<StrategyInput, 'settings' | 'inputCeilingTokens'>): number {
+  return Math.min(input.settings.context_window_tokens, input.inputCeilingTokens ?? Infinity);
 }
 
 /** What a strategy did, as the chat response reports it. */
@@ -37,7 +47,7 @@ export interface MemoryReport {
   /** Which trigger fired (summarize/compact), or null. */
   triggered_by: string | null;
   /** The operator's ceiling on one model call (set by apply_memory after the strategy; see input-ceiling.ts). */
-  input_ceiling?: { max_tokens: number; dropped_turns: number; history_cut?: boolean };
+  input_ceiling?: { max_tokens: number; dropped_turns: number; history_cut?: boolean; input_tokens?: number };
 }
 
 export interface StrategyResult {
@@ -265,7 +275,7 @@ export function trimStrategy(input: StrategyInput): StrategyResult {
 export function compactStrategy(input: StrategyInput): StrategyResult {
   const { settings } = input;
   const turns = splitTurns(input.messages);
-  const triggeredBy = triggerReason(settings, countUserTurns(turns), input.fixedTokens + sumTokens(input.messages));
+  const triggeredBy = triggerReason(settings, countUserTurns(turns), input.fixedTokens + sumTokens(input.messages), effectiveContextWindow(input));
   if (!triggeredBy) return finish(input, 'compact', sanitize(input.messages), { triggeredBy });
 
   const protectedTurns = Math.max(settings.compact_keep, lastTurnIsOpen(turns) ? 1 : 0);
@@ -304,6 +314,7 @@ export async function summarizeStrategy(input: StrategyInput, summarize: Summari
     settings,
     countUserTurns(turns),
     input.fixedTokens + sumTokens(previousPair) + sumTokens(input.messages),
+    effectiveContextWindow(input),
   );
   const keep = Math.max(settings.keep_last_n_turns, 1);
   const unchanged = (): SummarizeResult => {
@@ -354,14 +365,21 @@ export async function summarizeStrategy(input: StrategyInput, summarize: Summari
 
 /**
  * Why summarize/compact should act now, or null. Any given trigger may fire; with
- * none given, the default is "less than 20% of context_window_tokens remains".
- * `totalTokens` is what the model would be sent without the strategy.
+ * none given, the default is "less than 20% of the context window remains".
+ * `totalTokens` is what the model would be sent without the strategy; `contextWindow`
+ * the window the remaining share is measured in (effectiveContextWindow: the smaller of
+ * context_window_tokens and the operator's ceiling), context_window_tokens when omitted.
  */
-export function triggerReason(settings: MemorySettings, userTurns: number, totalTokens: number): string | null {
+export function triggerReason(
+  settings: MemorySettings,
+  userTurns: number,
+  totalTokens: number,
+  contextWindow = settings.context_window_tokens,
+): string | null {
   // Compared in tokens, with a hair of tolerance: as shares in floating point, exactly 20%
   // remaining (1 - 0.8) comes out just below 0.2 and fired a token early.
-  const remainingTokens = settings.context_window_tokens - totalTokens;
-  const lessLeftThan = (share: number) => remainingTokens < share * settings.context_window_tokens - 1e-6;
+  const remainingTokens = contextWindow - totalTokens;
+  const lessLeftThan = (share: number) => remainingTokens < share * contextWindow - 1e-6;
   const checks: Array<[string, number | undefined, boolean]> = [
     ['compact_trigger_turns', settings.compact_trigger_turns, userTurns > (settings.compact_trigger_turns ?? Infinity)],
     ['context_limit', settings.context_limit, userTurns >= (settings.context_limit ?? Infinity)],

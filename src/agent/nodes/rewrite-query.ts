@@ -2,12 +2,15 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { ModelQueryRewriter } from '../../knowledge/query-rewriter';
 import { standsAlone, topicSearchQuery, type EarlierMessage, type SearchQuery } from '../../knowledge/search-query';
 import type { Logger } from '../../observability/logger';
-import type { SupportStateType, SupportStateUpdate } from '../state';
+import type { SideModelCall, SupportStateType, SupportStateUpdate } from '../state';
+import { promptCacheKeyFor } from './generate-response';
 
 export interface RewriteQueryOptions {
   /** QUERY_REWRITE: `model` (with `rewriter`), `topic` or `off`. */
   queryRewrite: 'model' | 'topic' | 'off';
   rewriter?: ModelQueryRewriter;
+  /** Send the conversation's prompt_cache_key with the rewrite call, as with the answer's (OPENAI_PROMPT_CACHE_KEY). */
+  sendPromptCacheKey?: boolean;
   logger: Logger;
 }
 
@@ -24,15 +27,20 @@ export function makeRewriteQueryNode(options: RewriteQueryOptions) {
     if (options.queryRewrite === 'off' || !earlier.some((m) => m.role === 'user') || standsAlone(state.query)) {
       return { search_query: asItIs };
     }
+    // The rewrite's call is on the turn's bill, whether its answer was usable or not.
+    const side_calls: SideModelCall[] = [];
     if (options.queryRewrite === 'model' && options.rewriter) {
       try {
-        const text = await options.rewriter.rewrite(state.query, earlier, config.signal);
-        return { search_query: { text, method: 'model' } };
+        const text = await options.rewriter.rewrite(state.query, earlier, config.signal, {
+          ...(options.sendPromptCacheKey && { promptCacheKey: promptCacheKeyFor(state.session_id) }),
+          onModelCall: (call) => side_calls.push({ purpose: 'rewrite', ...call }),
+        });
+        return { search_query: { text, method: 'model' }, side_calls };
       } catch (error) {
         if (config.signal?.aborted) throw error;
         options.logger.warn({ err: error, session_id: state.session_id }, 'The query rewrite failed: searching with the conversation topic instead');
       }
     }
-    return { search_query: topicSearchQuery(state.query, earlier) };
+    return { search_query: topicSearchQuery(state.query, earlier), side_calls };
   };
 }

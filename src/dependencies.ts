@@ -331,6 +331,8 @@ function createSummarizer(config: Config, tokenCounter: TokenCounter, tracing: T
     modelName: name,
     tokenCounter,
     timeoutMs: config.openai.timeoutMs,
+    // The answering model writes the summaries: ask for them after the answer's cached prefix.
+    sharesAnswerModel: config.openai.summaryModel === config.openai.chatModel,
     // Its calls are traced and their tokens counted like the answers'.
     observeCall: observedModelCalls(tracing, metrics, name, 'summary'),
   });

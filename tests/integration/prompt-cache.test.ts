@@ -175,8 +175,8 @@ describe('30-turn conversations that change topic every turn', () => {
   it.each(Object.keys(STRATEGIES))('%s: the share of prompt tokens served from the cache over turns 5–30 meets the target, within the budget', async (name) => {
     stub.setDefaultChat((body) => {
       const last = String(body.messages.at(-1)?.content ?? '');
-      // The summarizer's request (summarize) gets a short summary; every other call an answer.
-      if (String(body.messages[0]?.content ?? '').toLowerCase().includes('summar')) return { content: '- Customer: asked about returns, shipping and payments.' };
+      // The summarizer's request (summarize; it comes last, after the answer's prefix) gets a short summary; every other call an answer.
+      if (last.includes('rolling summary')) return { content: '- Customer: asked about returns, shipping and payments.' };
       return { content: answerFor(last) };
     });
     const session = `cache-${name.replace(/\W+/g, '-')}`;

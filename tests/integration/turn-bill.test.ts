@@ -29,7 +29,8 @@ let ceiling: TestService;
 
 type Sent = { role: string; content: string };
 const systemOf = (body: any) => String((body.messages as Sent[])[0]?.content ?? '');
-const isSummary = (body: any) => systemOf(body).includes('rolling summary');
+// The summary is asked for last, after the answer's own prompt (the system prompt and the history).
+const isSummary = (body: any) => String((body.messages as Sent[]).at(-1)?.content ?? '').includes('rolling summary');
 const isRewrite = (body: any) => systemOf(body).includes('standalone search query');
 
 beforeAll(async () => {
@@ -67,6 +68,15 @@ describe("the summary's and the rewrite's calls on the answer's bill", () => {
     expect(calls.filter((c) => isSummary(c.body))).toHaveLength(1);
     expect(calls.filter((c) => isRewrite(c.body))).toHaveLength(1);
     expect(third.body.memory.summarized).toBe(true);
+    // The summary is asked for after the head of the answer's own prompt (the same tool
+    // definitions, never called, and system prompt, then the first turn as the answer was sent it),
+    // so the provider serves that prefix from its cache.
+    const summaryCall = calls.find((c) => isSummary(c.body))!.body;
+    const previousAnswer = stub.chatRequests()[before - 1]!.body;
+    expect(summaryCall.tool_choice).toBe('none');
+    expect(summaryCall.tools).toEqual(previousAnswer.tools);
+    expect(summaryCall.messages.slice(0, 3)).toEqual(previousAnswer.messages.slice(0, 3));
+    expect(summaryCall.messages[1].content).toBe('How do returns work?');
     // One stable key per conversation, on every call of the turn.
     expect(calls.map((c) => c.body.prompt_cache_key)).toEqual(calls.map(() => promptCacheKeyFor(session)));
 

@@ -84,6 +84,8 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
             signal: config.signal,
             ...(options.sendPromptCacheKey && { promptCacheKey: promptCacheKeyFor(state.session_id) }),
             onModelCall: (call) => side_calls.push({ purpose: 'summary', ...call }),
+            // After the head of the answer's prompt, which the provider has cached.
+            answerPrefix: { system, tools: options.tools },
           }),
         );
         if (summarized.summarizerError) {

@@ -163,6 +163,10 @@ export const environmentSchema = z.object({
   EVENTS_DELIVERY: z.enum(['listen', 'poll']).optional(),
   /** `poll`: how often the newest seq of each watched session is read. */
   EVENTS_POLL_MS: positiveInt.min(50).max(10_000).default(500),
+  /** Event streams one client address may hold open on one instance (agent-key streams are exempt); beyond it 429. */
+  EVENT_STREAMS_PER_CLIENT: positiveInt.max(100_000).default(10),
+  /** Event streams one instance holds open at most; beyond it 503 with Retry-After, so the instance never falls over. */
+  EVENT_STREAMS_PER_INSTANCE: positiveInt.max(1_000_000).default(1000),
   /** When people answer escalated conversations, e.g. `mon-fri 09:00-17:00`; unset: no hours are promised or refused. */
   SUPPORT_HOURS: optionalText.pipe(z.string().regex(SUPPORT_HOURS_PATTERN, 'must look like "mon-fri 09:00-17:00" (days: mon,tue,… or a range)').optional()),
   /** The IANA time zone SUPPORT_HOURS is in. */
@@ -281,6 +285,8 @@ export interface Config {
   redaction: { detectors: RedactionDetector[] };
   /** Human takeover: how event streams learn of other instances' messages, and the support hours (null: not configured). */
   handoff: { delivery: 'listen' | 'poll'; pollMs: number; supportHours: string | null; supportTimezone: string };
+  /** Caps on open event streams: per client address (agent-key streams exempt) and per instance. */
+  eventStreams: { perClient: number; perInstance: number };
   /** Folder ingested on first start when the knowledge base is empty; null: none. */
   knowledgeSeedDir: string | null;
   /** The largest article the knowledge API accepts, in bytes. */
@@ -506,6 +512,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotency: { ttlHours: e.IDEMPOTENCY_KEY_TTL_HOURS, waitMs: e.IDEMPOTENCY_WAIT_MS },
     // REDACT set but empty turns redaction off (an empty value elsewhere means "use the default").
     redaction: { detectors: env.REDACT !== undefined && env.REDACT.trim() === '' ? [] : e.REDACT },
+    eventStreams: { perClient: e.EVENT_STREAMS_PER_CLIENT, perInstance: e.EVENT_STREAMS_PER_INSTANCE },
     handoff: {
       // LISTEN needs a connection of its own to the server; Supabase's API and a single PGlite process have none.
       delivery: e.EVENTS_DELIVERY ?? (storage.kind === 'postgres' ? 'listen' : 'poll'),

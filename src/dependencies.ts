@@ -240,7 +240,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const feedback = storage.feedback;
     const redactor = new Redactor(config.redaction.detectors);
     feed = createConversationFeed(config, storage, logger);
-    const streams = new EventStreams();
+    const streams = new EventStreams(config.eventStreams);
     const conversationFeed = feed;
     traceDeletion = new TraceDeletion(config.langfuse, storage.customerData, logger, config.privacy.traceDeletionRetryMs);
     traceDeletion.start();
@@ -395,6 +395,8 @@ function createSummarizer(config: Config, tokenCounter: TokenCounter, tracing: T
     modelName: name,
     tokenCounter,
     timeoutMs: config.openai.timeoutMs,
+    // The answering model writes the summaries: ask for them after the answer's cached prefix.
+    sharesAnswerModel: config.openai.summaryModel === config.openai.chatModel,
     // Its calls are traced and their tokens counted like the answers'.
     observeCall: observedModelCalls(tracing, metrics, name, 'summary'),
   });

@@ -135,3 +135,23 @@ export class OrderProofLimitError extends AppError {
     );
   }
 }
+
+/** This client already holds EVENT_STREAMS_PER_CLIENT open event streams on this instance. */
+export class ClientStreamLimitError extends AppError {
+  readonly retryAfterSeconds = 5;
+  constructor(limit: number) {
+    super(
+      429,
+      'too_many_streams',
+      `This client already has ${limit} open event streams (EVENT_STREAMS_PER_CLIENT): close one before opening another.`,
+    );
+  }
+}
+
+/** This instance already holds EVENT_STREAMS_PER_INSTANCE open event streams; another instance (or a later retry) can take it. */
+export class InstanceStreamLimitError extends AppError {
+  readonly retryAfterSeconds = 5;
+  constructor() {
+    super(503, 'streams_full', 'This instance holds as many event streams as it may: reconnect shortly.');
+  }
+}

@@ -5,7 +5,7 @@ import type { MemorySettings } from '../memory/settings';
 import type { MemoryReport, MemoryState } from '../memory/strategies';
 import type { SearchQuery } from '../knowledge/search-query';
 import type { RetrievedDocument } from '../store/types';
-import { NO_USAGE, type TokenUsage } from '../models/token-usage';
+import { addUsage, NO_USAGE, type SideModelCall, type TokenUsage } from '../models/token-usage';
 
 /** The knowledge base could not be searched (embeddings down): answered without it, low confidence. */
 export const DEGRADED_KNOWLEDGE = 'knowledge_unavailable';
@@ -48,16 +48,10 @@ export const SupportState = Annotation.Root({
   confidence: Annotation<number>,
   /** True when confidence fell below the threshold and a human was offered. */
   escalated: Annotation<boolean>,
-  /** Summed over every model call of the turn. */
-  usage: Annotation<TokenUsage>({
-    reducer: (total, call) => ({
-      prompt_tokens: total.prompt_tokens + call.prompt_tokens,
-      completion_tokens: total.completion_tokens + call.completion_tokens,
-      total_tokens: total.total_tokens + call.total_tokens,
-      cached_tokens: total.cached_tokens + call.cached_tokens,
-    }),
-    default: () => NO_USAGE,
-  }),
+  /** Summed over the answering node's model calls of the turn (generate_response; the calls beside it are side_calls). */
+  usage: Annotation<TokenUsage>({ reducer: addUsage, default: () => NO_USAGE }),
+  /** The turn's model calls beside the answer's (summary, query rewrite), each with its usage, in order. */
+  side_calls: Annotation<SideModelCall[]>({ reducer: (all, more) => [...all, ...more], default: () => [] }),
   /** The model that wrote the response. */
   model: Annotation<string>,
   /** What went wrong but was worked around (DEGRADED_* codes), reported with the answer. */

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../models/token-usage';
+import type { TurnUsage } from './cost';
 import type { EffectiveMemory, MemorySettings, MemoryStrategyInput } from '../memory/settings';
 import type { MemoryReport } from '../memory/strategies';
 import type { IdempotencyClaimToken } from '../store/types';
@@ -51,9 +51,13 @@ export interface ChatAnswer {
   confidence: number;
   escalated: boolean;
   sources: SourceReference[];
-  /** Summed over the turn's model calls; cached_tokens: the prompt tokens the provider served from its prompt cache. */
-  usage: TokenUsage;
-  /** Estimated cost of the turn's model calls (MODEL_PRICES, per million tokens); absent when the model has no price. */
+  /**
+   * Summed over every model call of the turn (the answer's, the rolling summary's, the query
+   * rewrite's), each purpose also on its own in by_purpose; cached_tokens: the prompt tokens
+   * the provider served from its prompt cache.
+   */
+  usage: TurnUsage;
+  /** Estimated cost of every model call of the turn (MODEL_PRICES, per million tokens); absent when a model has no price. */
   cost?: number;
   /** What the model was sent of the conversation so far. */
   history: { messages: number; tokens: number };

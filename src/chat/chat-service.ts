@@ -16,7 +16,7 @@ import type { Metrics } from '../observability/metrics';
 import type { IdentityStore } from '../store/identity-store';
 import type { ChatStore, NewMessage, SessionRecord } from '../store/types';
 import type { AnswerListener, ChatAnswer, ChatOutcome, ChatRequest, MemoryOutcome } from './answer-types';
-import { estimateCost, type PriceTable } from './cost';
+import { turnBill, type PriceTable } from './cost';
 import { queuedMessageOf, type QueuedMessage } from './handoff';
 import { citedSources, round, streamGraph } from './graph-run';
 import { HistoryLoader, toContextMessage } from './history-loader';
@@ -96,7 +96,11 @@ export class ChatService {
       return await tracing.trace(listener ? 'chat.stream' : 'chat', { message: traceText(tracing, request.message) }, trace, async (root, traceId) => {
         const outcome = await this.respond({ request, sessionId, session, agent, userId, customerId, memory, traceId, startedAt, clock }, signal, listener);
         const { answer } = outcome;
-        root.update({ output: { response: traceText(tracing, answer.response), confidence: answer.confidence, escalated: answer.escalated } });
+        root.update({
+          output: { response: traceText(tracing, answer.response), confidence: answer.confidence, escalated: answer.escalated },
+          // The turn's bill, every model call counted (each call is also a generation of this trace).
+          metadata: { usage: answer.usage, ...(answer.cost !== undefined && { cost: answer.cost }) },
+        });
         if (traceId) {
           tracing.score({ traceId, name: 'confidence', value: answer.confidence, dataType: 'NUMERIC' });
           tracing.score({ traceId, name: 'escalated', value: answer.escalated ? 1 : 0, dataType: 'BOOLEAN' });
@@ -200,7 +204,10 @@ export class ChatService {
       memory_injection: memoryInjection,
     };
     const historyTokens = result.model_history.reduce((sum, m) => sum + m.tokens, 0);
-    const cost = estimateCost(this.parts.prices ?? {}, result.model, result.usage);
+    // Every call on the bill: the answer's, and the summary's and query rewrite's beside it.
+    const answerCalls = result.messages.filter((m) => m.getType() === 'ai').length + 1;
+    const bill = turnBill(this.parts.prices ?? {}, { model: result.model, usage: result.usage, calls: answerCalls }, result.side_calls);
+    const cost = bill.cost;
     const answer: ChatAnswer = {
       session_id: sessionId,
       message_id: '', // the stored answer's id, below
@@ -209,7 +216,7 @@ export class ChatService {
       confidence,
       escalated: result.escalated,
       sources,
-      usage: result.usage,
+      usage: bill.usage,
       ...(cost !== null && { cost }),
       history: { messages: result.model_history.length, tokens: historyTokens },
       memory: outcome,
@@ -232,7 +239,7 @@ export class ChatService {
         escalated: result.escalated,
         metadata: {
           model: result.model,
-          usage: result.usage,
+          usage: bill.usage,
           ...(cost !== null && { cost }),
           latency_ms: latencyMs,
           sources,
@@ -280,7 +287,7 @@ export class ChatService {
         session_id: sessionId,
         agent_type: agent.spec.key,
         model: result.model,
-        ...result.usage,
+        ...bill.usage,
         confidence,
         escalated: result.escalated,
         tool_calls: result.messages.filter((m) => m.getType() === 'tool').length,

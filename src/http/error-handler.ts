@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError, ConversationErasedError, DatabaseUnavailableError, OrderProofLimitError } from '../errors';
+import { AppError, ClientStreamLimitError, ConversationErasedError, DatabaseUnavailableError, InstanceStreamLimitError, OrderProofLimitError } from '../errors';
 import type { Logger } from '../observability/logger';
 import { sqlStateOf } from '../store/database';
 
@@ -26,7 +26,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const { status, code, message } = describeError(error);
     logFailure(logger, error, req, status, code);
     if (res.headersSent || res.destroyed) return;
-    if (error instanceof DatabaseUnavailableError || error instanceof OrderProofLimitError) res.set('Retry-After', String(error.retryAfterSeconds));
+    if (
+      error instanceof DatabaseUnavailableError ||
+      error instanceof OrderProofLimitError ||
+      error instanceof ClientStreamLimitError ||
+      error instanceof InstanceStreamLimitError
+    )
+      res.set('Retry-After', String(error.retryAfterSeconds));
     res.status(status).json({ error: { code, message } });
   };
 }

@@ -1,5 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
+import type { TokenUsage } from '../models/token-usage';
+import { answeringModel, usageOf } from '../observability/instrument';
 import type { EarlierMessage } from './search-query';
 
 /** Earlier messages the rewrite is shown, and how much of an agent's answer: the topic is in the last few. */
@@ -43,14 +45,26 @@ export class ModelQueryRewriter {
     this.model = options.modelName;
   }
 
-  /** The standalone query; rejects on a failure, a timeout or an unusable answer (the caller falls back). */
-  async rewrite(message: string, earlier: EarlierMessage[], signal?: AbortSignal): Promise<string> {
+  /**
+   * The standalone query; rejects on a failure, a timeout or an unusable answer (the
+   * caller falls back). `call.promptCacheKey` is sent as OpenAI's prompt_cache_key;
+   * `call.onModelCall` is told of the call's model and usage (an unusable answer was billed too).
+   */
+  async rewrite(
+    message: string,
+    earlier: EarlierMessage[],
+    signal?: AbortSignal,
+    callOptions: { promptCacheKey?: string; onModelCall?: (call: { model: string; usage: TokenUsage }) => void } = {},
+  ): Promise<string> {
     const { chatModel, modelName, timeoutMs, observeCall } = this.options;
     const prompt = [new SystemMessage(REWRITE_INSTRUCTIONS), new HumanMessage(rewriteRequest(message, earlier))];
     const deadline = AbortSignal.timeout(timeoutMs);
     const callSignal = signal ? AbortSignal.any([signal, deadline]) : deadline;
-    const call = () => chatModel.invoke(prompt, { signal: callSignal });
+    // Call options beyond RunnableConfig (promptCacheKey) reach ChatOpenAI; other models ignore them.
+    const invokeOptions = { signal: callSignal, ...(callOptions.promptCacheKey && { promptCacheKey: callOptions.promptCacheKey }) };
+    const call = () => chatModel.invoke(prompt, invokeOptions);
     const reply = await (observeCall ? observeCall(prompt, call) : call());
+    callOptions.onModelCall?.({ model: answeringModel(reply, modelName), usage: usageOf(reply) });
     const query = reply.text.trim().split('\n')[0]!.replace(/^["'“”]+|["'“”]+$/gu, '').trim();
     if (query === '' || query.length > QUERY_MAX_CHARS) {
       throw new Error(`The query rewrite model (${modelName}) returned no usable query (${reply.text.length} characters).`);

@@ -1,3 +1,5 @@
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import type { ContextMessage } from './context';
 import type { MemoryMode, MemoryStrategyInput } from './settings';
 import { sanitize, splitTurns, sumTokens, type StrategyResult } from './strategies';
@@ -11,20 +13,41 @@ export interface InputCeilingReport {
   dropped_turns: number;
   /** Set by the chat service: loading (bounded by the ceiling) left out older messages of the session. */
   history_cut?: boolean;
+  /**
+   * Everything the largest model call of the turn was sent, as the ceiling counts it: tool
+   * definitions, instructions, history, knowledge, the question and this turn's tool rounds.
+   */
+  input_tokens?: number;
+}
+
+/**
+ * What the tool definitions cost in every call that offers them: each rendered as the
+ * chat completions API receives it (the function's name, description and JSON schema).
+ */
+export function toolDefinitionTokens(tools: readonly StructuredToolInterface[], countText: (text: string) => number): number {
+  return tools.reduce((sum, tool) => sum + countText(JSON.stringify(convertToOpenAITool(tool))), 0);
 }
 
 /**
  * The operator's hard ceiling on what one model call is sent (MODEL_INPUT_MAX_TOKENS),
  * applied after whatever strategy ran, `none` and a large `token_budget` included:
- * while the prompt (fixed tokens: instructions, knowledge, the question; plus the
- * history as the strategy left it) is over the ceiling, the oldest whole turn goes
- * (the summary pair counts as one), so a tool call never loses its result and the
- * view still starts on a user turn. Unlike a strategy's own budget it may leave
- * out every turn: the question and instructions alone are what a call must send.
+ * while the prompt (fixed tokens: instructions, knowledge, the question; `otherTokens`:
+ * what the strategy does not count, the tool definitions and this turn's tool rounds;
+ * plus the history as the strategy left it) is over the ceiling, the oldest whole turn
+ * goes (the summary pair counts as one), so a tool call never loses its result and the
+ * view still starts on a user turn. Unlike a strategy's own budget it may leave out
+ * every turn: the question and instructions alone are what a call must send.
+ * `tokens_after` stays the strategy's count (fixed tokens and history); the report's
+ * `input_ceiling.input_tokens` is everything counted.
  */
-export function applyInputCeiling(result: StrategyResult, fixedTokens: number, maxTokens: number): StrategyResult & { report: { input_ceiling: InputCeilingReport } } {
+export function applyInputCeiling(
+  result: StrategyResult,
+  fixedTokens: number,
+  maxTokens: number,
+  otherTokens = 0,
+): StrategyResult & { report: { input_ceiling: InputCeilingReport } } {
   let turns = splitTurns(result.messages);
-  let total = fixedTokens + sumTokens(result.messages);
+  let total = fixedTokens + otherTokens + sumTokens(result.messages);
   let dropped = 0;
   while (turns.length > 0 && total > maxTokens) {
     total -= sumTokens(turns[0]!);
@@ -39,7 +62,7 @@ export function applyInputCeiling(result: StrategyResult, fixedTokens: number, m
       ...result.report,
       tokens_after: fixedTokens + sumTokens(messages),
       trimmed_turns: result.report.trimmed_turns + dropped,
-      input_ceiling: { max_tokens: maxTokens, dropped_turns: dropped },
+      input_ceiling: { max_tokens: maxTokens, dropped_turns: dropped, input_tokens: fixedTokens + otherTokens + sumTokens(messages) },
     },
   };
 }

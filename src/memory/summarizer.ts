@@ -1,9 +1,15 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { Runnable } from '@langchain/core/runnables';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { toChatMessage } from '../agent/prompts';
+import { summaryPair } from './strategies';
 import { HumanMessage, SystemMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { OFFLINE_CHAT_MODEL } from '../models/extractive-chat-model';
 import type { ToolCall } from '../store/types';
 import type { ContextMessage } from './context';
 import type { TokenCounter } from './tokens';
+import type { TokenUsage } from '../models/token-usage';
+import { answeringModel, usageOf } from '../observability/instrument';
 
 /** What a summarizer folds into the rolling summary. */
 export interface SummaryInput {
@@ -14,6 +20,17 @@ export interface SummaryInput {
   /** The summary must cost at most this many tokens (TokenCounter.countText). */
   tokenBudget: number;
   signal?: AbortSignal;
+  /** OpenAI's prompt_cache_key for the call (the conversation's, as the answer's); none sent when absent. */
+  promptCacheKey?: string;
+  /** Told of each model call the summary made (model, usage), so the turn's bill counts it. */
+  onModelCall?: (call: { model: string; usage: TokenUsage }) => void;
+  /**
+   * The head of the answering model's prompt: its system prompt and the tools it is offered.
+   * Given (and the summarizer shares the answer's model), the summary is asked for after the
+   * conversation as the previous answer was sent it, so the provider serves that prefix from
+   * its cache instead of billing a prompt of its own in full.
+   */
+  answerPrefix?: { system: string; tools: StructuredToolInterface[] };
 }
 
 /**
@@ -284,9 +301,25 @@ function transcriptLines(message: ContextMessage): string[] {
   return lines;
 }
 
+/**
+ * The last message of a summary asked for after the answer's own prompt (answerPrefix):
+ * the conversation above is the transcript, the earlier summary is in it.
+ */
+export function foldRequest(tokenBudget: number): string {
+  return `Stop answering the customer: your next reply is not for them. Write the rolling summary of the whole conversation above (the earlier summary at its start included), to replace it in the support agent's context.
+
+${summaryInstructions(tokenBudget)}`;
+}
+
 export interface LlmSummarizerOptions {
   chatModel: BaseChatModel;
   modelName: string;
+  /**
+   * The summaries are written by the answering model (SUMMARY_MODEL unset or the same):
+   * then a summary is asked for after the answer's prompt (SummaryInput.answerPrefix), whose
+   * prefix the provider has cached. Another model has its own cache, so it gets its own short prompt.
+   */
+  sharesAnswerModel?: boolean;
   tokenCounter: TokenCounter;
   /** Deadline for the summary call, retries included. */
   timeoutMs: number;
@@ -304,10 +337,20 @@ export class LlmSummarizer implements Summarizer {
 
   async summarize(input: SummaryInput): Promise<string> {
     const { chatModel, modelName, tokenCounter, timeoutMs, observeCall } = this.options;
-    const prompt = [
-      new SystemMessage(summaryInstructions(input.tokenBudget)),
-      new HumanMessage(summaryRequest(input.previousSummary, input.messages)),
-    ];
+    const prefix = this.options.sharesAnswerModel ? input.answerPrefix : undefined;
+    const prompt = prefix
+      ? [
+          // As the answer is sent the history: its system prompt, the earlier summary as the
+          // pair the strategy sends, the messages being folded; then the request.
+          new SystemMessage(prefix.system),
+          ...(input.previousSummary ? summaryPair(input.previousSummary, () => 0) : []).map(toChatMessage),
+          ...input.messages.filter((m) => !m.synthetic).map(toChatMessage),
+          new HumanMessage(foldRequest(input.tokenBudget)),
+        ]
+      : [new SystemMessage(summaryInstructions(input.tokenBudget)), new HumanMessage(summaryRequest(input.previousSummary, input.messages))];
+    // The same tool definitions as the answer's (they head the cached prefix), never called.
+    const model: Runnable<BaseMessage[], AIMessage> =
+      prefix && prefix.tools.length > 0 && chatModel.bindTools ? chatModel.bindTools(prefix.tools, { tool_choice: 'none' }) : chatModel;
 
     // Our own deadline, checked by its signal (as in generate_response): the
     // client's timeout errors are not reliably recognisable.
@@ -316,8 +359,12 @@ export class LlmSummarizer implements Summarizer {
 
     let answer: string;
     try {
-      const call = () => chatModel.invoke(prompt, { signal });
-      answer = (await (observeCall ? observeCall(prompt, call) : call())).text.trim();
+      // Call options beyond RunnableConfig (promptCacheKey) reach ChatOpenAI; other models ignore them.
+      const options = { signal, ...(input.promptCacheKey && { promptCacheKey: input.promptCacheKey }) };
+      const call = () => model.invoke(prompt, options);
+      const reply = await (observeCall ? observeCall(prompt, call) : call());
+      input.onModelCall?.({ model: answeringModel(reply, modelName), usage: usageOf(reply) });
+      answer = reply.text.trim();
     } catch (error) {
       if (input.signal?.aborted) throw error;
       if (deadline.aborted) {

@@ -82,7 +82,7 @@ export function usageOf(reply: AIMessage): TokenUsage {
 }
 
 /** The model that answered, as the reply names it, or the configured name. */
-function answeringModel(reply: AIMessage, modelName: string): string {
+export function answeringModel(reply: AIMessage, modelName: string): string {
   return (reply.response_metadata?.model_name as string | undefined) ?? modelName;
 }
 

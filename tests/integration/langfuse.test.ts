@@ -153,7 +153,7 @@ describe('with Langfuse keys set (and LANGFUSE_CAPTURE_PERSONAL_DATA on)', () =>
     expect(roots[0]!.name).toBe('chat.stream');
     expect(roots[0]!.attributes['langfuse.trace.tags']).toEqual(['agent_type:support', 'memory:window', 'streamed']);
     expect(usageOf(byName('model')[0]!)).toEqual({ input: 250, output: 9, total: 259 });
-    expect(done.data.usage).toEqual({ prompt_tokens: 250, completion_tokens: 9, total_tokens: 259, cached_tokens: 0 });
+    expect(done.data.usage).toEqual({ prompt_tokens: 250, completion_tokens: 9, total_tokens: 259, cached_tokens: 0, by_purpose: { answer: { prompt_tokens: 250, completion_tokens: 9, total_tokens: 259, cached_tokens: 0, calls: 1 } } });
   });
 
   it('shows a tool round as a tool observation and each model call as its own generation', async () => {
@@ -163,7 +163,7 @@ describe('with Langfuse keys set (and LANGFUSE_CAPTURE_PERSONAL_DATA on)', () =>
       { content: 'Your order ZX-14440 has shipped.', usage: { prompt_tokens: 520, completion_tokens: 15, cached_tokens: 256 } },
     );
     const answer = await service.postChat({ message: 'Where is my order ZX-14440?', session_id: 'lf-tools' });
-    expect(answer.body.usage).toEqual({ prompt_tokens: 820, completion_tokens: 35, total_tokens: 855, cached_tokens: 256 });
+    expect(answer.body.usage).toEqual({ prompt_tokens: 820, completion_tokens: 35, total_tokens: 855, cached_tokens: 256, by_purpose: { answer: { prompt_tokens: 820, completion_tokens: 35, total_tokens: 855, cached_tokens: 256, calls: 2 } } });
     expect(answer.status).toBe(200);
     const traceId = await storedTraceId(service, answer.body.message_id);
     await service.deps.tracing.flush();

@@ -1,4 +1,8 @@
 import { ChatOpenAI } from '@langchain/openai';
+import { createSupportTools } from '../../src/agent/tools';
+import type { OrderProofs } from '../../src/identity/order-proofs';
+import type { Retriever } from '../../src/knowledge/retriever';
+import type { CommerceStore } from '../../src/store/commerce-store';
 import type { ContextMessage } from '../../src/memory/context';
 import { LlmSummarizer, SummarizerError } from '../../src/memory/summarizer';
 import { TokenCounter } from '../../src/memory/tokens';
@@ -119,3 +123,44 @@ async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+describe("the LLM summarizer after the answer's prompt (answerPrefix)", () => {
+  const system = 'You are the support agent of Northwind Home.';
+  const tool = createSupportTools({ commerce: {} as CommerceStore, retriever: {} as Retriever, orderProofs: {} as OrderProofs }).find((t) => t.name === 'lookup_order')!;
+
+  it('asks after the same tools (never called), system prompt, earlier summary pair and messages as the answer sends, the request last', async () => {
+    const chatModel = new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: 'test', maxRetries: 0, configuration: { baseURL: stub.baseURL } });
+    const shared = new LlmSummarizer({ chatModel, modelName: 'gpt-4o-mini', tokenCounter: counter, timeoutMs: TIMEOUT_MS, sharesAnswerModel: true });
+    stub.enqueueChat({ content: '- Ana Silva, order ZX-1, SMS only.' });
+    const calls: unknown[] = [];
+    const summary = await shared.summarize({
+      previousSummary,
+      messages,
+      tokenBudget: 400,
+      answerPrefix: { system, tools: [tool] },
+      promptCacheKey: 'conv-abc',
+      onModelCall: (call) => calls.push(call),
+    });
+    expect(summary).toBe('- Ana Silva, order ZX-1, SMS only.');
+    const body = stub.chatRequests().at(-1)!.body;
+    expect(body.tool_choice).toBe('none');
+    expect(body.tools.map((t: any) => t.function.name)).toEqual(['lookup_order']);
+    expect(body.prompt_cache_key).toBe('conv-abc');
+    const sent = body.messages as Array<{ role: string; content: string; tool_call_id?: string }>;
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(sent[0]!.content).toBe(system);
+    expect(sent[1]!.content).toContain(previousSummary);
+    expect(sent[5]!.tool_call_id).toBe('call_1');
+    expect(sent.at(-1)!.content).toMatch(/^Stop answering the customer/);
+    expect(sent.at(-1)!.content).toContain('within 300 words (400 tokens)');
+    expect(calls).toHaveLength(1);
+  });
+
+  it('keeps its own short prompt when another model writes the summaries', async () => {
+    stub.enqueueChat({ content: '- Order ZX-1.' });
+    await summarizer.summarize({ previousSummary: null, messages, tokenBudget: 400, answerPrefix: { system, tools: [tool] } });
+    const body = stub.chatRequests().at(-1)!.body;
+    expect(body.tools).toBeUndefined();
+    expect(body.messages[0].content).toMatch(/rolling summary/);
+  });
+});

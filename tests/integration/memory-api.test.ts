@@ -421,6 +421,6 @@ describe('the tool loop', () => {
       { content: 'It is in Bologna.', usage: { prompt_tokens: 700, completion_tokens: 20 } },
     );
     const { body } = await service.postChat({ message: 'Where is ZX-43466?', session_id: 'tool-usage' });
-    expect(body.usage).toEqual({ prompt_tokens: 800, completion_tokens: 30, total_tokens: 830, cached_tokens: 0 });
+    expect(body.usage).toEqual({ prompt_tokens: 800, completion_tokens: 30, total_tokens: 830, cached_tokens: 0, by_purpose: { answer: { prompt_tokens: 800, completion_tokens: 30, total_tokens: 830, cached_tokens: 0, calls: 2 } } });
   });
 });

@@ -50,7 +50,7 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
     const { status, body } = await service.postChat({ message: 'How long does a refund take?', session_id: 'openai-1' });
     expect(status).toBe(200);
     expect(body.response).toBe('Refunds take 5–7 business days.');
-    expect(body.usage).toEqual({ prompt_tokens: 321, completion_tokens: 12, total_tokens: 333, cached_tokens: 0 });
+    expect(body.usage).toEqual({ prompt_tokens: 321, completion_tokens: 12, total_tokens: 333, cached_tokens: 0, by_purpose: { answer: { prompt_tokens: 321, completion_tokens: 12, total_tokens: 333, cached_tokens: 0, calls: 1 } } });
 
     const sent = lastChatRequest();
     expect(sent.model).toBe('gpt-4o-mini');

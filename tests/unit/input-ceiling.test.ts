@@ -1,5 +1,10 @@
 import type { ContextMessage } from '../../src/memory/context';
-import { applyInputCeiling, historyLoadBound, publicStrategyRefusal } from '../../src/memory/input-ceiling';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
+import { createSupportTools } from '../../src/agent/tools';
+import type { OrderProofs } from '../../src/identity/order-proofs';
+import type { Retriever } from '../../src/knowledge/retriever';
+import { applyInputCeiling, historyLoadBound, publicStrategyRefusal, toolDefinitionTokens } from '../../src/memory/input-ceiling';
+import type { CommerceStore } from '../../src/store/commerce-store';
 import { noneStrategy, summaryPair } from '../../src/memory/strategies';
 import { withDefaults } from '../../src/memory/settings';
 
@@ -35,7 +40,29 @@ describe('the ceiling on one model call, after the strategy', () => {
     const messages = conversation();
     const capped = run(messages, 500, 100_000);
     expect(capped.messages).toEqual(messages);
-    expect(capped.report.input_ceiling).toEqual({ max_tokens: 100_000, dropped_turns: 0 });
+    expect(capped.report.input_ceiling).toEqual({ max_tokens: 100_000, dropped_turns: 0, input_tokens: capped.report.tokens_after });
+  });
+
+  it('counts what the strategy does not (tool definitions, this turn\'s tool rounds) against the ceiling, but not in tokens_after', () => {
+    const messages = conversation();
+    const history = messages.reduce((sum, m) => sum + m.tokens, 0);
+    // Fits by itself; with 600 tokens of tool definitions and tool results beside it, it does not.
+    const result = noneStrategy({ messages, state: { summary: null, summarizedThroughSeq: null }, settings: withDefaults({ mode: 'none' }), fixedTokens: 500, countTokens });
+    const alone = applyInputCeiling(result, 500, 500 + history);
+    expect(alone.report.input_ceiling.dropped_turns).toBe(0);
+    const withTools = applyInputCeiling(result, 500, 500 + history, 600);
+    expect(withTools.report.input_ceiling.dropped_turns).toBeGreaterThan(0);
+    expect(withTools.report.input_ceiling.input_tokens).toBeLessThanOrEqual(500 + history);
+    expect(withTools.report.input_ceiling.input_tokens).toBe(withTools.report.tokens_after + 600);
+    expect(withTools.messages[0]!.role).toBe('user');
+  });
+
+  it('counts the tool definitions as the chat completions API receives them', () => {
+    const tool = createSupportTools({ commerce: {} as CommerceStore, retriever: {} as Retriever, orderProofs: {} as OrderProofs }).find((t) => t.name === 'lookup_order')!;
+    const rendered = JSON.stringify(convertToOpenAITool(tool));
+    expect(rendered).toContain('lookup_order');
+    expect(toolDefinitionTokens([tool], (text) => text.length)).toBe(rendered.length);
+    expect(toolDefinitionTokens([tool, tool], (text) => text.length)).toBe(2 * rendered.length);
   });
 
   it('drops the oldest whole turns until the prompt fits, never splitting a tool call from its result, starting on a user turn', () => {

@@ -18,6 +18,7 @@ import {
   steppedWindowLimits,
   trimStrategy,
   triggerReason,
+  effectiveContextWindow,
   windowLoadPlan,
   windowStrategy,
   type MemoryState,
@@ -591,6 +592,17 @@ describe('compact', () => {
     it('the default 20% does not apply once any trigger is given', () => {
       expect(triggerReason(settingsOf({ mode: 'compact', compact_trigger_turns: 50 }), 3, 399_000)).toBeNull();
       expect(triggerReason(settingsOf({ mode: 'compact' }), 3, 399_000)).toBe('default_remaining_pct');
+    });
+
+    it("measures the remaining share against the operator's ceiling when it is smaller than context_window_tokens", () => {
+      const settings = settingsOf({ mode: 'compact', compact_keep: 1 });
+      // 400,000-token window: 15,000 tokens leave far more than 20%.
+      expect(compactStrategy(inputOf(threeTurns, settings, { fixedTokens: 15_000 })).report.triggered_by).toBeNull();
+      // A 16,000-token ceiling: 15,000 leave less than 20% of it.
+      const capped = { ...inputOf(threeTurns, settings, { fixedTokens: 15_000 }), inputCeilingTokens: 16_000 };
+      expect(compactStrategy(capped).report.triggered_by).toBe('default_remaining_pct');
+      expect(effectiveContextWindow(capped)).toBe(16_000);
+      expect(effectiveContextWindow({ settings: settingsOf({ mode: 'compact', context_window_tokens: 8000 }), inputCeilingTokens: 16_000 })).toBe(8000);
     });
 
     it('counts the fixed part of the prompt (system prompt, knowledge, question) too', () => {

@@ -1,6 +1,7 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { capToolOutput, type CountMessageTokens } from '../../memory/context';
-import { applyInputCeiling, windowLimitsFor } from '../../memory/input-ceiling';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { applyInputCeiling, toolDefinitionTokens, windowLimitsFor } from '../../memory/input-ceiling';
 import {
   compactStrategy,
   noneStrategy,
@@ -14,7 +15,9 @@ import type { Summarizer } from '../../memory/summarizer';
 import type { Logger } from '../../observability/logger';
 import type { ChatStore } from '../../store/types';
 import { buildSystemPrompt, formatKnowledge } from '../prompts';
+import type { SideModelCall } from '../../models/token-usage';
 import type { SupportStateType, SupportStateUpdate } from '../state';
+import { promptCacheKeyFor } from './generate-response';
 
 export interface ApplyMemoryOptions {
   instructions: string;
@@ -26,6 +29,10 @@ export interface ApplyMemoryOptions {
   windowLimits: { maxMessages: number; maxTokens: number };
   /** MODEL_INPUT_MAX_TOKENS: the most one model call is sent, applied after the strategy. */
   inputMaxTokens: number;
+  /** The tools the answering model is offered: their definitions count against the ceiling. */
+  tools: StructuredToolInterface[];
+  /** Send the conversation's prompt_cache_key with the summary's call, as with the answer's (OPENAI_PROMPT_CACHE_KEY). */
+  sendPromptCacheKey?: boolean;
   logger: Logger;
 }
 
@@ -36,6 +43,8 @@ export interface ApplyMemoryOptions {
  * A new rolling summary is stored at once, so it is made only once.
  */
 export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
+  // The same in every call of the graph: counted once.
+  const toolTokens = toolDefinitionTokens(options.tools, (text) => options.countTokens({ content: text }));
   return async function applyMemory(state: SupportStateType, config: LangGraphRunnableConfig): Promise<SupportStateUpdate> {
     const system = buildSystemPrompt({ instructions: options.instructions, crossSessionMemory: state.cross_session_memory });
     const knowledge = formatKnowledge(state.retrieved_documents);
@@ -49,7 +58,10 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
       countTokens: options.countTokens,
       historyTokensTotal: state.history_tokens_total,
       historyMessagesTotal: state.history_messages_total,
+      // The room the strategy's count (no tool definitions) has under the operator's ceiling.
+      inputCeilingTokens: Math.max(0, options.inputMaxTokens - toolTokens),
     };
+    const side_calls: SideModelCall[] = [];
 
     let result: StrategyResult;
     switch (input.settings.mode) {
@@ -68,7 +80,14 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
         break;
       case 'summarize': {
         const summarized = await summarizeStrategy(input, (request) =>
-          options.summarizer.summarize({ ...request, signal: config.signal }),
+          options.summarizer.summarize({
+            ...request,
+            signal: config.signal,
+            ...(options.sendPromptCacheKey && { promptCacheKey: promptCacheKeyFor(state.session_id) }),
+            onModelCall: (call) => side_calls.push({ purpose: 'summary', ...call }),
+            // After the head of the answer's prompt, which the provider has cached.
+            answerPrefix: { system, tools: options.tools },
+          }),
         );
         if (summarized.summarizerError) {
           if (config.signal?.aborted) throw summarized.summarizerError;
@@ -89,8 +108,9 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
       }
     }
 
-    // The operator's ceiling, after whatever the strategy did.
-    result = applyInputCeiling(result, fixedTokens, options.inputMaxTokens);
+    // The operator's ceiling, after whatever the strategy did, counting the tool definitions
+    // too (generate_response counts this turn's tool rounds before each of its calls).
+    result = applyInputCeiling(result, fixedTokens, options.inputMaxTokens, toolTokens);
 
     return {
       system_prompt: system,
@@ -98,6 +118,7 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
       model_history: result.messages,
       memory_report: result.report,
       compacted_by_tool: result.compactedByTool,
+      side_calls,
     };
   };
 }

@@ -7,6 +7,9 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ModelTimeoutError, ModelUnavailableError } from '../../errors';
 import { traceModelCall, usageOf } from '../../observability/instrument';
 import type { Tracing } from '../../observability/langfuse';
+import type { CountMessageTokens } from '../../memory/context';
+import { truncateToolOutput } from '../../memory/context';
+import { applyInputCeiling, toolDefinitionTokens } from '../../memory/input-ceiling';
 import { buildPromptMessages } from '../prompts';
 import type { Logger } from '../../observability/logger';
 import { DEGRADED_MODEL, type SupportStateType, type SupportStateUpdate } from '../state';
@@ -35,6 +38,10 @@ export interface GenerateResponseOptions {
   escalationOffer?: () => string;
   /** Send OpenAI's prompt_cache_key (promptCacheKeyFor the session) with every call (OPENAI_PROMPT_CACHE_KEY, default on). */
   sendPromptCacheKey?: boolean;
+  /** Tokens of a message as a chat request costs it. */
+  countTokens: CountMessageTokens;
+  /** MODEL_INPUT_MAX_TOKENS: checked again before each call after a tool round, whose results count too. */
+  inputMaxTokens: number;
 }
 
 /**
@@ -59,14 +66,19 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
   const fallback = options.fallbackModel
     ? { withTools: withTools(options.fallbackModel), plain: options.fallbackModel }
     : null;
+  const toolTokens = toolDefinitionTokens(options.tools, (text) => options.countTokens({ content: text }));
 
   return async function generateResponse(
     state: SupportStateType,
     config: LangGraphRunnableConfig,
   ): Promise<SupportStateUpdate> {
+    // After a tool round its calls and results are sent too: the ceiling counts them, and
+    // leaves out more of the oldest history if they do not fit beside it.
+    const ceiling = state.messages.length > 0 ? ceilingWithToolRounds(state, options, toolTokens) : null;
+    const history = ceiling?.model_history ?? state.model_history;
     const messages = buildPromptMessages({
       system: state.system_prompt,
-      history: state.model_history,
+      history,
       knowledge: state.knowledge_prompt,
       question: state.query,
       turn: state.messages,
@@ -93,7 +105,7 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     }
     const usage = usageOf(reply);
     if (reply.tool_calls?.length && toolRounds < MAX_TOOL_ROUNDS) {
-      return { messages: [reply], usage, degraded };
+      return { messages: [reply], usage, degraded, ...ceiling };
     }
 
     const finalText = reply.text.trim();
@@ -113,7 +125,43 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
       usage,
       degraded,
       model: (reply.response_metadata?.model_name as string | undefined) ?? options.modelName,
+      ...ceiling,
     };
+  };
+}
+
+/**
+ * The operator's ceiling before a call that follows a tool round: the tool definitions,
+ * instructions, knowledge, question and this turn's tool calls and results, plus the
+ * history, must fit in MODEL_INPUT_MAX_TOKENS; the oldest whole turns of the history
+ * go when they do not. The memory report then says what was sent at most.
+ */
+function ceilingWithToolRounds(
+  state: SupportStateType,
+  options: GenerateResponseOptions,
+  toolTokens: number,
+): Pick<SupportStateUpdate, 'model_history' | 'memory_report'> {
+  const count = options.countTokens;
+  const fixed = count({ content: state.system_prompt }) + count({ content: state.knowledge_prompt }) + count({ content: state.query });
+  const turnTokens = state.messages.reduce((sum, m) => {
+    if (m.getType() === 'tool') return sum + count({ content: truncateToolOutput(m.text, options.toolOutputMaxChars), name: m.name ?? null });
+    const calls = (m as AIMessage).tool_calls?.map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.args }));
+    return sum + count({ content: m.text, ...(calls?.length && { tool_calls: calls }) });
+  }, 0);
+  const previous = state.memory_report;
+  const result = applyInputCeiling({ messages: state.model_history, report: previous, compactedByTool: {} }, fixed, options.inputMaxTokens, toolTokens + turnTokens);
+  const dropped = (previous.input_ceiling?.dropped_turns ?? 0) + result.report.input_ceiling.dropped_turns;
+  return {
+    model_history: result.messages,
+    memory_report: {
+      ...result.report,
+      input_ceiling: {
+        ...previous.input_ceiling,
+        ...result.report.input_ceiling,
+        dropped_turns: dropped,
+        input_tokens: Math.max(previous.input_ceiling?.input_tokens ?? 0, result.report.input_ceiling.input_tokens ?? 0),
+      },
+    },
   };
 }
 

@@ -2,7 +2,9 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { ModelQueryRewriter } from '../../knowledge/query-rewriter';
 import { standsAlone, topicSearchQuery, type EarlierMessage, type HistoryWeights, type SearchQuery } from '../../knowledge/search-query';
 import type { Logger } from '../../observability/logger';
+import type { SideModelCall } from '../../models/token-usage';
 import type { SupportStateType, SupportStateUpdate } from '../state';
+import { promptCacheKeyFor } from './generate-response';
 
 export interface RewriteQueryOptions {
   /** QUERY_REWRITE: `model` (with `rewriter`), `topic` or `off`. */
@@ -10,6 +12,8 @@ export interface RewriteQueryOptions {
   rewriter?: ModelQueryRewriter;
   /** How much earlier customer messages count in the full-text query (the offline method). */
   historyWeights: HistoryWeights;
+  /** Send the conversation's prompt_cache_key with the rewrite call, as with the answer's (OPENAI_PROMPT_CACHE_KEY). */
+  sendPromptCacheKey?: boolean;
   logger: Logger;
 }
 
@@ -28,15 +32,20 @@ export function makeRewriteQueryNode(options: RewriteQueryOptions) {
     if (options.queryRewrite === 'off' || !earlier.some((m) => m.role === 'user')) {
       return { search_query: asItIs };
     }
+    // The rewrite's call is on the turn's bill, whether its answer was usable or not.
+    const side_calls: SideModelCall[] = [];
     if (options.queryRewrite === 'model' && options.rewriter && !standsAlone(state.query)) {
       try {
-        const text = await options.rewriter.rewrite(state.query, earlier, config.signal);
-        return { search_query: { text, method: 'model' } };
+        const text = await options.rewriter.rewrite(state.query, earlier, config.signal, {
+          ...(options.sendPromptCacheKey && { promptCacheKey: promptCacheKeyFor(state.session_id) }),
+          onModelCall: (call) => side_calls.push({ purpose: 'rewrite', ...call }),
+        });
+        return { search_query: { text, method: 'model' }, side_calls };
       } catch (error) {
         if (config.signal?.aborted) throw error;
         options.logger.warn({ err: error, session_id: state.session_id }, 'The query rewrite failed: searching with the conversation topic instead');
       }
     }
-    return { search_query: topicSearchQuery(state.query, earlier, options.historyWeights) };
+    return { search_query: topicSearchQuery(state.query, earlier, options.historyWeights), side_calls };
   };
 }

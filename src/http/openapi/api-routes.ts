@@ -173,7 +173,9 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
         '(a person joining or leaving as `handler`), each with `id: <seq>`; `end` {reason} when the instance shuts down; ' +
         '`erased` {session_id} when the conversation is erased (then the stream ends). ' +
         'Resumes after Last-Event-ID (an EventSource reconnecting), else after `after_seq`, else from now on. ' +
-        'With the session token the customer sees what the read-back shows; with the agent key, what the history shows.',
+        'With the session token the customer sees what the read-back shows; with the agent key, what the history shows. ' +
+        'Open streams are capped: 429 `too_many_streams` beyond EVENT_STREAMS_PER_CLIENT per client address (agent-key ' +
+        'streams exempt), 503 `streams_full` (Retry-After) beyond EVENT_STREAMS_PER_INSTANCE on this instance.',
       security: ['sessionToken', 'agentKey'],
       params: sessionParam,
       query: z.object({ after_seq: eventsAfterSeqSchema.optional() }),
@@ -185,7 +187,7 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
           example: 'retry: 2000\nevent: ready\ndata: {"session_id":"session-123","handler":"bot","agent_name":null,…}\n\nid: 7\nevent: message\ndata: {…}\n\n',
         },
       },
-      errors: [400, 401, 404, 503],
+      errors: [400, 401, 404, 429, 503],
     },
     {
       method: 'post',

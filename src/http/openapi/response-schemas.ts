@@ -14,14 +14,30 @@ const timestamp = z.iso.datetime();
 
 export const sourceReferenceSchema = z.object({ title: z.string(), source: z.string(), score: z.number() });
 
-const usageSchema = z.object({
+const tokenFields = {
   prompt_tokens: z.int(),
   completion_tokens: z.int(),
   total_tokens: z.int(),
   cached_tokens: z.int().meta({ description: "Prompt tokens the provider served from its prompt cache; 0 when it reports none." }),
+};
+
+const purposeUsageSchema = z.object({
+  ...tokenFields,
+  calls: z.int().meta({ description: 'Model calls made for this purpose in the turn.' }),
+  cost: z.number().optional().meta({ description: 'Their estimated cost; absent when a model has no price.' }),
 });
 
-const costSchema = z.number().meta({ description: 'Estimated cost of the answer\'s model calls (MODEL_PRICES, per million tokens); absent when the model has no price.' });
+const usageSchema = z
+  .object({
+    ...tokenFields,
+    by_purpose: z
+      .object({ answer: purposeUsageSchema, summary: purposeUsageSchema.optional(), rewrite: purposeUsageSchema.optional() })
+      .optional()
+      .meta({ description: "Each purpose's calls on their own: the answer's, the rolling summary's, the query rewrite's (absent on answers stored before it was reported)." }),
+  })
+  .meta({ description: 'Summed over every model call of the turn: the answer, the rolling summary and the query rewrite.' });
+
+const costSchema = z.number().meta({ description: 'Estimated cost of every model call of the turn (MODEL_PRICES, per million tokens); absent when a model has no price.' });
 
 /** What redaction masked in a customer's message before it was stored (REDACT): a count per kind. */
 const redactedSchema = z

@@ -364,6 +364,7 @@ function answerUsage(m: StoredMessage) {
       completion_tokens: count('completion_tokens'),
       total_tokens: count('total_tokens'),
       cached_tokens: count('cached_tokens'),
+      ...(typeof tokens['by_purpose'] === 'object' && tokens['by_purpose'] !== null && { by_purpose: tokens['by_purpose'] }),
     },
     ...(typeof cost === 'number' && { cost }),
   };

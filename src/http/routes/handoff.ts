@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { ConversationFeed } from '../../chat/conversation-feed';
 import { handoffOf, type HandoffService } from '../../chat/handoff';
-import { AppError, NotFoundError, UnauthorizedError } from '../../errors';
+import { AppError, ClientStreamLimitError, InstanceStreamLimitError, NotFoundError, UnauthorizedError } from '../../errors';
 import type { Logger } from '../../observability/logger';
 import type { HandoffStore } from '../../store/handoff-store';
 import type { ChatStore, StoredMessage } from '../../store/types';
@@ -30,22 +30,79 @@ export interface HandoffRoutesParts {
 /** Messages an event stream reads at once; a longer backlog is read in several rounds. */
 const EVENTS_PAGE = 100;
 
+/** Caps on the open event streams of one instance (EVENT_STREAMS_PER_CLIENT, EVENT_STREAMS_PER_INSTANCE). */
+export interface EventStreamLimits {
+  /** Streams one client address may hold; agent-key streams do not count against it. */
+  perClient: number;
+  /** Streams this instance holds at most, whoever opens them. */
+  perInstance: number;
+}
+
+/** A held stream slot: give it back exactly once (more calls do nothing). */
+export type ReleaseSlot = () => void;
+
 /**
- * The open event streams of this process. On shutdown each is ended with an `end`
- * event, so customers reconnect (to another instance) instead of hanging on a
- * server that is closing: `server.close()` would otherwise wait for them forever.
+ * The open event streams of this process, and their caps. A stream takes a slot
+ * before it reads anything (`reserve`), so a client over its cap costs no query,
+ * and gives it back when it ends or fails to start. One client holding more than
+ * its share is refused 429; a full instance is refused 503 with Retry-After (a
+ * load balancer or the widget's retry finds another instance), so it never holds
+ * more sockets, timers and subscriptions than it was sized for.
+ *
+ * On shutdown each stream is ended with an `end` event, so customers reconnect
+ * (to another instance) instead of hanging on a server that is closing:
+ * `server.close()` would otherwise wait for them forever.
  */
 export class EventStreams {
   private readonly open = new Set<() => void>();
+  private readonly perClient = new Map<string, number>();
+  private slots = 0;
   private closing = false;
+
+  constructor(readonly limits: EventStreamLimits = { perClient: Number.MAX_SAFE_INTEGER, perInstance: Number.MAX_SAFE_INTEGER }) {}
+
+  /**
+   * Takes a slot for a stream of `client` (null: exempt from the per-client cap, as
+   * agent-key streams are). Throws 503 while shutting down or when the instance is
+   * full, 429 when the client holds its cap.
+   */
+  reserve(client: string | null): ReleaseSlot {
+    if (this.closing) throw new AppError(503, 'shutting_down', 'This instance is shutting down: reconnect.');
+    if (this.slots >= this.limits.perInstance) throw new InstanceStreamLimitError();
+    const held = client === null ? 0 : (this.perClient.get(client) ?? 0);
+    if (client !== null && held >= this.limits.perClient) throw new ClientStreamLimitError(this.limits.perClient);
+    this.slots += 1;
+    if (client !== null) this.perClient.set(client, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.slots -= 1;
+      if (client === null) return;
+      const left = (this.perClient.get(client) ?? 1) - 1;
+      if (left > 0) this.perClient.set(client, left);
+      else this.perClient.delete(client);
+    };
+  }
 
   add(end: () => void): () => void {
     this.open.add(end);
     return () => this.open.delete(end);
   }
 
+  /** Streams open now. */
   get size(): number {
     return this.open.size;
+  }
+
+  /** Slots held now (open streams plus those still starting). */
+  get held(): number {
+    return this.slots;
+  }
+
+  /** Slots `client` holds now. */
+  heldBy(client: string): number {
+    return this.perClient.get(client) ?? 0;
   }
 
   get isClosing(): boolean {
@@ -99,11 +156,19 @@ export function handoffRoutes(parts: HandoffRoutesParts): Router {
     // Last-Event-ID (an EventSource reconnecting) wins over after_seq; neither: from now on.
     const resumeFrom = req.get('last-event-id') ?? (typeof req.query['after_seq'] === 'string' ? req.query['after_seq'] : undefined);
     const requestedSeq = resumeFrom === undefined ? undefined : parseInput(eventsAfterSeqSchema, resumeFrom);
-    if (parts.streams.isClosing) throw new AppError(503, 'shutting_down', 'This instance is shutting down: reconnect.');
-    const session = await parts.store.getSession(sessionId);
-    if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
+    // The client's address (TRUST_PROXY decides which); the console's agent-key streams are exempt.
+    const release = parts.streams.reserve(agent ? null : (req.ip ?? 'unknown'));
+    let session;
+    try {
+      session = await parts.store.getSession(sessionId);
+      if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
+    } catch (error) {
+      release();
+      throw error;
+    }
     streamConversation(req, res, {
       ...parts,
+      release,
       sessionId,
       afterSeq: requestedSeq ?? session.messageCount,
       ready: { session_id: sessionId, handler: session.handler, agent_name: session.agentName, support: parts.handoff.availability() },
@@ -127,6 +192,8 @@ function streamConversation(
   req: Request,
   res: Response,
   options: HandoffRoutesParts & {
+    /** The stream's slot, given back when the stream ends. */
+    release: ReleaseSlot;
     sessionId: string;
     afterSeq: number;
     ready: Record<string, unknown>;
@@ -190,6 +257,7 @@ function streamConversation(
     clearInterval(heartbeat);
     unsubscribe();
     forget();
+    options.release();
   };
   const forget = options.streams.add(() => {
     // Shutdown: say so, then end; the widget reconnects (elsewhere) with Last-Event-ID.
@@ -199,6 +267,8 @@ function streamConversation(
   });
   res.on('close', finish);
   req.on('error', finish);
+  // The client may have gone while the session was read: no 'close' is coming then.
+  if (res.destroyed || res.closed) finish();
   // Whatever was stored between the client's last read and the subscription.
   void readNew();
 }

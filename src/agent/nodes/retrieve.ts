@@ -15,7 +15,8 @@ import { DEGRADED_KNOWLEDGE, type SupportStateType, type SupportStateUpdate } fr
 export const VECTOR_ONLY_CONFIDENCE_FACTOR = 0.5;
 
 /**
- * The confidence retrieval gives: the best passage's cosine similarity, clamped to
+ * The confidence retrieval gives: the best passage's cosine similarity (of the
+ * retrieved documents' passages, whichever of them was returned), clamped to
  * 0–1 (0 when none matched), a passage found by its vector alone (no word in common
  * with the query) counting at VECTOR_ONLY_CONFIDENCE_FACTOR of it. A passage found
  * by words alone counts with its own similarity, so words never raise confidence
@@ -23,7 +24,9 @@ export const VECTOR_ONLY_CONFIDENCE_FACTOR = 0.5;
  * Passages from match_documents (no full-text side) count whole.
  */
 export function retrievalConfidence(documents: RetrievedDocument[]): number {
-  const evidence = documents.map((d) => (d.fullTextRank === null ? d.similarity * VECTOR_ONLY_CONFIDENCE_FACTOR : d.similarity));
+  // A document's best chunk by meaning, even when another of its chunks was returned for its words.
+  const similarity = (d: RetrievedDocument) => Math.max(d.similarity, d.evidence?.documentSimilarity ?? -1);
+  const evidence = documents.map((d) => (d.fullTextRank === null ? similarity(d) * VECTOR_ONLY_CONFIDENCE_FACTOR : similarity(d)));
   return Math.min(1, Math.max(0, ...evidence));
 }
 

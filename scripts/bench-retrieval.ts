@@ -34,6 +34,7 @@ import { openPostgresDatabase } from '../src/store/postgres';
 import { SqlStore } from '../src/store/sql-store';
 import type { DocumentChunk } from '../src/store/types';
 import { writeMarkedSection } from './lib/benchmarks-file';
+import { seededRandom } from '../tests/support/seeded-random';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const BENCHMARKS_FILE = path.join(REPO_ROOT, 'BENCHMARKS.md');
@@ -49,17 +50,6 @@ const arg = (name: string) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : undefined;
 };
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Pronounceable made-up words (never English stop words), drawn by Zipf's law (s = 1). */
 function zipfVocabulary(random: () => number): () => string {
@@ -110,7 +100,7 @@ async function measure(database: string, db: SqlDatabase, chunks: number, explai
   await applyMigrations(db);
   const store = new SqlStore(db);
   const embedder: Embedder = { embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL };
-  const random = mulberry32(chunks);
+  const random = seededRandom(chunks);
   const word = zipfVocabulary(random);
   const text = (n: number) => Array.from({ length: n }, word).join(' ');
 

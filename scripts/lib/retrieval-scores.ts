@@ -4,6 +4,7 @@
  * bootstrap over conversations (turns of one conversation are not independent).
  */
 import type { TurnResult } from './answer-eval';
+import { seededRandom } from '../../tests/support/seeded-random';
 
 /** One judged turn: where the service and the baseline put its first judged document (null: not found). */
 export interface RankedTurn {
@@ -31,18 +32,6 @@ export function recallAt(turns: RankedTurn[]): { service: Record<number, number>
   };
 }
 
-/** A small seeded generator, so a run's intervals can be reproduced. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * 95% interval of R@k(service) − R@k(baseline): conversations drawn with replacement
  * (2,000 draws), the difference over the drawn conversations' turns, its 2.5th and
@@ -58,7 +47,7 @@ export function pairedInterval(turns: RankedTurn[], k: number, draws = 2000, see
   }
   const groups = [...byConversation.values()];
   if (groups.length === 0) return [0, 0];
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const differences: number[] = [];
   for (let d = 0; d < draws; d++) {
     let sum = 0;

@@ -208,13 +208,19 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
     try {
       return await this.appendTurnOnce(turn);
     } catch (error) {
-      // The conversation was erased while this turn was being answered: the store
-      // refused to bring it back (ER410), or found its row gone mid-statement.
-      if (!(error instanceof IdempotencyKeyLostError) && (await this.fn.value<boolean>(FN.sessionErased, { p_session_id: turn.sessionId }).catch(() => false))) {
-        throw new ConversationErasedError();
-      }
-      throw error;
+      if (error instanceof IdempotencyKeyLostError) throw error;
+      throw await this.erasedOr(error, turn.sessionId);
     }
+  }
+
+  /**
+   * The conversation was erased while this turn was being answered: the store refused to
+   * bring it back (ER410), or found its row gone mid-statement. Then ConversationErasedError,
+   * else the error as it was.
+   */
+  private async erasedOr(error: unknown, sessionId: string): Promise<unknown> {
+    const erased = await this.fn.value<boolean>(FN.sessionErased, { p_session_id: sessionId }).catch(() => false);
+    return erased ? new ConversationErasedError() : error;
   }
 
   private async appendTurnOnce(turn: TurnToAppend): Promise<StoredMessage[]> {
@@ -241,9 +247,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
       return { outcome: 'stored', messages };
     } catch (error) {
       if (sqlStateOf(error) === IDEMPOTENCY_KEY_LOST) throw new IdempotencyKeyLostError();
-      // The conversation was erased while this turn was being answered (see appendTurn).
-      if (await this.fn.value<boolean>(FN.sessionErased, { p_session_id: turn.sessionId }).catch(() => false)) throw new ConversationErasedError();
-      throw error;
+      throw await this.erasedOr(error, turn.sessionId);
     }
   }
 

@@ -121,11 +121,12 @@ begin
   ),
   -- BM25 (k1 = 1.2, b = 0.75) of each document holding a query word, each word at its weight.
   weighted as (
-    select po.source, po.lexeme, po.tf, po.weight, po.own,
-           ln(1 + (co.n - po.df + 0.5) / (po.df + 0.5)) as idf,
-           ln(1 + (co.n - po.df + 0.5) / (po.df + 0.5)) * po.tf * 2.2
-             / (po.tf + 1.2 * (0.25 + 0.75 * po.doc_length / greatest(co.avg_length, 1))) as bm25
-    from postings po cross join corpus co
+    select t.*, t.idf * t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75 * t.doc_length / greatest(t.avg_length, 1))) as bm25
+    from (
+      select po.source, po.lexeme, po.tf, po.doc_length, po.weight, po.own, co.avg_length,
+             ln(1 + (co.n - po.df + 0.5) / (po.df + 0.5)) as idf
+      from postings po cross join corpus co
+    ) t
   ),
   bm25 as (
     select w.source, sum(w.weight * w.bm25) as total, sum(case when w.own then 0 else w.weight * w.bm25 end) as from_history

@@ -106,7 +106,7 @@ describe('knowledge statistics on PGlite', () => {
 
 /**
  * The documents table as the migrations make it, with the vector column as real[]:
- * the CI server has no pgvector, and the statistics never read the vectors.
+ * for a server without pgvector (CI builds it, but may fail to), and the statistics never read the vectors.
  */
 function documentsWithoutPgvector(): string {
   const sql = fs.readFileSync(path.join(MIGRATIONS_DIR, '20261122000400_documents.sql'), 'utf8');

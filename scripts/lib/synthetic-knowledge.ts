@@ -82,7 +82,7 @@ export interface SyntheticLoad {
  * Loads ceil(chunks / 10) articles (0 … articles - 1) on a migrated database with the HNSW
  * index dropped, builds it again as the migrations defined it, then analyzes.
  * maintenanceWorkMem: set (locally, in the build's transaction) for the index build; a
- * PostgreSQL server's default of 64 MB makes a build of 10,000 chunks spill to disk.
+ * PostgreSQL server's default of 64 MB is outgrown by the graph of 10,000 chunks, which slows the build.
  */
 export async function loadSyntheticKnowledge(
   db: SqlDatabase,

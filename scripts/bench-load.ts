@@ -14,9 +14,17 @@
  * needs for retrieval. Otherwise PGlite served over the Postgres wire protocol, as
  * the tests do: one statement at a time, so it caps throughput well below a server.
  *
- *   npm run bench:load [-- --seconds 10 --levels 1,4,16,64]
+ * The knowledge base: the service seeds its help center on its first start. With
+ * --knowledge-chunks N, before the service starts, the help center is ingested as the
+ * service would and a synthetic knowledge base of N chunks is loaded beside it (the
+ * articles of bench:retrieval, embedded by the service's own embedder: the stub's
+ * vectors under OPENAI_EMBEDDING_MODEL's name), so retrieval searches N more chunks;
+ * the service, finding a knowledge base, seeds nothing. It needs a scratch database
+ * (TEST_DATABASE_URL or PGlite), not DATABASE_URL. Its table goes in a section of its own.
  *
- * Progress goes to stderr; the tables to stdout and the file.
+ *   npm run bench:load [-- --seconds 10 --levels 1,4,16,64 --knowledge-chunks 10000 --no-write]
+ *
+ * Progress goes to stderr; the tables to stdout and the file (not with --no-write).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,17 +33,27 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Pool } from 'pg';
+import { loadConfig } from '../src/config';
+import { createEmbedder } from '../src/knowledge/embeddings';
+import { findSourceFiles, ingestFiles } from '../src/knowledge/ingest';
+import { applyMigrations } from '../src/store/migrations';
+import { openPostgresDatabase } from '../src/store/postgres';
+import { SqlStore } from '../src/store/sql-store';
 import { startOpenAIStub } from '../tests/support/openai-stub';
 import { startPgliteServer } from '../tests/support/postgres';
+import { seededRandom } from '../tests/support/seeded-random';
 import { writeMarkedSection } from './lib/benchmarks-file';
+import { CHUNKS_PER_ARTICLE, loadSyntheticKnowledge, syntheticKnowledge, WORDS_PER_CHUNK, type SyntheticLoad } from './lib/synthetic-knowledge';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const BENCHMARKS_FILE = path.join(REPO_ROOT, 'BENCHMARKS.md');
-const MARKERS = { start: '<!-- bench-load:start -->', end: '<!-- bench-load:end -->' };
+const SEED_DIR = path.join(REPO_ROOT, 'knowledge/help-center');
 const AGENT_KEY = 'bench-agent-key';
 const POOL_MAX = 10;
 /** Requests spread over this many sessions, so they queue on no single session row. */
 const SESSIONS = 32;
+/** The question every request asks (the help center answers it). */
+const QUESTION = 'How long does a refund take?';
 const STAGES = ['session', 'window', 'rewrite', 'retrieval', 'memory', 'model', 'tools', 'persist', 'total'] as const;
 
 function progress(message: string): void {
@@ -49,6 +67,14 @@ function option(name: string, fallback: string): string {
 
 const SECONDS = Number(option('seconds', '10'));
 const LEVELS = option('levels', '1,4,16,64').split(',').map(Number);
+/** Synthetic chunks loaded beside the help center; 0: the help center alone. */
+const KNOWLEDGE_CHUNKS = Number(option('knowledge-chunks', '0'));
+const WRITE = !process.argv.includes('--no-write');
+/** Each knowledge base its own section of BENCHMARKS.md, so a run of one keeps the other's table. */
+const MARKERS =
+  KNOWLEDGE_CHUNKS > 0
+    ? { start: '<!-- bench-load-synthetic-knowledge:start -->', end: '<!-- bench-load-synthetic-knowledge:end -->' }
+    : { start: '<!-- bench-load:start -->', end: '<!-- bench-load:end -->' };
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -71,6 +97,10 @@ async function hasPgvector(url: string): Promise<boolean> {
 interface Database {
   url: string;
   description: string;
+  /** A PostgreSQL server (not PGlite). */
+  server: boolean;
+  /** Made for this run and dropped after it. */
+  scratch: boolean;
   close(): Promise<void>;
 }
 
@@ -78,7 +108,7 @@ interface Database {
 async function openDatabase(): Promise<Database> {
   const configured = process.env.DATABASE_URL;
   if (configured && (await hasPgvector(configured))) {
-    return { url: configured, description: `PostgreSQL from DATABASE_URL (${new URL(configured).host})`, close: async () => {} };
+    return { url: configured, description: `PostgreSQL from DATABASE_URL (${new URL(configured).host})`, server: true, scratch: false, close: async () => {} };
   }
   if (configured) progress('DATABASE_URL has no pgvector: not using it');
   const testServer = process.env.TEST_DATABASE_URL;
@@ -91,6 +121,8 @@ async function openDatabase(): Promise<Database> {
     return {
       url: url.toString(),
       description: `PostgreSQL server from TEST_DATABASE_URL (scratch database ${name})`,
+      server: true,
+      scratch: true,
       close: async () => {
         await admin.query(`drop database if exists ${name} with (force)`);
         await admin.end();
@@ -104,8 +136,60 @@ async function openDatabase(): Promise<Database> {
     description:
       'PGlite (in-memory, with pgvector) served over the Postgres wire protocol on loopback, in the benchmark process: ' +
       'no PostgreSQL server with pgvector was available. PGlite runs one statement at a time, so the database is a serial bottleneck here',
+    server: false,
+    scratch: true,
     close: () => server.close(),
   };
+}
+
+/**
+ * Before the service starts: the help center, ingested as the service's own seed would
+ * (same files, same source names, same embedder), then `chunks` synthetic chunks beside it,
+ * embedded by the service's embedder so hybrid_search accepts the query's model. The index
+ * build gets maintenance_work_mem 1GB on a server (the graph of 10,000 chunks outgrows its 64 MB default).
+ */
+async function loadKnowledge(database: Database, serviceEnv: NodeJS.ProcessEnv, chunks: number): Promise<SyntheticLoad & { model: string }> {
+  const db = openPostgresDatabase({ connectionString: database.url, poolMax: 1 });
+  try {
+    await applyMigrations(db);
+    const store = new SqlStore(db);
+    const embedder = createEmbedder(loadConfig(serviceEnv));
+    const seed = await ingestFiles(await findSourceFiles([SEED_DIR], REPO_ROOT), store, embedder);
+    progress(`help center: ${seed.files} files, ${seed.chunks} chunks (${embedder.model})`);
+    const knowledge = syntheticKnowledge(store, embedder, seededRandom(chunks));
+    const load = await loadSyntheticKnowledge(db, knowledge, chunks, {
+      progress: (message) => progress(`synthetic knowledge base: ${message}`),
+      maintenanceWorkMem: database.server ? '1GB' : undefined,
+    });
+    return { ...load, model: embedder.model };
+  } finally {
+    await db.close();
+  }
+}
+
+/** The knowledge base the service answers from: its chunks, and how many are synthetic. */
+async function countKnowledge(url: string): Promise<{ chunks: number; synthetic: number }> {
+  const pool = new Pool({ connectionString: url, max: 1 });
+  try {
+    const { rows } = await pool.query<{ chunks: number; synthetic: number }>(
+      `select count(*)::int as chunks, (count(*) filter (where source like 'synthetic/%'))::int as synthetic from documents`,
+    );
+    return rows[0]!;
+  } finally {
+    await pool.end();
+  }
+}
+
+/** The sources the service cites for the benchmark's question: what its retrieval found. */
+async function sourcesOf(baseURL: string): Promise<string[]> {
+  const response = await fetch(`${baseURL}/api/v1/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${AGENT_KEY}` },
+    body: JSON.stringify({ message: QUESTION, session_id: 'sources' }),
+  });
+  if (!response.ok) throw new Error(`POST /api/v1/chat answered ${response.status}: ${await response.text()}`);
+  const { sources } = (await response.json()) as { sources: { source: string }[] };
+  return sources.map((s) => s.source);
 }
 
 interface Child {
@@ -200,7 +284,7 @@ async function drive(url: string, connections: number, withStages: boolean): Pro
       {
         setupRequest: (request) => ({
           ...request,
-          body: JSON.stringify({ message: 'How long does a refund take?', session_id: `load-${connections}-${next++ % SESSIONS}` }),
+          body: JSON.stringify({ message: QUESTION, session_id: `load-${connections}-${next++ % SESSIONS}` }),
         }),
         onResponse: (status, _body, _context, headers) => {
           // autocannon keeps the raw header names' case.
@@ -246,36 +330,53 @@ function table(header: string[], rows: (string | number)[][]): string {
 async function main(): Promise<void> {
   const database = await openDatabase();
   progress(`database: ${database.description}`);
+  if (KNOWLEDGE_CHUNKS > 0 && !database.scratch) {
+    await database.close();
+    throw new Error('--knowledge-chunks loads synthetic articles, which would stay in DATABASE_URL: unset it (TEST_DATABASE_URL gets a scratch database)');
+  }
   const stub = await startOpenAIStub();
   const servicePort = await freePort();
   const barePort = await freePort();
-  const service = startChild(
-    path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
-    [path.join(REPO_ROOT, 'src/index.ts')],
-    {
-      DATABASE_URL: database.url,
-      DATABASE_POOL_MAX: String(POOL_MAX),
-      HOST: '127.0.0.1',
-      PORT: String(servicePort),
-      AGENT_API_KEY: AGENT_KEY,
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: stub.baseURL,
-      KNOWLEDGE_SEED_DIR: path.join(REPO_ROOT, 'knowledge/help-center'),
-      LOG_LEVEL: 'warn',
-      // The limiter still counts every request in the database, as in production, but
-      // never refuses one: the benchmark measures answers.
-      RATE_LIMIT_PER_CLIENT: '1000000',
-      RATE_LIMIT_PER_SESSION: '1000000',
-    },
-    servicePort,
-  );
+  const serviceEnv: NodeJS.ProcessEnv = {
+    DATABASE_URL: database.url,
+    DATABASE_POOL_MAX: String(POOL_MAX),
+    HOST: '127.0.0.1',
+    PORT: String(servicePort),
+    AGENT_API_KEY: AGENT_KEY,
+    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_BASE_URL: stub.baseURL,
+    KNOWLEDGE_SEED_DIR: SEED_DIR,
+    LOG_LEVEL: 'warn',
+    // The limiter still counts every request in the database, as in production, but
+    // never refuses one: the benchmark measures answers.
+    RATE_LIMIT_PER_CLIENT: '1000000',
+    RATE_LIMIT_PER_SESSION: '1000000',
+  };
+  let load: (SyntheticLoad & { model: string }) | undefined;
+  if (KNOWLEDGE_CHUNKS > 0) {
+    try {
+      load = await loadKnowledge(database, serviceEnv, KNOWLEDGE_CHUNKS);
+    } catch (error) {
+      await stub.close();
+      await database.close();
+      throw error;
+    }
+  }
+  const service = startChild(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), [path.join(REPO_ROOT, 'src/index.ts')], serviceEnv, servicePort);
   const bare = startChild(process.execPath, ['-e', BARE_SERVER], { PORT: String(barePort), NODE_PATH: path.join(REPO_ROOT, 'node_modules') }, barePort);
   const results: Array<{ service: LevelResult; bare: LevelResult }> = [];
+  let knowledge: { chunks: number; synthetic: number };
+  let retrieved: string[];
   try {
-    progress('starting the service (migrations and the help-center seed on first start)');
+    progress(load ? 'starting the service (the knowledge base is loaded: it seeds nothing)' : 'starting the service (migrations and the help-center seed on first start)');
     await Promise.all([waitUntilServing(service, `${service.baseURL}/health`), waitUntilServing(bare, `${bare.baseURL}/health`)]);
+    knowledge = await countKnowledge(database.url);
+    const expected = load ? load.articles * CHUNKS_PER_ARTICLE : 0;
+    if (knowledge.synthetic !== expected) throw new Error(`${knowledge.synthetic} synthetic chunks once the service started, not ${expected}:\n${service.output.join('')}`);
+    progress(`knowledge base: ${knowledge.chunks} chunks, ${knowledge.synthetic} of them synthetic`);
     progress('warming up');
     await autocannon({ url: `${service.baseURL}/api/v1/chat`, connections: 4, amount: 200, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${AGENT_KEY}` }, body: JSON.stringify({ message: 'Warm-up question about refunds', session_id: 'warm-up' }) });
+    retrieved = await sourcesOf(service.baseURL);
     for (const connections of LEVELS) {
       progress(`${connections} connection(s), ${SECONDS} s each: bare endpoint`);
       const bareResult = await drive(`${bare.baseURL}/bare`, connections, false);
@@ -314,12 +415,18 @@ async function main(): Promise<void> {
   );
   const section = [
     MARKERS.start,
-    '## `npm run bench:load` (scripts/bench-load.ts)',
+    load
+      ? `## \`npm run bench:load\` with ${knowledge.chunks.toLocaleString('en-US')} chunks: ${knowledge.synthetic.toLocaleString('en-US')} synthetic beside the help center (scripts/bench-load.ts)`
+      : '## `npm run bench:load` (scripts/bench-load.ts)',
     '',
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, Node ${process.version}, ${os.platform()} ${os.arch()}`,
     `- Command: \`npm run bench:load${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\``,
     `- Database: ${database.description}.`,
+    load
+      ? `- Knowledge base: ${knowledge.chunks.toLocaleString('en-US')} chunks: the help center's ${knowledge.chunks - knowledge.synthetic} (knowledge/help-center, ingested as the service's seed would) and beside it a synthetic knowledge base of ${knowledge.synthetic.toLocaleString('en-US')} (--knowledge-chunks: bench:retrieval's articles of ${CHUNKS_PER_ARTICLE} chunks of ${WORDS_PER_CHUNK} Zipf-distributed made-up words, embedded by the service's own embedder, so the stub's vectors stored as ${load.model}), loaded before the service started at ${load.ingestPerSecond.toFixed(0)} chunks/s, the HNSW index built after the load in ${load.indexSeconds.toFixed(1)} s${database.server ? ' (maintenance_work_mem 1GB)' : ''}, then analyzed.`
+      : `- Knowledge base: the help center alone (knowledge/help-center, ${knowledge.chunks} chunks), seeded by the service on its first start; \`--knowledge-chunks N\` loads N synthetic chunks beside it (a section of its own).`,
+    `- The question every request asks, "${QUESTION}", retrieved: ${retrieved.join(', ') || 'nothing'} (the sources of one answer after the warm-up).`,
     `- The service: its own process (\`tsx src/index.ts\`, LOG_LEVEL=warn, pool of ${POOL_MAX}), answering with the real OpenAI client against the loopback OpenAI-compatible stub (an instant model, embeddings included); requests spread over ${SESSIONS} sessions per level, so the window grows to its 20-message cap. The bare endpoint: Express parsing a JSON body and answering JSON, its own process. autocannon drives both from the benchmark process, ${SECONDS} s per level, on the same machine.`,
     '',
     '### Throughput and latency',
@@ -336,6 +443,7 @@ async function main(): Promise<void> {
     MARKERS.end,
   ].join('\n');
   console.log(section);
+  if (!WRITE) return;
   writeMarkedSection(BENCHMARKS_FILE, MARKERS, section);
   progress(`recorded in ${path.relative(process.cwd(), BENCHMARKS_FILE)}`);
 }

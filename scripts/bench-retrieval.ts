@@ -32,16 +32,13 @@ import { applyMigrations } from '../src/store/migrations';
 import { openPgliteDatabase } from '../src/store/pglite';
 import { openPostgresDatabase } from '../src/store/postgres';
 import { SqlStore } from '../src/store/sql-store';
-import type { DocumentChunk } from '../src/store/types';
 import { writeMarkedSection } from './lib/benchmarks-file';
+import { CHUNKS_PER_ARTICLE, loadSyntheticKnowledge, syntheticKnowledge, VOCABULARY, WORDS_PER_CHUNK } from './lib/synthetic-knowledge';
 import { seededRandom } from '../tests/support/seeded-random';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const BENCHMARKS_FILE = path.join(REPO_ROOT, 'BENCHMARKS.md');
 const MARKERS = { start: '<!-- bench-retrieval:start -->', end: '<!-- bench-retrieval:end -->' };
-const CHUNKS_PER_ARTICLE = 10;
-const WORDS_PER_CHUNK = 150;
-const VOCABULARY = 20_000;
 const QUESTIONS = 15;
 const REPEATS = 5;
 
@@ -50,34 +47,6 @@ const arg = (name: string) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : undefined;
 };
-
-/** Pronounceable made-up words (never English stop words), drawn by Zipf's law (s = 1). */
-function zipfVocabulary(random: () => number): () => string {
-  const syllables = 'ka lo mi ne su ta ri po ve du ga hi jo ze bu fa'.split(' ');
-  const words = Array.from({ length: VOCABULARY }, (_, i) => {
-    let n = i + 1;
-    let word = '';
-    while (n > 0) {
-      word += syllables[n % syllables.length];
-      n = Math.floor(n / syllables.length);
-    }
-    return `${word}x`;
-  });
-  const cumulative: number[] = [];
-  let total = 0;
-  for (let r = 1; r <= VOCABULARY; r++) cumulative.push((total += 1 / r));
-  return () => {
-    const target = random() * total;
-    let low = 0;
-    let high = cumulative.length - 1;
-    while (low < high) {
-      const mid = (low + high) >> 1;
-      if (cumulative[mid]! < target) low = mid + 1;
-      else high = mid;
-    }
-    return words[low]!;
-  };
-}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -101,44 +70,11 @@ async function measure(database: string, db: SqlDatabase, chunks: number, explai
   const store = new SqlStore(db);
   const embedder: Embedder = { embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL };
   const random = seededRandom(chunks);
-  const word = zipfVocabulary(random);
-  const text = (n: number) => Array.from({ length: n }, word).join(' ');
-
-  const articles = Math.ceil(chunks / CHUNKS_PER_ARTICLE);
-  const article = async (a: number) => {
-    const source = `synthetic/article-${a}.md`;
-    const title = text(4);
-    const contents = Array.from({ length: CHUNKS_PER_ARTICLE }, () => text(WORDS_PER_CHUNK));
-    const vectors = await embedder.embeddings.embedDocuments(contents.map((c) => `${title}\n\n${c}`));
-    const rows: DocumentChunk[] = contents.map((content, i) => ({
-      source,
-      title,
-      chunkIndex: i,
-      content,
-      contentHash: `${source}#${i}#${content.length}`,
-      metadata: {},
-      embedding: vectors[i]!,
-      embeddingModel: embedder.model,
-    }));
-    await store.replaceSourceChunks(source, rows);
-  };
-  // The definition of the index as the migrations made it, to build it again after the load.
-  const [index] = await db.query<{ definition: string }>(`select pg_get_indexdef('documents_embedding_hnsw_idx'::regclass) as definition`);
-  await db.query('drop index documents_embedding_hnsw_idx');
-  const startedAt = performance.now();
-  for (let a = 0; a < articles; a++) {
-    await article(a);
-    if ((a + 1) % Math.max(1, Math.floor(articles / 10)) === 0) {
-      const done = (a + 1) * CHUNKS_PER_ARTICLE;
-      progress(`  ${database} ${chunks}: loaded ${done} chunks (${(done / ((performance.now() - startedAt) / 1000)).toFixed(0)} chunks/s)`);
-    }
-  }
-  const ingestPerSecond = (articles * CHUNKS_PER_ARTICLE) / ((performance.now() - startedAt) / 1000);
-  progress(`  ${database} ${chunks}: building the HNSW index`);
-  const indexStartedAt = performance.now();
-  await db.query(index!.definition);
-  const indexSeconds = (performance.now() - indexStartedAt) / 1000;
-  await db.query('analyze');
+  const knowledge = syntheticKnowledge(store, embedder, random);
+  const { text, article } = knowledge;
+  const { articles, ingestPerSecond, indexSeconds } = await loadSyntheticKnowledge(db, knowledge, chunks, {
+    progress: (message) => progress(`  ${database} ${chunks}: ${message}`),
+  });
   const reingest: number[] = [];
   for (let i = 0; i < 20; i++) {
     const t = performance.now();

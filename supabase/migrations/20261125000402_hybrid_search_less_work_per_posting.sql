@@ -1,0 +1,201 @@
+-- hybrid_search, third version: the same ranking as the second (20261125000401), with
+-- less work per posting read, which is what a query on a large knowledge base spends its
+-- time on (npm run bench:retrieval: at 100,000 chunks a query reads about 7,500 postings).
+--
+-- - The full-text candidates are taken with a bounded top-N sort before they are
+--   normalised and numbered; the second version sorted and numbered every document that
+--   held a query word (5,000 at 100,000 chunks) to keep 50.
+-- - Each query word's idf, needed to order a chosen document's chunks, comes from the
+--   query's own words (a row each) instead of a DISTINCT over every posting read; the
+--   postings are then read once, not materialised for a second pass.
+--
+-- Same formula, same order, same ties (by source), so the same rows: see 20261125000401
+-- for what the ranking is and why.
+create or replace function hybrid_search(
+  p_query_text text,
+  p_query_embedding vector(1536),
+  p_embedding_model text,
+  p_match_count integer,
+  p_min_similarity double precision default 0,
+  p_full_text_weight double precision default 1,
+  p_semantic_weight double precision default 1,
+  p_history jsonb default '[]'::jsonb
+)
+returns table (
+  id uuid,
+  source text,
+  title text,
+  chunk_index integer,
+  content text,
+  metadata jsonb,
+  -- This chunk's cosine similarity to the query vector.
+  similarity double precision,
+  -- The document's place by BM25 (1 = best); null when none of the query's words is in it.
+  full_text_rank integer,
+  -- The document's fused score.
+  score double precision,
+  -- Its BM25 divided by the best document's (0..1), and the part of it earlier turns' words gave.
+  full_text_score double precision,
+  history_score double precision,
+  -- The document's place by its best chunk's similarity among the candidates, and that similarity.
+  semantic_rank integer,
+  document_similarity double precision
+)
+language plpgsql
+stable
+-- The chunks' vectors are stored out of line (TOAST: 6 kB each), so the planner prices a
+-- sequential scan of documents as cheap and sorts every vector by distance instead of
+-- asking the HNSW index: measured here, 70 ms at 10,000 chunks and growing with them.
+-- Every other read here is by an index too. No JIT: its compile time (hundreds of ms)
+-- is spent on costs inflated by the disabled scan, never repaid by a query this size.
+set enable_seqscan = off
+set jit = off
+as $$
+#variable_conflict use_column
+declare
+  v_other_model text;
+  -- Full-text candidates: a document below this many by BM25 rarely wins on vectors.
+  v_full_text_candidates integer := greatest(p_match_count * 10, 50);
+begin
+  select m.embedding_model into v_other_model
+  from knowledge_embedding_models m
+  where m.embedding_model <> p_embedding_model and m.chunks > 0
+  limit 1;
+  if v_other_model is not null then
+    raise exception 'knowledge base was embedded with "%", but the query was embedded with "%"; re-ingest the knowledge base with the current embedding model',
+      v_other_model, p_embedding_model
+      using errcode = 'EM001';
+  end if;
+
+  return query
+  with terms as (
+    -- Each lexeme once (English stemming, stopwords dropped), at the highest weight a text gives it.
+    select t.lexeme, max(t.weight) as weight, bool_or(t.own) as own
+    from (
+      select u.lexeme, 1.0::double precision as weight, true as own
+      from unnest(tsvector_to_array(to_tsvector('english', coalesce(p_query_text, '')))) as u(lexeme)
+      union all
+      select u.lexeme, least((h.value->>'weight')::double precision, 1), false
+      from jsonb_array_elements(coalesce(p_history, '[]'::jsonb)) as h(value),
+           unnest(tsvector_to_array(to_tsvector('english', coalesce(h.value->>'text', '')))) as u(lexeme)
+      where (h.value->>'weight')::double precision > 0
+    ) t
+    group by t.lexeme
+  ),
+  corpus as (
+    select c.sources::double precision as n, c.total_length / greatest(c.sources, 1) as avg_length
+    from knowledge_corpus_stats c where c.id
+  ),
+  postings as (
+    select p.source, t.lexeme, p.tf, p.doc_length, t.weight, t.own, kt.df
+    from terms t
+    join knowledge_terms kt on kt.lexeme = t.lexeme
+    cross join lateral (
+      select p.source, p.tf, p.doc_length from knowledge_postings p
+      where p.lexeme = t.lexeme
+      order by p.impact desc
+      limit 1000
+    ) p
+  ),
+  -- BM25 (k1 = 1.2, b = 0.75) of each document holding a query word, each word at its weight.
+  weighted as (
+    select t.*, t.idf * t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75 * t.doc_length / greatest(t.avg_length, 1))) as bm25
+    from (
+      select po.source, po.lexeme, po.tf, po.doc_length, po.weight, po.own, co.avg_length,
+             ln(1 + (co.n - po.df + 0.5) / (po.df + 0.5)) as idf
+      from postings po cross join corpus co
+    ) t
+  ),
+  bm25 as (
+    select w.source, sum(w.weight * w.bm25) as total, sum(case when w.own then 0 else w.weight * w.bm25 end) as from_history
+    from weighted w group by w.source
+  ),
+  -- The candidates first (a bounded top-N sort), then only they are normalised and numbered:
+  -- the best document is among them.
+  leaders as (
+    select b.source, b.total, b.from_history
+    from bm25 b
+    order by b.total desc, b.source
+    limit v_full_text_candidates
+  ),
+  full_text as (
+    select l.source,
+           l.total / nullif(max(l.total) over (), 0) as normalised,
+           l.from_history / nullif(max(l.total) over (), 0) as history_part,
+           row_number() over (order by l.total desc, l.source) as place
+    from leaders l
+  ),
+  -- The HNSW index (vector_cosine_ops) serves this: ordered by <=> with a limit. It returns
+  -- at most hnsw.ef_search rows (40 by default), which is what is asked for.
+  nearest as (
+    select d.source from documents d order by d.embedding <=> p_query_embedding limit 40
+  ),
+  candidates as (
+    select f.source from full_text f union select n.source from nearest n
+  ),
+  chunk_similarity as (
+    select d.id, d.source, (1 - (d.embedding <=> p_query_embedding))::double precision as similarity
+    from documents d
+    where d.source in (select c.source from candidates c)
+  ),
+  by_meaning as (
+    select cs.source, max(cs.similarity) as similarity from chunk_similarity cs group by cs.source
+  ),
+  fused as (
+    select m.source, f.normalised, f.history_part, f.place, m.similarity,
+           row_number() over (order by m.similarity desc, m.source) as semantic_place,
+           coalesce(p_full_text_weight * f.normalised, 0)
+             + p_semantic_weight * (case when m.similarity >= p_min_similarity then m.similarity else 0 end) as score
+    from by_meaning m left join full_text f on f.source = m.source
+    -- A document counts when a query word is in it or its meaning is close enough.
+    where f.source is not null or m.similarity >= p_min_similarity
+  ),
+  chosen as (
+    select fu.* from fused fu order by fu.score desc, fu.source limit greatest(p_match_count, 0)
+  ),
+  -- Within a chosen document, its chunks by their own words (idf-weighted) and similarity.
+  -- Materialised: a row per query word, joined by hash to the chosen chunks' lexemes
+  -- (inlined, the planner looked each chunk lexeme up in knowledge_terms instead).
+  term_idf as materialized (
+    select t.lexeme, t.weight, ln(1 + (co.n - kt.df + 0.5) / (kt.df + 0.5)) as idf
+    from terms t
+    join knowledge_terms kt on kt.lexeme = t.lexeme
+    cross join corpus co
+  ),
+  chunk_words as (
+    select d.id, sum(ti.weight * ti.idf * coalesce(array_length(u.positions, 1), 1) / (coalesce(array_length(u.positions, 1), 1) + 1.2)) as words
+    from documents d
+    join chosen ch on ch.source = d.source
+    cross join unnest(d.fts) as u
+    join term_idf ti on ti.lexeme = u.lexeme
+    group by d.id
+  ),
+  chunk_scores as (
+    select cs.id, cs.source, cs.similarity,
+           coalesce(cw.words, 0) / nullif(max(coalesce(cw.words, 0)) over (partition by cs.source), 0) as words
+    from chunk_similarity cs
+    join chosen ch on ch.source = cs.source
+    left join chunk_words cw on cw.id = cs.id
+  ),
+  ranked_chunks as (
+    select k.id, ch.score as document_score, ch.normalised, ch.history_part, ch.place, ch.semantic_place, ch.similarity as document_similarity,
+           k.similarity,
+           row_number() over (partition by k.source order by coalesce(k.words, 0) + k.similarity desc, k.id) as place_in_source
+    from chunk_scores k
+    join chosen ch on ch.source = k.source
+  )
+  select d.id, d.source, d.title, d.chunk_index, d.content, d.metadata,
+         r.similarity,
+         r.place::integer,
+         r.document_score::double precision,
+         r.normalised::double precision,
+         r.history_part::double precision,
+         r.semantic_place::integer,
+         r.document_similarity::double precision
+  from ranked_chunks r
+  join documents d on d.id = r.id
+  -- Documents first: the best chunk of each document, then the second bests, and so on.
+  order by r.place_in_source, r.document_score desc, d.source, d.chunk_index
+  limit greatest(p_match_count, 0);
+end;
+$$;

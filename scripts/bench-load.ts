@@ -146,7 +146,7 @@ async function openDatabase(): Promise<Database> {
  * Before the service starts: the help center, ingested as the service's own seed would
  * (same files, same source names, same embedder), then `chunks` synthetic chunks beside it,
  * embedded by the service's embedder so hybrid_search accepts the query's model. The index
- * build gets maintenance_work_mem 1GB on a server (the graph of 10,000 chunks outgrows its 64 MB default).
+ * build gets INDEX_BUILD_MEMORY on a server (the graph of 10,000 chunks outgrows its 64 MB default).
  */
 async function loadKnowledge(database: Database, serviceEnv: NodeJS.ProcessEnv, chunks: number): Promise<SyntheticLoad & { model: string }> {
   const db = openPostgresDatabase({ connectionString: database.url, poolMax: 1 });
@@ -159,7 +159,7 @@ async function loadKnowledge(database: Database, serviceEnv: NodeJS.ProcessEnv, 
     const knowledge = syntheticKnowledge(store, embedder, seededRandom(chunks));
     const load = await loadSyntheticKnowledge(db, knowledge, chunks, {
       progress: (message) => progress(`synthetic knowledge base: ${message}`),
-      maintenanceWorkMem: database.server ? '1GB' : undefined,
+      server: database.server,
     });
     return { ...load, model: embedder.model };
   } finally {
@@ -424,7 +424,7 @@ async function main(): Promise<void> {
     `- Command: \`npm run bench:load${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\``,
     `- Database: ${database.description}.`,
     load
-      ? `- Knowledge base: ${knowledge.chunks.toLocaleString('en-US')} chunks: the help center's ${knowledge.chunks - knowledge.synthetic} (knowledge/help-center, ingested as the service's seed would) and beside it a synthetic knowledge base of ${knowledge.synthetic.toLocaleString('en-US')} (--knowledge-chunks: bench:retrieval's articles of ${CHUNKS_PER_ARTICLE} chunks of ${WORDS_PER_CHUNK} Zipf-distributed made-up words, embedded by the service's own embedder, so the stub's vectors stored as ${load.model}), loaded before the service started at ${load.ingestPerSecond.toFixed(0)} chunks/s, the HNSW index built after the load in ${load.indexSeconds.toFixed(1)} s${database.server ? ' (maintenance_work_mem 1GB)' : ''}, then analyzed.`
+      ? `- Knowledge base: ${knowledge.chunks.toLocaleString('en-US')} chunks: the help center's ${knowledge.chunks - knowledge.synthetic} (knowledge/help-center, ingested as the service's seed would) and beside it a synthetic knowledge base of ${knowledge.synthetic.toLocaleString('en-US')} (--knowledge-chunks: bench:retrieval's articles of ${CHUNKS_PER_ARTICLE} chunks of ${WORDS_PER_CHUNK} Zipf-distributed made-up words, embedded by the service's own embedder, so the stub's vectors stored as ${load.model}), loaded before the service started at ${load.ingestPerSecond.toFixed(0)} chunks/s, the HNSW index built after the load in ${load.indexSeconds.toFixed(1)} s${load.indexBuildMemory ? ` (maintenance_work_mem ${load.indexBuildMemory})` : ''}, then analyzed.`
       : `- Knowledge base: the help center alone (knowledge/help-center, ${knowledge.chunks} chunks), seeded by the service on its first start; \`--knowledge-chunks N\` loads N synthetic chunks beside it (a section of its own).`,
     `- The question every request asks, "${QUESTION}", retrieved: ${retrieved.join(', ') || 'nothing'} (the sources of one answer after the warm-up).`,
     `- The service: its own process (\`tsx src/index.ts\`, LOG_LEVEL=warn, pool of ${POOL_MAX}), answering with the real OpenAI client against the loopback OpenAI-compatible stub (an instant model, embeddings included); requests spread over ${SESSIONS} sessions per level, so the window grows to its 20-message cap. The bare endpoint: Express parsing a JSON body and answering JSON, its own process. autocannon drives both from the benchmark process, ${SECONDS} s per level, on the same machine.`,

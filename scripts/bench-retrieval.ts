@@ -74,9 +74,7 @@ async function measure(database: string, db: SqlDatabase, chunks: number, explai
   const { text, article } = knowledge;
   const { articles, ingestPerSecond, indexSeconds } = await loadSyntheticKnowledge(db, knowledge, chunks, {
     progress: (message) => progress(`  ${database} ${chunks}: ${message}`),
-    // As an operator would for a bulk build: the graph of 100,000 vectors needs about 800 MB
-    // (measured here: 842 s to build it on disk at the default 64 MB, 105 s in memory).
-    ...(database === 'PostgreSQL' && { maintenanceWorkMem: '1GB' }),
+    server: database === 'PostgreSQL',
   });
   const reingest: number[] = [];
   for (let i = 0; i < 20; i++) {

@@ -82,3 +82,21 @@ export const mcpServerSchema = z
 
 export type ActionConfig = z.infer<typeof actionSchema>;
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
+/** One mistake in the shop file: where (`actions[0].operations[1]`) and what was expected. */
+export interface ShopFileProblem {
+  path: string;
+  message: string;
+}
+
+/**
+ * A shop file that cannot be used: every problem found, each with its field's
+ * path. The shop file's loader reports them one line each, naming the file, and
+ * the start stops (exit code 1).
+ */
+export class ShopFileError extends Error {
+  constructor(readonly problems: ShopFileProblem[]) {
+    super(problems.map((p) => `${p.path}: ${p.message}`).join('\n'));
+    this.name = new.target.name;
+  }
+}

@@ -35,6 +35,11 @@ export function requestLogging(logger: Logger): RequestHandler {
     },
     // req.log and the completion line carry request_id bound (the logger's mixin then adds none).
     quietReqLogger: true,
+    // The request goes on the completion line itself (below), serialized when the line is
+    // written, once the route is known; a logger bound at the start would show the raw path.
+    quietResLogger: true,
+    customSuccessObject: (req, _res, line) => ({ req, ...line }),
+    customErrorObject: (req, _res, _error, line) => ({ req, ...line }),
     customAttributeKeys: { reqId: 'request_id' },
     serializers: {
       req: (req: { method: string; raw?: Request }) => ({ method: req.method, path: req.raw ? loggedPath(req.raw) : '' }),

@@ -185,7 +185,7 @@ async function streamExport(req: Request, res: Response, parts: PrivacyRoutesPar
           'Cache-Control': 'no-store',
         });
       }
-      if (!res.write(text) && !res.destroyed) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      if (!res.write(text) && !res.destroyed) await drained(res);
     },
     closed: () => res.destroyed,
   };
@@ -198,6 +198,17 @@ async function streamExport(req: Request, res: Response, parts: PrivacyRoutesPar
     parts.logger.error({ err: error, path: loggedPath(req) }, 'A customer export failed after it started; the response was cut off');
     res.destroy(error as Error);
   }
+}
+
+/** Resolves when the response may take more (drain) or is gone (close); removes both listeners, so a long export adds none. */
+function drained(res: Response): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 function toAuditItem(r: ErasureRecord) {

@@ -150,7 +150,7 @@ const FN = {
   }),
   memoryPage: sqlFunction('customer_memory_page', { p_customer_id: 'text', p_after_key: 'text', p_after_session_id: 'text', p_limit: 'integer' }),
   ordersPage: sqlFunction('customer_orders_page', { p_customer_id: 'text', p_after_key: 'text', p_after_order_id: 'text', p_limit: 'integer' }),
-  events: sqlFunction('session_events_after', { p_session_id: 'text', p_after_seq: 'integer', p_limit: 'integer' }),
+  sessionsMessages: sqlFunction('sessions_messages_page', { p_session_ids: 'text[]', p_after_index: 'integer', p_after_seq: 'integer', p_limit: 'integer' }),
   profile: sqlFunction('find_customer', { p_user_id: 'text' }),
 } as const;
 
@@ -268,7 +268,7 @@ export class CustomerDataStore {
     await this.fn.value<boolean>(FN.recordTraceDeletion, { p_erasure_id: erasureId, p_deleted: deleted, p_error: error });
   }
 
-  /** The ids of the customer's verified conversations (bound to them by a customer token), oldest first. */
+  /** The ids of the customer's verified conversations (bound to them by a customer token), in the order they were bound. */
   async customerSessionIds(customerId: string): Promise<string[]> {
     const rows = await this.fn.rows<{ session_id: string }>(FN.sessionIds, { p_customer_id: customerId });
     return rows.map((r) => r.session_id);
@@ -281,9 +281,10 @@ export class CustomerDataStore {
   }
 
   /**
-   * One page of the customer's conversations, oldest first, with their feedback and
-   * the orders proved in them: the verified ones, or (`labelled`) those that only
-   * carry the id as a label. Pass the last page's `next` as `after`.
+   * One page of the customer's conversations with their feedback and the orders
+   * proved in them: the verified ones in the order they were bound, or (`labelled`)
+   * those that only carry the id as a label, oldest first. Pass the last page's
+   * `next` as `after`.
    */
   async sessionsPage(customerId: string, labelled: boolean, after: PageCursor | null, limit: number): Promise<Page<ExportSession>> {
     const rows = await this.fn.rows<{ page_key: string; session: Record<string, unknown> | string; feedback: unknown; order_proofs: unknown }>(FN.sessionsPage, {
@@ -340,10 +341,19 @@ export class CustomerDataStore {
       : null;
   }
 
-  /** Every message of a session after `afterSeq` (all roles), oldest first, at most `limit`. */
-  async messagesAfter(sessionId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
-    const rows = await this.fn.rows<MessageRow>(FN.events, { p_session_id: sessionId, p_after_seq: afterSeq, p_limit: limit });
-    return rows.map(toStoredMessage);
+  /**
+   * One page of the messages of several conversations, in the order of `sessionIds`
+   * and each oldest first (all roles): at most `limit`, after message `after.seq` of
+   * the `after.index`-th conversation (1-based). `index` says whose each message is.
+   */
+  async sessionsMessagesPage(sessionIds: string[], after: { index: number; seq: number } | null, limit: number): Promise<Array<{ index: number; message: StoredMessage }>> {
+    const rows = await this.fn.rows<{ session_index: number; message: MessageRow | string }>(FN.sessionsMessages, {
+      p_session_ids: sessionIds,
+      p_after_index: after?.index ?? null,
+      p_after_seq: after?.seq ?? null,
+      p_limit: limit,
+    });
+    return rows.map((r) => ({ index: Number(r.session_index), message: toStoredMessage(parseJsonColumn(r.message)) }));
   }
 }
 

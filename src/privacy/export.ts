@@ -76,34 +76,69 @@ async function writePages<T>(sink: ExportSink, fetchPage: (after: PageCursor | n
   return !sink.closed();
 }
 
-/** The verified (or the labelled, unverified) conversations, each with its messages, a page of each at a time. False when the receiver went away. */
+/**
+ * The verified (or the labelled, unverified) conversations, a page at a time, each
+ * with its messages; the messages of a page of conversations are read together, a
+ * page of messages per query. False when the receiver went away.
+ */
 async function writeConversations(data: CustomerDataStore, customerId: string, labelled: boolean, sink: ExportSink): Promise<boolean> {
   let after: PageCursor | null = null;
   let first = true;
   do {
     if (sink.closed()) return false;
     const page: Page<ExportSession> = await data.sessionsPage(customerId, labelled, after, EXPORT_PAGE_SIZES.conversations);
-    for (const session of page.items) {
-      // The conversation's closing brace is replaced by its messages, which follow page by page.
+    const messages = new ConversationMessages(data, page.items.map((s) => s.sessionId));
+    for (const [i, session] of page.items.entries()) {
+      // The conversation's closing brace is replaced by its messages, which follow a page at a time.
       await sink.write(`${first ? '' : ','}${JSON.stringify(exportedConversation(session)).slice(0, -1)},"messages":[`);
       first = false;
-      const written = await writePages(
-        sink,
-        async (afterMessage) => {
-          const afterSeq = afterMessage ? Number(afterMessage.key) : 0;
-          const messages = await data.messagesAfter(session.sessionId, afterSeq, EXPORT_PAGE_SIZES.messages);
-          const last = messages.at(-1);
-          const full = messages.length === EXPORT_PAGE_SIZES.messages;
-          return { items: messages, next: full && last ? { key: String(last.seq), id: last.id } : null };
-        },
-        (m) => JSON.stringify(exportedMessage(m)),
-      );
-      if (!written) return false;
-      await sink.write(']}');
+      let pending: string[] = [];
+      let firstMessage = true;
+      for (let message = await messages.next(i + 1); message !== null; message = await messages.next(i + 1)) {
+        pending.push(JSON.stringify(exportedMessage(message)));
+        if (pending.length === EXPORT_PAGE_SIZES.messages) {
+          if (sink.closed()) return false;
+          await sink.write(`${firstMessage ? '' : ','}${pending.join(',')}`);
+          firstMessage = false;
+          pending = [];
+        }
+      }
+      await sink.write(`${firstMessage || pending.length === 0 ? '' : ','}${pending.join(',')}]}`);
     }
     after = page.next;
   } while (after !== null);
   return !sink.closed();
+}
+
+/**
+ * The messages of a page of conversations, handed out conversation by conversation
+ * in their order, read EXPORT_PAGE_SIZES.messages at a time (sessions_messages_page).
+ */
+class ConversationMessages {
+  private rows: Array<{ index: number; message: StoredMessage }> = [];
+  private at = 0;
+  private exhausted = false;
+
+  constructor(
+    private readonly data: CustomerDataStore,
+    private readonly sessionIds: string[],
+  ) {}
+
+  /** The next message of the `index`-th conversation (1-based), oldest first; null once it has no more. */
+  async next(index: number): Promise<StoredMessage | null> {
+    if (this.at >= this.rows.length && !this.exhausted) await this.readPage();
+    const row = this.rows[this.at];
+    if (!row || row.index !== index) return null;
+    this.at += 1;
+    return row.message;
+  }
+
+  private async readPage(): Promise<void> {
+    const last = this.rows.at(-1);
+    this.rows = await this.data.sessionsMessagesPage(this.sessionIds, last ? { index: last.index, seq: last.message.seq } : null, EXPORT_PAGE_SIZES.messages);
+    this.at = 0;
+    this.exhausted = this.rows.length < EXPORT_PAGE_SIZES.messages;
+  }
 }
 
 /** A conversation as the export shows it (its messages follow). */

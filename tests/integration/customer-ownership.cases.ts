@@ -116,8 +116,9 @@ export function customerOwnershipCases(harness: () => CustomerOwnershipHarness):
     const exported = await call(`${base(1)}/api/v1/me/export`, { headers: await customerTokenHeader('bulk@example.com') });
     expect(exported.status).toBe(200);
     const doc = exported.body;
+    // In the order they were bound to the customer.
     const sessions = await rows<{ session_id: string }>(
-      `select session_id from chat_sessions where session_id like 'own-bulk-%' order by created_at, session_id`,
+      `select session_id from session_customers where session_id like 'own-bulk-%' order by bound_at, session_id`,
     );
     expect(doc.conversations.map((c: any) => c.session_id)).toEqual(sessions.map((s) => s.session_id));
     expect(doc.conversations.flatMap((c: any) => c.messages)).toHaveLength(seeded.messages);

@@ -195,6 +195,8 @@ export const environmentSchema = z.object({
   CUSTOMER_PSEUDONYM_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (openssl rand -base64 32)').optional()),
   /** How often erasures' Langfuse trace deletions that failed are tried again. */
   TRACE_DELETION_RETRY_SECONDS: z.coerce.number().positive().max(86_400).default(300),
+  /** Exports a signed-in customer may make of their own data per hour (/me/export, counted per customer in the database); beyond it 429. */
+  CUSTOMER_EXPORTS_PER_HOUR: positiveInt.max(1000).default(5),
 
   /** Prices per million tokens by model, for the estimated cost of answers (none shown when unset). */
   MODEL_PRICES: priceTable.optional(),
@@ -299,7 +301,7 @@ export interface Config {
   customerIdentity: CustomerIdentityConfig;
   /** Anonymous order lookups: wrong proofs allowed per session and per client in a window. */
   orderProofs: { maxFailures: number; windowMs: number };
-  /** The customer-data lifecycle: retention (null days: keep), pseudonyms, Langfuse trace deletion retries. */
+  /** The customer-data lifecycle: retention (null days: keep), pseudonyms, Langfuse trace deletion retries, own exports per hour. */
   privacy: {
     retentionDays: number | null;
     sweepIntervalMs: number;
@@ -307,6 +309,8 @@ export interface Config {
     /** null: generated once and kept in service_secrets. */
     pseudonymSecret: string | null;
     traceDeletionRetryMs: number;
+    /** /me/export requests one customer may make per hour. */
+    customerExportsPerHour: number;
   };
 }
 
@@ -552,6 +556,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionBatchSize: e.RETENTION_BATCH_SIZE,
       pseudonymSecret: e.CUSTOMER_PSEUDONYM_SECRET ?? null,
       traceDeletionRetryMs: Math.round(e.TRACE_DELETION_RETRY_SECONDS * 1000),
+      customerExportsPerHour: e.CUSTOMER_EXPORTS_PER_HOUR,
     },
   };
 }

@@ -302,6 +302,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
           sessionTokens,
           customerTokens,
           tokenFailures: { counters: storage.rateLimits, perClient: config.authFailures.perClient, windowMs: config.authFailures.windowMs },
+          exportLimit: { counters: storage.rateLimits, perHour: config.privacy.customerExportsPerHour },
           logger,
         },
         handoff: {

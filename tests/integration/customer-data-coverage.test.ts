@@ -105,7 +105,7 @@ it('a customer erasure leaves no row of theirs in any table listed as erased, an
   expect(Object.entries(before).filter(([, n]) => n === 0)).toEqual([]);
   const olafBefore = await rowsOf(['cov-olaf-1'], 'olaf@example.com');
 
-  const result = await data.eraseCustomer('ERIN@example.com ', 'c_test', false);
+  const result = await data.eraseCustomer('ERIN@example.com ', 'c_test', false, false);
   expect(result.counts).toEqual({
     conversations: 2,
     messages: 6,
@@ -121,7 +121,7 @@ it('a customer erasure leaves no row of theirs in any table listed as erased, an
   expect(Object.values(await rowsOf(erin, 'erin@example.com')).every((n) => n === 0)).toBe(true);
   expect(await rowsOf(['cov-olaf-1'], 'olaf@example.com')).toEqual(olafBefore);
 
-  const again = await data.eraseCustomer('erin@example.com', 'c_test', false);
+  const again = await data.eraseCustomer('erin@example.com', 'c_test', false, false);
   expect(Object.values(again.counts).every((n) => n === 0)).toBe(true);
 });
 
@@ -140,11 +140,17 @@ it('an erased conversation cannot come back: storing a turn, a binding or an ord
 });
 
 it('an export streams a long conversation a page at a time and still is one valid document with every message in order', async () => {
+  // Bound to the customer by a customer token (as a signed-in customer's conversations are).
+  await db.query('select bind_session_customer($1, $2)', ['cov-long', 'long@example.com']);
+  await db.query('select bind_session_customer($1, $2)', ['cov-short', 'LONG@example.com']);
   const messages = Array.from({ length: 1203 }, (_, i) => ({ role: (i % 2 === 0 ? 'user' : 'assistant') as 'user' | 'assistant', content: `message ${i + 1}`, tokenCount: 2 }));
   await store.appendTurn({ sessionId: 'cov-long', userId: 'long@example.com', agentType: 'support', messages });
   await store.appendTurn({ sessionId: 'cov-short', userId: 'LONG@example.com', agentType: 'support', messages: [{ role: 'user', content: 'short one', tokenCount: 2 }] });
   const pieces: string[] = [];
-  await writeCustomerExport(data, 'long@example.com', { write: async (text) => void pieces.push(text), closed: () => false }, new Date('2026-11-25T00:00:00Z'));
+  await writeCustomerExport(data, 'long@example.com', { write: async (text) => void pieces.push(text), closed: () => false }, {
+    includeLabelled: false,
+    now: new Date('2026-11-25T00:00:00Z'),
+  });
   // Written in pieces (the head, each conversation, each page of messages), never as one string.
   expect(pieces.length).toBeGreaterThanOrEqual(6);
   const doc = JSON.parse(pieces.join(''));
@@ -156,6 +162,6 @@ it('an export streams a long conversation a page at a time and still is one vali
 
   // A receiver that went away stops the export early.
   const partial: string[] = [];
-  await writeCustomerExport(data, 'long@example.com', { write: async (text) => void partial.push(text), closed: () => partial.length >= 2 });
+  await writeCustomerExport(data, 'long@example.com', { write: async (text) => void partial.push(text), closed: () => partial.length >= 2 }, { includeLabelled: false });
   expect(partial.length).toBeLessThan(pieces.length);
 });

@@ -1,7 +1,7 @@
 import type { StructuredTool } from '@langchain/core/tools';
 import { ShopFileError, type ActionConfig, type ShopFileProblem } from './connector-config';
 import { expandRecord, type ConnectorContext } from './connector-context';
-import { guardedTool, type CallResult } from './guarded-tool';
+import { guardedTool, responseByteCap, type CallResult } from './guarded-tool';
 import { NetworkGuardError } from './network-guard';
 import { operationArguments, parseOpenApiDocument, readOpenApiText, type OpenApiDocument, type OpenApiOperation } from './openapi-document';
 
@@ -9,15 +9,6 @@ import { operationArguments, parseOpenApiDocument, readOpenApiText, type OpenApi
 const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
 /** The wait before that second try. */
 export const RETRY_WAIT_MS = 300;
-
-/**
- * The most bytes read of one response: enough for max_result_tokens of the most
- * verbose JSON (a token is rarely more than 16 bytes, 4 in English), at least 64 KiB,
- * so a 1 MB body never fully loads.
- */
-export function responseByteCap(maxResultTokens: number): number {
-  return Math.max(64 * 1024, maxResultTokens * 16);
-}
 
 /**
  * The shop's actions as tools: for each `actions[]` entry its OpenAPI document is

@@ -44,6 +44,15 @@ export interface GuardedToolSpec {
   call(args: Record<string, unknown>, signal: AbortSignal, deadlineMs: number): Promise<CallResult>;
 }
 
+/**
+ * The most bytes read of one response: enough for max_result_tokens of the most
+ * verbose JSON (a token is rarely more than 16 bytes, 4 in English), at least 64 KiB,
+ * so a 1 MB body never fully loads.
+ */
+export function responseByteCap(maxResultTokens: number): number {
+  return Math.max(64 * 1024, maxResultTokens * 16);
+}
+
 /** Appended when the model is shown only the first max_result_tokens of a result. */
 export function cutMarker(maxTokens: number): string {
   return `\n…[cut: the result was longer than ${maxTokens} tokens; this is its beginning only]`;

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import type { StructuredTool } from '@langchain/core/tools';
 import { SIGN_IN_HINT, type ConversationIdentity } from '../../src/agent/tools/conversation-customer';
-import { loadActionTools, responseByteCap, RETRY_WAIT_MS } from '../../src/connectors/actions';
+import { loadActionTools, RETRY_WAIT_MS } from '../../src/connectors/actions';
 import { actionSchema, ShopFileError, type ActionConfig } from '../../src/connectors/connector-config';
 import type { ConnectorContext } from '../../src/connectors/connector-context';
-import { cutMarker } from '../../src/connectors/guarded-tool';
+import { cutMarker, responseByteCap } from '../../src/connectors/guarded-tool';
 import { NetworkGuard } from '../../src/connectors/network-guard';
 import { TokenCounter } from '../../src/memory/tokens';
 import { NO_TRACING } from '../../src/observability/langfuse';

@@ -7,9 +7,10 @@ import type { ConnectorContext } from '../../src/connectors/connector-context';
 import { cutMarker, responseByteCap } from '../../src/connectors/guarded-tool';
 import { NetworkGuard } from '../../src/connectors/network-guard';
 import { TokenCounter } from '../../src/memory/tokens';
-import { NO_TRACING } from '../../src/observability/langfuse';
+import { createTracing, NO_TRACING, type Tracing } from '../../src/observability/langfuse';
 import { createLogger } from '../../src/observability/logger';
 import { Redactor } from '../../src/privacy/redaction';
+import { startLangfuseReceiver } from '../support/langfuse-receiver';
 import { startOrdersApi, type OrdersApi } from '../support/orders-api';
 import { makeTempDir } from '../support/test-service';
 
@@ -35,7 +36,7 @@ beforeEach(() => {
   api.requests.length = 0;
 });
 
-function context(env: Record<string, string> = { BOOKSHOP_API_TOKEN: TOKEN }): ConnectorContext {
+function context(env: Record<string, string> = { BOOKSHOP_API_TOKEN: TOKEN }, tracing: Tracing = NO_TRACING): ConnectorContext {
   return {
     shopFileDir: dir,
     env,
@@ -43,7 +44,7 @@ function context(env: Record<string, string> = { BOOKSHOP_API_TOKEN: TOKEN }): C
     redactor: new Redactor(['card']),
     tokenCounter,
     logger: createLogger('silent'),
-    tracing: NO_TRACING,
+    tracing,
   };
 }
 
@@ -58,10 +59,10 @@ function action(fields: Record<string, unknown>): ActionConfig {
   });
 }
 
-function asCustomer(customerId: string | null): { configurable: { identity: ConversationIdentity } } {
+function asCustomer(customerId: string | null, email: string | null = null): { configurable: { identity: ConversationIdentity } } {
   return {
     configurable: {
-      identity: { verifiedCustomerId: customerId, sessionId: 'actions-test', clientAddress: null, stopTurn: (error) => { throw error; } },
+      identity: { verifiedCustomerId: customerId, verifiedCustomerEmail: email, sessionId: 'actions-test', clientAddress: null, stopTurn: (error) => { throw error; } },
     },
   };
 }
@@ -132,6 +133,15 @@ describe('an action built from the shop’s OpenAPI document', () => {
     expect(api.requests).toHaveLength(1);
     expect(api.requests[0]!.method).toBe('POST');
     expect(JSON.parse(api.requests[0]!.body)).toEqual({ reason: 'too late', customerId: ADA });
+  });
+
+  it('fills a parameter bound to customer.email from the token’s e-mail claim, and calls nothing when the token has none', async () => {
+    const tools = await toolsOf({ operations: ['listMyOrders'], bind: { customerId: 'customer.email' } });
+    const list = tools.get('listMyOrders')!;
+    expect(await list.invoke({}, asCustomer('cust-1042'))).toBe("The signed-in customer's e-mail address is not known to this service, so listMyOrders was not called.");
+    expect(api.requests).toHaveLength(0);
+    await list.invoke({}, asCustomer('cust-1042', ADA));
+    expect(api.requests.map((r) => r.path)).toEqual([`/customers/${encodeURIComponent(ADA)}/orders`]);
   });
 
   it('shows the model a 1 MB answer cut to max_result_tokens with the marker, and never reads it all', async () => {
@@ -224,5 +234,41 @@ describe('an action the start refuses, naming the field', () => {
       'actions[1].bind.shopperId: no listed operation has a parameter or body property "shopperId"',
       'actions[2].operations[0]: a tool named "getOrder" already comes from actions[1].operations[0]',
     ]);
+  });
+});
+
+describe('an action call in the Langfuse trace', () => {
+  it('is a span with the operation, status, duration, size and attempts, and never a header value', async () => {
+    const receiver = await startLangfuseReceiver();
+    const tracing = createTracing(
+      { publicKey: 'pk-lf-test', secretKey: 'sk-lf-test', baseUrl: receiver.baseUrl, exportTimeoutMs: 2000, flushTimeoutMs: 2000, capturePersonalData: false },
+      createLogger('silent'),
+    );
+    try {
+      const [list, flaky] = await loadActionTools(
+        [action({ operations: ['listMyOrders'] }), action({ operations: ['deliveryEstimate'], bind: {} })],
+        context(undefined, tracing),
+      );
+      await tracing.trace('chat', null, { sessionId: 's-1', userId: null, tags: [] }, async () => {
+        await list!.invoke({}, asCustomer(ADA));
+        await flaky!.invoke({}, asCustomer(ADA));
+      });
+      await tracing.flush();
+      await receiver.waitFor(() => receiver.spans.some((s) => s.name === 'action deliveryEstimate'));
+      const span = receiver.spans.find((s) => s.name === 'action listMyOrders')!;
+      const metadata = (name: string) => span.attributes[`langfuse.observation.metadata.${name}`];
+      expect(metadata('operation')).toBe('listMyOrders');
+      expect(metadata('status')).toBe('200');
+      expect(metadata('method')).toBe('GET');
+      expect(Number(metadata('bytes'))).toBeGreaterThan(50);
+      expect(Number(metadata('duration_ms'))).toBeGreaterThanOrEqual(0);
+      const failed = receiver.spans.find((s) => s.name === 'action deliveryEstimate')!;
+      expect(failed.attributes['langfuse.observation.metadata.attempts']).toBe('2');
+      expect(failed.attributes['langfuse.observation.level']).toBe('WARNING');
+      expect(JSON.stringify(receiver.spans)).not.toContain(TOKEN);
+    } finally {
+      await tracing.shutdown();
+      await receiver.close();
+    }
   });
 });

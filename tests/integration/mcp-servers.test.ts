@@ -98,6 +98,22 @@ describe('MCP servers as tool sources', () => {
   });
 });
 
+describe('an MCP server over streamable HTTP', () => {
+  it('is reached through the network guard: its host name is resolved by the guard’s resolver, which the system does not know', async () => {
+    const http = await startMcpHttpServer();
+    const port = new URL(http.url).port;
+    const guard = new NetworkGuard({ resolve: async (host) => (host === 'shipping.bookshop.test' ? [{ address: '127.0.0.1', family: 4 }] : []) });
+    const source = await connectMcpServers([httpServer(`http://shipping.bookshop.test:${port}/mcp`)], { ...context(), guard });
+    try {
+      expect(source.status()[0]).toMatchObject({ connected: true, tools: ['shippingQuote'] });
+      expect(http.headers[0]!.host).toBe(`shipping.bookshop.test:${port}`);
+    } finally {
+      await source.close();
+      await http.close();
+    }
+  });
+});
+
 describe('an MCP server that is down at start', () => {
   it('is reported and left out; the others work; it is connected once it is up', async () => {
     // A port that was just free: nothing listens on it until the test starts the server there.

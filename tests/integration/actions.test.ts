@@ -125,6 +125,14 @@ describe('an action built from the shop’s OpenAPI document', () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it('reads its OpenAPI document from a URL at start, through the guard', async () => {
+    const tools = await toolsOf({ openapi: `${api.baseURL}/openapi.yaml`, operations: ['getOrder'], bind: {} });
+    expect([...tools.keys()]).toEqual(['getOrder']);
+    expect(api.requests.map((r) => r.path)).toEqual(['/openapi.yaml']);
+    const problems = await problemsOf([{ openapi: `${api.baseURL}/openapi.yaml`, operations: ['getOrder'], bind: {}, allow_private_network: false }]);
+    expect(problems[0]).toMatch(/^actions\[0\]\.openapi: cannot read the OpenAPI document http:\/\/127\.0\.0\.1:\d+\/openapi\.yaml: .* a loopback or private address: refused unless allow_private_network is set$/);
+  });
+
   it('fills a bound property of a write’s JSON body from the verified customer', async () => {
     const tools = await toolsOf({ operations: ['cancelOrder'], allow_writes: ['cancelOrder'] });
     const cancel = tools.get('cancelOrder')!;

@@ -180,6 +180,16 @@ describe('an action built from the shop’s OpenAPI document', () => {
     expect(RETRY_WAIT_MS).toBeGreaterThan(0);
   });
 
+  it('refuses a path parameter that would reach another path of the API (empty, "." or "..")', async () => {
+    const tools = await toolsOf({ bind: {}, operations: ['getOrder'] });
+    for (const orderId of ['..', '.', '%2e%2E', ' ']) {
+      expect(await tools.get('getOrder')!.invoke({ orderId }, asCustomer(ADA))).toBe(`getOrder: "${orderId}" is not a valid orderId.`);
+    }
+    expect(api.requests).toHaveLength(0);
+    await tools.get('getOrder')!.invoke({ orderId: '../export' }, asCustomer(ADA));
+    expect(api.requests.map((r) => r.path)).toEqual(['/orders/..%2Fexport']);
+  });
+
   it('tells the model that a 404 found nothing, in one sentence', async () => {
     const tools = await toolsOf({ bind: {}, operations: ['getOrder'] });
     expect(await tools.get('getOrder')!.invoke({ orderId: 'BK-9999' }, asCustomer(ADA))).toBe(

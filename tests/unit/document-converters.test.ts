@@ -126,12 +126,16 @@ describe('PDFs to text per page', () => {
     await expect(pdfToPages(utf8('<html>not a pdf</html>'))).rejects.toBeInstanceOf(DocumentUnreadableError);
   });
 
-  it('leaves the caller’s bytes intact (pdf.js may detach the buffer it reads)', async () => {
+  it('leaves the caller’s bytes intact (pdf.js may detach the buffer it reads), and reads a Node Buffer too', async () => {
     const bytes = await threePagePdf();
     const copy = bytes.slice();
     await pdfToPages(bytes);
     expect(bytes.byteLength).toBe(copy.byteLength);
     expect(Buffer.from(bytes).equals(Buffer.from(copy))).toBe(true);
+
+    const buffer = Buffer.from(copy);
+    expect(await pdfToPages(buffer)).toHaveLength(3);
+    expect(buffer.equals(Buffer.from(copy))).toBe(true);
   });
 });
 

@@ -87,6 +87,11 @@ export function formatOf(contentTypeOrNull: string | null, nameOrUrl: string): D
   return byType;
 }
 
+/** A document's format by its content type alone (parameters ignored); null for any other type. */
+export function formatOfContentType(contentType: string | null): DocumentFormat | null {
+  return FORMAT_BY_CONTENT_TYPE[(contentType ?? '').split(';')[0]!.trim().toLowerCase()] ?? null;
+}
+
 function extensionOf(nameOrUrl: string): string {
   let name = nameOrUrl;
   if (/^https?:\/\//i.test(nameOrUrl)) {

@@ -16,8 +16,8 @@ export interface PdfPage {
 export async function pdfToPages(bytes: Uint8Array): Promise<PdfPage[]> {
   let pdf;
   try {
-    // pdf.js may take over (detach) the buffer it is given: hand it a copy.
-    pdf = await getDocumentProxy(bytes.slice(), { verbosity: 0, isEvalSupported: false });
+    // pdf.js may take over (detach) the buffer it is given, and refuses a Buffer: hand it a plain copy.
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });
   } catch (error) {
     throw unreadable(error);
   }

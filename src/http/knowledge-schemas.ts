@@ -40,6 +40,11 @@ export const documentUrlSchema = z
   .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'url must be an absolute http or https URL')
   .meta({ example: 'https://help.example.com/hc/articles/refunds' });
 
+/** PUT /api/v1/knowledge/sources/{source}?url= for a body that is not JSON: where the document came from. */
+export const knowledgePutQuerySchema = z.object({
+  url: documentUrlSchema.optional().meta({ description: "Where the document came from (not for JSON bodies, which carry `url`); each answer's source links to it." }),
+});
+
 /** PUT /api/v1/knowledge/sources/{source} as JSON: `content`, or `parts` (a PDF's pages, each chunked apart and cited with its page). */
 export const knowledgeArticleSchema = z
   .strictObject({

@@ -10,8 +10,8 @@ import type { KnowledgeStore } from '../../store/types';
 import { requireAgentKey } from '../auth';
 import {
   articleContentSchema,
-  documentUrlSchema,
   knowledgeArticleSchema,
+  knowledgePutQuerySchema,
   knowledgeInsightsQuerySchema,
   knowledgeListQuerySchema,
   knowledgeSourceSchema,
@@ -185,11 +185,11 @@ function boundedRawBody(maxBytes: number): RequestHandler {
 async function readDocument(req: Request, source: string, maxBytes: number): Promise<DocumentToIngest> {
   const contentType = req.get('content-type') ?? '';
   const format = formatOfContentType(contentType);
+  const { url } = parseInput(knowledgePutQuerySchema, req.query);
   if (format !== 'html' && format !== 'pdf' && format !== 'docx') {
     const article = readArticle(req, source);
-    return 'url' in article || req.query['url'] === undefined ? article : { ...article, url: readUrlQuery(req) };
+    return 'url' in article || url === undefined ? article : { ...article, url };
   }
-  const url = req.query['url'] === undefined ? undefined : readUrlQuery(req);
   const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (bytes.length === 0) throw new AppError(400, 'invalid_request', 'The document is empty.');
   try {
@@ -200,10 +200,6 @@ async function readDocument(req: Request, source: string, maxBytes: number): Pro
     const { status, code } = SKIP_ERRORS[error.reason];
     throw new AppError(status, code, `${error.message} Nothing was stored.`, { cause: error.cause });
   }
-}
-
-function readUrlQuery(req: Request): string {
-  return parseInput(documentUrlSchema, typeof req.query['url'] === 'string' ? req.query['url'] : undefined);
 }
 
 /** The article in the body: markdown or plain text as is, or JSON {title, content | parts, format, url}. */

@@ -111,7 +111,7 @@ describe('an answer from a PDF', () => {
     const added = await put('lumen-manual.pdf', await threePagePdf(), 'application/pdf', `?url=${encodeURIComponent(url)}`);
     expect(added.status).toBe(201);
 
-    const answer = await service.postChat({ message: 'Where is the serial number for a Lumen kettle warranty claim?' });
+    const answer = await service.postChat({ message: 'Where do I send the serial number from the base plate of my kettle?' });
     expect(answer.status).toBe(200);
     const cited = answer.body.sources.find((s: any) => s.source === 'lumen-manual.pdf');
     expect(cited).toMatchObject({ url, page: 3 });

@@ -1,5 +1,5 @@
 import { DocumentSkipped, DocumentUnreadableError, convertDocument, formatOf } from '../../src/knowledge/sources/convert';
-import { docxToMarkdown } from '../../src/knowledge/sources/docx';
+import { DOCX_MAX_XML_BYTES, docxToMarkdown } from '../../src/knowledge/sources/docx';
 import { htmlToMarkdown } from '../../src/knowledge/sources/html';
 import { pdfToPages } from '../../src/knowledge/sources/pdf';
 import {
@@ -147,6 +147,23 @@ describe('Word files to Markdown', () => {
     expect(markdown).toContain('## What is not covered');
     expect(markdown).toMatch(/- +Damage from dropping the appliance/);
     expect(markdown).toMatch(/\| Product \| Period \|\n\| --- \| --- \|\n\| Kettle \| 2 years \|\n\| Toaster \| 3 years \|/);
+  });
+
+  it('refuses a Word file whose text would inflate past DOCX_MAX_XML_BYTES, before inflating it', async () => {
+    const bytes = await policyDocx();
+    // Its central directory now says word/document.xml holds 60 MB (as a zip bomb's would).
+    const name = Buffer.from('word/document.xml');
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    let patched = false;
+    for (let at = 0; at + 46 < bytes.length; at++) {
+      if (view.getUint32(at, true) === 0x02014b50 && Buffer.from(bytes.subarray(at + 46, at + 46 + name.length)).equals(name)) {
+        view.setUint32(at + 24, 60 * 1024 * 1024, true);
+        patched = true;
+      }
+    }
+    expect(patched).toBe(true);
+    await expect(docxToMarkdown(bytes)).rejects.toThrow(/would inflate to \d+ bytes, more than the 52428800 read/);
+    expect(DOCX_MAX_XML_BYTES).toBe(52428800);
   });
 
   it('refuses bytes that are not a .docx with a clear error', async () => {

@@ -68,13 +68,16 @@ async function main(): Promise<number> {
     let embedded = 0;
     const startedAt = Date.now();
     for (const [i, file] of files.entries()) {
+      const skip = (error: unknown) => {
+        if (!(error instanceof DocumentSkipped)) throw error;
+        counts.skipped += 1;
+        printProgress(i + 1, total, 'skipped', file.source, `${error.reason}: ${error.message}`);
+      };
       let doc: DocumentToIngest;
       try {
         doc = await readSourceFile(file);
       } catch (error) {
-        if (!(error instanceof DocumentSkipped)) throw error;
-        counts.skipped += 1;
-        printProgress(i + 1, total, 'skipped', file.source, `${error.reason}: ${error.message}`);
+        skip(error);
         continue;
       }
       if (dryRun) {
@@ -85,7 +88,13 @@ async function main(): Promise<number> {
         printProgress(i + 1, total, outcome, file.source, `${plan.chunks.length} chunks`);
         continue;
       }
-      const result = await target.put(doc);
+      let result;
+      try {
+        result = await target.put(doc);
+      } catch (error) {
+        skip(error);
+        continue;
+      }
       counts[result.outcome] += 1;
       chunks += result.chunks;
       embedded += result.embedded;

@@ -123,7 +123,15 @@ test('sends a PDF page by page and a web page through the running service, and r
 
   const again = await ingest('manuals');
   expect(again.stdout).toMatch(/3 files \(0 added, 0 updated, 2 unchanged, 1 skipped\)/);
-}, 120_000);
+
+  // A document over the service's KNOWLEDGE_DOCUMENT_MAX_BYTES is skipped with why; the rest goes on.
+  await fs.writeFile(path.join(dir, 'manuals/huge.md'), article('Huge', 'All about kettles. '.repeat(20_000)));
+  const big = await ingest('manuals');
+  expect(big.code).toBe(0);
+  expect(big.stderr).toMatch(/skipped\s+manuals\/huge\.md \(too_large: A document may be at most 262144 bytes/);
+  expect(big.stdout).toMatch(/4 files \(0 added, 0 updated, 2 unchanged, 2 skipped\)/);
+  await fs.rm(path.join(dir, 'manuals/huge.md'));
+}, 180_000);
 
 test('bad usage is refused with the usage text', async () => {
   const result = await ingest('--purge', 'help');

@@ -10,6 +10,7 @@ import type { Config } from '../../src/config';
 import { describeStorage, openStorage } from '../../src/dependencies';
 import { createEmbedder } from '../../src/knowledge/embeddings';
 import { ingestDocument, type DocumentIngestResult, type DocumentToIngest, type KnowledgeWriter } from '../../src/knowledge/ingest';
+import { DocumentSkipped } from '../../src/knowledge/sources/convert';
 import { readServiceAddress } from '../../src/service-address';
 import { applyMigrations } from '../../src/store/migrations';
 import { DataDirInUseError } from '../../src/store/pglite';
@@ -27,6 +28,7 @@ export interface KnowledgeTarget {
   embeddingModel: string;
   /** Every stored source. */
   listSources(): Promise<Map<string, StoredSource>>;
+  /** Stores one document; throws DocumentSkipped when the service refuses it as too large (its KNOWLEDGE_DOCUMENT_MAX_BYTES caps the JSON body). */
   put(doc: DocumentToIngest): Promise<DocumentIngestResult>;
   remove(source: string): Promise<void>;
   close(): Promise<void>;
@@ -122,7 +124,15 @@ async function serviceTarget(baseUrl: string, key: string): Promise<KnowledgeTar
       }
     },
     put: async (doc) => {
-      const { status, payload } = await call('PUT', sourcePath(doc.source), { content: doc.text, format: doc.format, ...(doc.title && { title: doc.title }) });
+      const body = {
+        format: doc.format,
+        ...(doc.title && { title: doc.title }),
+        ...(doc.url !== undefined && { url: doc.url }),
+        ...(doc.parts ? { parts: doc.parts.map((p) => ({ content: p.markdown, ...(p.page !== undefined && { page: p.page }) })) } : { content: doc.text }),
+      };
+      const { status, payload } = await call('PUT', sourcePath(doc.source), body);
+      // A document the service will not store (too large for its KNOWLEDGE_DOCUMENT_MAX_BYTES) is skipped, as a file with no text is.
+      if (status === 413) throw new DocumentSkipped('too_large', `${payload?.error?.message ?? 'The service refused it as too large.'}`);
       if (status !== 200 && status !== 201) throw fail(`${doc.source} was refused`, status, payload);
       return { outcome: payload.outcome, title: payload.title, chunks: payload.chunk_count, embedded: payload.embedded };
     },

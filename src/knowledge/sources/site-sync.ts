@@ -1,5 +1,12 @@
 import { NetworkGuardError, type GuardedResponse, type NetworkGuard } from '../../connectors/network-guard';
 import { MAX_RECORDED_ERRORS, type SitePageState, type SiteSyncStore, type SyncCounts, type SyncError, type SyncRunStatus } from '../../store/site-sync-store';
+
+/**
+ * Where a sync keeps its run records and each site's crawl state: the database's
+ * SiteSyncStore, or (ingesting through a running service's API) a stand-in that
+ * knows the stored sources but keeps no ETags and records no run.
+ */
+export type SiteSyncRecords = Pick<SiteSyncStore, 'startRun' | 'finishRun' | 'pageStates' | 'putPageState' | 'forgetSource'>;
 import type { IngestOutcome } from '../ingest';
 import { loadRobots, SiteFetcher, SiteUnreachableError, type RobotsRules } from './site-fetcher';
 import { DEFAULT_MAZE_LIMITS, isNeverADocument, LinkMazeGuard, looksLikeLinkedDocument, normaliseUrl, SiteScope, withoutQuery, type MazeLimits } from './site-urls';
@@ -59,7 +66,7 @@ export interface SiteSyncParts {
   guard: NetworkGuard;
   knowledge: SiteKnowledge;
   /** The run records and each site's crawl state. */
-  store: SiteSyncStore;
+  store: SiteSyncRecords;
   conversion: DocumentConversion;
 }
 

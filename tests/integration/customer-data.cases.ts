@@ -176,4 +176,59 @@ export function customerDataCases(harness: () => CustomerDataHarness): void {
     expect([...first.body.erasures, ...next.body.erasures].map((r: any) => r.id)).toEqual(records.slice(0, 4).map((r: any) => r.id));
     expect((await call(`${base()}/api/v1/audit/erasures`)).status).toBe(401);
   });
+
+  it('erasing a conversation erases the record of a message queued for a person with an Idempotency-Key: a retry with that key is new', async () => {
+    const { query } = harness();
+    const first = await chat({ message: 'Can a person help me?', session_id: 'life-queued' });
+    expect(first.status).toBe(200);
+    const token = { 'x-session-token': first.body.session_token };
+    expect((await call(`${base()}/api/v1/conversations/life-queued/takeover`, { method: 'POST', body: { agent_name: 'Mia' }, headers: agent })).status).toBe(200);
+    const keyed = { ...token, 'idempotency-key': 'queued-key-1' };
+    const queued = await chat({ message: 'Thanks, I am waiting.', session_id: 'life-queued' }, keyed, 1);
+    expect(queued.status).toBe(202);
+    const replay = await chat({ message: 'Thanks, I am waiting.', session_id: 'life-queued' }, keyed);
+    expect(replay.status).toBe(202);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const [record] = await query<{ n: number }>(`select count(*)::int as n from idempotency_keys where session_id = 'life-queued'`);
+    expect(record!.n).toBe(1);
+
+    const erased = await call(`${base(1)}/api/v1/chat/conversation/life-queued`, { method: 'DELETE', headers: token });
+    expect(erased.status).toBe(200);
+    expect(erased.body.erased).toMatchObject({ conversations: 1, messages: 4, idempotency_records: 1 });
+    const [left] = await query<{ n: number }>(`select count(*)::int as n from idempotency_keys where session_id = 'life-queued'`);
+    expect(left!.n).toBe(0);
+
+    // The retry is a new request: not the stored 202, but a turn in a conversation that was just erased.
+    const retry = await chat({ message: 'Thanks, I am waiting.', session_id: 'life-queued' }, keyed);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.status).toBe(410);
+    expect(retry.body.error.code).toBe('conversation_erased');
+  });
+
+  it('a session whose turn failed after binding its customer and proving an order has no conversation, yet is erased by id (200, counted), then unknown (404)', async () => {
+    const { stub, query } = harness();
+    // Signed in, the model proves someone else's order by its e-mail address, then fails: nothing of the turn is stored.
+    stub.enqueueChat(
+      { toolCalls: [{ id: 'proof_1', name: 'lookup_order', arguments: { order_id: 'ZX-14440', email: 'lukas@example.com' } }] },
+      { status: 500, error: 'model down' },
+    );
+    const failed = await chat({ message: 'Where is order ZX-14440? The email is lukas@example.com', session_id: 'life-unstored' }, await signedIn('priya.raman@example.com'));
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    const rows = async () =>
+      (
+        await query<{ sessions: number; bindings: number; proofs: number }>(
+          `select (select count(*)::int from chat_sessions where session_id = 'life-unstored') as sessions,
+                  (select count(*)::int from session_customers where session_id = 'life-unstored') as bindings,
+                  (select count(*)::int from session_order_proofs where session_id = 'life-unstored') as proofs`,
+        )
+      )[0]!;
+    expect(await rows()).toEqual({ sessions: 0, bindings: 1, proofs: 1 });
+
+    const url = `${base(1)}/api/v1/chat/conversation/life-unstored`;
+    const erased = await call(url, { method: 'DELETE', headers: agent });
+    expect(erased.status).toBe(200);
+    expect(erased.body.erased).toMatchObject({ conversations: 0, messages: 0, bindings: 1, order_proofs: 1 });
+    expect(await rows()).toEqual({ sessions: 0, bindings: 0, proofs: 0 });
+    expect((await call(url, { method: 'DELETE', headers: agent })).status).toBe(404);
+  });
 }

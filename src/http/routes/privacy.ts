@@ -78,9 +78,10 @@ export function privacyRoutes(parts: PrivacyRoutesParts): Router {
   router.delete('/chat/conversation/:session_id', async (req, res) => {
     const sessionId = parseInput(sessionIdSchema, req.params.session_id);
     const actor = isAgent(req) ? 'agent' : await customerProvesSession(req, parts, sessionId);
+    // A session whose turn failed before its answer was stored has no conversation, but may have
+    // a binding, order proofs or an idempotency record: those are erased too (404 only for nothing at all).
     const session = await parts.store.getSession(sessionId);
-    if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
-    const outcome = await parts.erasure.eraseConversation(sessionId, actor, session.userId);
+    const outcome = await parts.erasure.eraseConversation(sessionId, actor, session?.userId ?? null);
     if (!outcome) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
     res.json({ erased: outcome.counts, erasure_id: outcome.erasureId });
   });

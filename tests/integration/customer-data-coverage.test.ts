@@ -12,6 +12,7 @@ import { writeCustomerExport } from '../../src/privacy/export';
 import type { SqlDatabase } from '../../src/store/database';
 import type { SqlStore } from '../../src/store/sql-store';
 import { openTestStore } from '../support/database';
+import { erasureDataCases } from './erasure-data.cases';
 
 let db: SqlDatabase;
 let store: SqlStore;
@@ -258,4 +259,8 @@ it('an export streams a long conversation a page at a time and still is one vali
   const partial: string[] = [];
   await writeCustomerExport(data, 'long@example.com', { write: async (text) => void partial.push(text), closed: () => partial.length >= 2 });
   expect(partial.length).toBeLessThan(pieces.length);
+});
+
+describe('sessions never stored, tombstones and dropped answers (PGlite)', () => {
+  erasureDataCases(() => ({ db, store }));
 });

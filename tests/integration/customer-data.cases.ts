@@ -5,6 +5,7 @@
  * (customer-data-postgres.test.ts), where an answer in flight on one instance races
  * an erasure on the other for real.
  */
+import { createHmac } from 'node:crypto';
 import { signCustomerToken } from '../../src/identity/customer-token';
 import { openEventStream } from '../support/event-stream';
 import type { OpenAIStub } from '../support/openai-stub';
@@ -203,6 +204,46 @@ export function customerDataCases(harness: () => CustomerDataHarness): void {
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(retry.status).toBe(410);
     expect(retry.body.error.code).toBe('conversation_erased');
+  });
+
+  it('once an erased id is used again (its tombstone gone), the erased conversation\'s token opens nothing: the new conversation has tokens of its own', async () => {
+    const { query } = harness();
+    const first = await chat({ message: 'Do you ship to Malta?', session_id: 'life-reused' });
+    expect(first.status).toBe(200);
+    const oldToken = { 'x-session-token': first.body.session_token };
+    expect((await call(`${base()}/api/v1/chat/conversation/life-reused`, { method: 'DELETE', headers: oldToken })).status).toBe(200);
+    // A day later the tombstone is pruned, and someone else starts a conversation under the same id.
+    await query(`delete from erased_sessions where session_id = 'life-reused'`);
+    const stranger = await chat({ message: 'My own private question', session_id: 'life-reused' }, {}, 1);
+    expect(stranger.status).toBe(200);
+    expect(stranger.body.session_token).not.toBe(first.body.session_token);
+
+    const readBack = (headers: Record<string, string>, i = 0) => call(`${base(i)}/api/v1/chat/conversation/life-reused`, { headers });
+    expect((await readBack(oldToken)).status).toBe(401);
+    expect((await readBack(oldToken, 1)).status).toBe(401);
+    expect((await chat({ message: 'Show me what they wrote', session_id: 'life-reused' }, oldToken)).body.error.code).toBe('session_token_required');
+    expect((await call(`${base()}/api/v1/chat/conversation/life-reused`, { method: 'DELETE', headers: oldToken })).status).toBe(403);
+    const own = await readBack({ 'x-session-token': stranger.body.session_token }, 1);
+    expect(own.status).toBe(200);
+    expect(own.body.messages.map((m: any) => m.content)).toContain('My own private question');
+  });
+
+  it('a conversation made before session tokens were signed over a nonce keeps its token of the id alone, until it is erased', async () => {
+    const { query } = harness();
+    const first = await chat({ message: 'Is the kettle in stock?', session_id: 'life-legacy' });
+    expect(first.status).toBe(200);
+    // As a conversation stored before migration 20261126000204: no nonce, and a token of the id alone.
+    await query(`update chat_sessions set token_nonce = null where session_id = 'life-legacy'`);
+    const [secret] = await query<{ value: string }>(`select value from service_secrets where name = 'session_token_secret'`);
+    const legacy = { 'x-session-token': createHmac('sha256', secret!.value).update('session-token:life-legacy').digest('base64url') };
+    expect(first.body.session_token).toMatch(/^[0-9a-f]{32}\./);
+    expect((await call(`${base(1)}/api/v1/chat/conversation/life-legacy`, { headers: legacy })).status).toBe(200);
+    const next = await chat({ message: 'And the toaster?', session_id: 'life-legacy' }, legacy);
+    expect(next.status).toBe(200);
+    expect((await call(`${base()}/api/v1/chat/conversation/life-legacy`, { method: 'DELETE', headers: legacy })).status).toBe(200);
+    await query(`delete from erased_sessions where session_id = 'life-legacy'`);
+    expect((await chat({ message: 'Someone else', session_id: 'life-legacy' }, {}, 1)).status).toBe(200);
+    expect((await call(`${base()}/api/v1/chat/conversation/life-legacy`, { headers: legacy })).status).toBe(401);
   });
 
   it('a session whose turn failed after binding its customer and proving an order has no conversation, yet is erased by id (200, counted), then unknown (404)', async () => {

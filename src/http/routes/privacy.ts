@@ -113,7 +113,7 @@ async function customerProvesSession(req: Request, parts: PrivacyRoutesParts, se
   if ((await counters.peek(key, windowMs).catch(() => 0)) >= perClient) {
     throw new AppError(429, 'too_many_failed_tokens', `Too many wrong session tokens from this address. Try again in up to ${Math.ceil(windowMs / 1000)} s.`);
   }
-  if (parts.sessionTokens.verify(sessionId, token)) return 'customer';
+  if (await parts.sessionTokens.verify(sessionId, token)) return 'customer';
   const hits = await counters
     .hit(key, windowMs)
     .then((h) => h.hits)

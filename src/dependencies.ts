@@ -236,7 +236,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     });
     // Its own secret, not the agent key: rotating one must not break the other.
     const sessionTokenSecret = config.sessionTokens.secret ?? (await storage.secrets.keep(SESSION_TOKEN_SECRET_NAME, newSecret()));
-    const sessionTokens = new SessionTokens(sessionTokenSecret, config.sessionTokens.previous);
+    const sessionTokens = new SessionTokens(sessionTokenSecret, config.sessionTokens.previous, storage.identity);
     const feedback = storage.feedback;
     const redactor = new Redactor(config.redaction.detectors);
     feed = createConversationFeed(config, storage, logger);

@@ -41,7 +41,7 @@ export function widgetCors(allowedOrigins: string[]): RequestHandler {
 export function chatRateLimits(
   settings: RateLimitSettings,
   logger: Logger,
-  provesSession: (req: Request, sessionId: string) => boolean,
+  provesSession: (req: Request, sessionId: string) => Promise<boolean>,
   counters?: RateLimitCounters,
 ): RequestHandler[] {
   const common = {
@@ -66,9 +66,10 @@ export function chatRateLimits(
       // counted per client, never against the session, so it cannot lock the owner out.
       // A request without a session id, or naming one it cannot prove (a new one), is
       // under the per-client limit alone.
-      skip: (req) => {
+      skip: async (req) => {
         const sessionId = sessionIdOf(req);
-        return sessionId === null || !provesSession(req, sessionId);
+        // A token that cannot be checked now (the database is down) proves nothing; the request fails on its own.
+        return sessionId === null || !(await provesSession(req, sessionId).catch(() => false));
       },
     }),
   ];

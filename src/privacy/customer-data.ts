@@ -8,9 +8,14 @@ import type { StoredMessage } from '../store/types';
  * How a table that holds customer data is covered by erasure: its rows are erased
  * (with the kind they are counted under in the erasure's answer, and the columns
  * that tie a row to a session or a customer), or kept, with the reason.
+ *
+ * `by[0]` is the key erasure finds every row by: every row has it (not null, not
+ * computed from other columns), and the coverage test fails otherwise. `agedBy`
+ * marks a table whose rows can exist without a stored conversation (written before
+ * the turn's answer, which may never come): the column retention ages them by.
  */
 export type TableCoverage =
-  | { erased: ErasedKind | 'with its conversation'; by: string[] }
+  | { erased: ErasedKind | 'with its conversation'; by: [string, ...string[]]; agedBy?: string }
   | { kept: string };
 
 /** The kinds an erasure counts, as its answer and audit record name them. */
@@ -30,21 +35,27 @@ export type ErasureCounts = Record<ErasedKind, number>;
 
 /**
  * Every table that holds a customer's data, and how erasure covers it. The one
- * place that knows them: the SQL function erase_sessions_core (migration
- * 20261125000100_customer_data_erasure) erases the `erased` ones, and
- * tests/integration/customer-data-erasure.test.ts reads the schema and fails on a
- * table with a session or customer column that is not listed here, and on a listed
- * one whose rows survive an erasure. A new table is added here and to that function.
+ * place that knows them: the SQL function erase_sessions_core (migrations
+ * 20261125000100_customer_data_erasure, 20261126000201) erases the `erased` ones,
+ * unstored_sessions_older_than (20261126000202) finds the `agedBy` ones for
+ * retention, and tests/integration/customer-data-coverage.test.ts reads the schema
+ * and fails on a table with a session or customer column that is not listed here,
+ * on a listed one whose key can be missing from a row, on one that can hold rows
+ * without a conversation and is not `agedBy`, and on a listed one whose rows survive
+ * an erasure. A new table is added here and to those functions.
  */
 export const CUSTOMER_DATA_TABLES: Readonly<Record<string, TableCoverage>> = {
   chat_sessions: { erased: 'conversations', by: ['session_id', 'user_id'] },
   chat_messages: { erased: 'messages', by: ['session_id'] },
   conversation_summaries: { erased: 'memory', by: ['session_id', 'user_id'] },
   answer_feedback: { erased: 'feedback', by: ['session_id'] },
-  idempotency_keys: { erased: 'idempotency_records', by: ['session_id'] },
-  session_customers: { erased: 'bindings', by: ['session_id', 'customer_id'] },
-  session_order_proofs: { erased: 'order_proofs', by: ['session_id'] },
+  // Claimed before the answer (for the session the request runs in), completed with the turn or a queued message.
+  idempotency_keys: { erased: 'idempotency_records', by: ['session_id'], agedBy: 'created_at' },
+  // Bound at the start of a turn, proven during a tool call: both before the answer is stored.
+  session_customers: { erased: 'bindings', by: ['session_id', 'customer_id'], agedBy: 'bound_at' },
+  session_order_proofs: { erased: 'order_proofs', by: ['session_id'], agedBy: 'proven_at' },
   // Keyed 'chat-session:<id>' and 'order-proof-session:<id>'; counters per client address name no customer.
+  // Counted before the answer too, but they expire with their window (minutes), so retention need not age them.
   rate_limit_counters: { erased: 'rate_limit_counters', by: ['key'] },
   customer_profiles: {
     kept: "The shop's own customer record (sample commerce data standing in for the shop's backend, which the agent only reads): exported, erased in the shop's system, not here.",
@@ -81,7 +92,7 @@ export type RetentionBatch =
   | { outcome: 'erased'; result: ErasureResult }
   | { outcome: 'done' }
   | { outcome: 'busy' }
-  | { outcome: 'counted'; conversations: number; messages: number };
+  | { outcome: 'counted'; conversations: number; messages: number; unstoredSessions: number };
 
 /** A customer erasure's result, with how many labelled, unverified conversations there were (erased only when asked for). */
 export interface CustomerErasureResult extends ErasureResult {
@@ -172,7 +183,11 @@ export class CustomerDataStore {
     this.fn = isSqlFunctionCaller(target) ? target : sqlFunctionCaller(target);
   }
 
-  /** Erases one conversation and records the erasure; null when there is no such conversation. */
+  /**
+   * Erases one session and records the erasure: its conversation, and every row
+   * under its id even when no conversation was stored (a turn that failed after
+   * binding the customer or recording an order proof). Null when the id has nothing.
+   */
   async eraseConversation(sessionId: string, actor: 'agent' | 'customer', customerPseudonym: string | null, langfuse: boolean): Promise<ErasureResult | null> {
     const [row] = await this.fn.rows<ErasureRow & { existed: boolean }>(FN.eraseConversation, {
       p_session_id: sessionId,
@@ -212,8 +227,13 @@ export class CustomerDataStore {
       case 'erased':
         return { outcome: 'erased', result: toResult(row) };
       case 'counted': {
-        const counts = parseJsonColumn(row.counts) as unknown as { conversations: number; messages: number };
-        return { outcome: 'counted', conversations: Number(counts.conversations), messages: Number(counts.messages) };
+        const counts = parseJsonColumn(row.counts) as unknown as { conversations: number; messages: number; unstored_sessions?: number };
+        return {
+          outcome: 'counted',
+          conversations: Number(counts.conversations),
+          messages: Number(counts.messages),
+          unstoredSessions: Number(counts.unstored_sessions ?? 0),
+        };
       }
       case 'busy':
         return { outcome: 'busy' };

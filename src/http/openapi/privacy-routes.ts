@@ -144,7 +144,9 @@ export function privacyApiRoutes(): ApiRoute[] {
       description:
         "By its customer (the conversation's X-Session-Token) or an agent (agent key). 401 without either, 403 " +
         '`session_token_invalid` for a wrong token (counted against the caller: 429 `too_many_failed_tokens` past ' +
-        'AUTH_FAILURES_PER_CLIENT), 404 for an unknown conversation. An answer still being generated is not stored ' +
+        'AUTH_FAILURES_PER_CLIENT), 404 for an id with nothing stored under it. A session whose answer was never stored ' +
+        '(a failed turn that left a customer binding, order proofs or an idempotency record) is erased too: 200 with ' +
+        '`conversations: 0`. An answer still being generated is not stored ' +
         '(its request gets 410 `conversation_erased`), and open event streams end with an `erased` event.',
       security: ['sessionToken', 'agentKey'],
       params: { session_id: sessionIdSchema },

@@ -108,9 +108,10 @@ export function privacyRoutes(parts: PrivacyRoutesParts): Router {
   router.delete('/chat/conversation/:session_id', async (req, res) => {
     const sessionId = parseInput(sessionIdSchema, req.params.session_id);
     const actor = isAgent(req) ? 'agent' : await customerProvesSession(req, parts, sessionId);
+    // A session whose turn failed before its answer was stored has no conversation, but may have
+    // a binding, order proofs or an idempotency record: those are erased too (404 only for nothing at all).
     const session = await parts.store.getSession(sessionId);
-    if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
-    const outcome = await parts.erasure.eraseConversation(sessionId, actor, session.userId);
+    const outcome = await parts.erasure.eraseConversation(sessionId, actor, session?.userId ?? null);
     if (!outcome) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
     res.json({ erased: outcome.counts, erasure_id: outcome.erasureId });
   });
@@ -142,7 +143,7 @@ async function customerProvesSession(req: Request, parts: PrivacyRoutesParts, se
   if ((await counters.peek(key, windowMs).catch(() => 0)) >= perClient) {
     throw new AppError(429, 'too_many_failed_tokens', `Too many wrong session tokens from this address. Try again in up to ${Math.ceil(windowMs / 1000)} s.`);
   }
-  if (parts.sessionTokens.verify(sessionId, token)) return 'customer';
+  if (await parts.sessionTokens.verify(sessionId, token)) return 'customer';
   const hits = await counters
     .hit(key, windowMs)
     .then((h) => h.hits)

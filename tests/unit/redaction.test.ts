@@ -40,13 +40,21 @@ function grouped(digits: string) {
 /** Words around the number: no digits, so what is masked can only come from the number. */
 const words = fc.array(fc.constantFrom('my', 'card', 'is', 'please', 'refund', 'to', 'thanks!', 'Karte:', '(visa)', 'número'), { maxLength: 4 }).map((w) => w.join(' '));
 
-/** Whether a span of whole groups other than the whole number is itself a valid card number. */
+const cardShaped = (digits: string) => digits.length >= 13 && digits.length <= 19 && digits[0] !== '0' && luhnValid(digits);
+
+/**
+ * Whether a span of whole groups other than the whole number is itself a valid card
+ * number, or (the whole number included) a valid 16 or 15-digit card with a 3 or
+ * 4-digit security code glued to its last group.
+ */
 function someGroupSpanValid(groups: string[]): boolean {
   for (let i = 0; i < groups.length; i++) {
     for (let j = i; j < groups.length; j++) {
-      if (i === 0 && j === groups.length - 1) continue;
       const joined = groups.slice(i, j + 1).join('');
-      if (joined.length >= 13 && joined.length <= 19 && joined[0] !== '0' && luhnValid(joined)) return true;
+      if (!(i === 0 && j === groups.length - 1) && cardShaped(joined)) return true;
+      for (const [card, code] of [[16, 3], [15, 4], [15, 3]] as const) {
+        if (joined.length === card + code && groups[j]!.length > code && cardShaped(joined.slice(0, card))) return true;
+      }
     }
   }
   return false;
@@ -69,7 +77,7 @@ describe('card numbers in what a customer types', () => {
   it('keeps a Luhn-invalid digit run as typed, in every grouping', () => {
     fc.assert(
       fc.property(invalidCard.chain(grouped), words, words, ({ typed, groups }, before, after) => {
-        // A part of the run, split where the customer split it, may itself be a valid card number (and is then masked).
+        // A part of the run, split where the customer split it, may itself be a valid card number, or one with a glued security code (and is then masked).
         fc.pre(!someGroupSpanValid(groups));
         const text = `${before} ${typed} ${after}`;
         expect(cards.redact(text)).toEqual({ text, found: {} });

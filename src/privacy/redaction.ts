@@ -260,10 +260,12 @@ const GLUED_CODES: ReadonlyArray<{ card: number; code: number }> = [
 
 /**
  * The card number in a span of whole groups, if it holds one: the span itself, or
- * the span less a security code glued to its last group (GLUED_CODES); null otherwise.
+ * (`codeMayBeGlued`) the span less a security code glued to its last group
+ * (GLUED_CODES); null otherwise.
  */
-function cardInSpan(joined: string, lastGroup: string): string | null {
+function cardInSpan(joined: string, lastGroup: string, codeMayBeGlued: boolean): string | null {
   if (cardNumber(joined)) return joined;
+  if (!codeMayBeGlued) return null;
   for (const { card, code } of GLUED_CODES) {
     if (joined.length === card + code && lastGroup.length > code && cardNumber(joined.slice(0, card))) return joined.slice(0, card);
   }
@@ -274,7 +276,8 @@ function cardInSpan(joined: string, lastGroup: string): string | null {
  * The card numbers in one run of digit groups: from each group, the longest span of
  * whole groups, all joined by one kind of separator, that holds a card number,
  * leftmost first; so a number followed by its expiry or security code
- * ("4242 4242 4242 4242 12/25 123") is found and what follows it is kept. Spans grow
+ * ("4242 4242 4242 4242 12/25 123") is found and what follows it is kept, and one
+ * with its code glued on ("4242424242424242123") is masked with the code. Spans grow
  * only while they are at most 19 digits long, so a long run costs linear time.
  * `phone`: the run follows a "+", so its first group is a country code and no card
  * starts there ("+49 1512 3456 7890 12" is kept).
@@ -289,7 +292,9 @@ function cardsInRun(groups: DigitGroup[], phone: boolean, found: Finding[]): voi
       if (j > i + 1 && groups[j]!.before !== groups[i + 1]!.before) break;
       joined += groups[j]!.digits;
       if (joined.length > CARD_DIGITS.max) break;
-      const inSpan = cardInSpan(joined, groups[j]!.digits);
+      // A code glued on is looked for only when no shorter span is a card: in "378282246310005 1234"
+      // the card ends where the customer put a space, and "1234" is not split.
+      const inSpan = cardInSpan(joined, groups[j]!.digits, matched === -1);
       if (inSpan) {
         matched = j;
         card = inSpan;

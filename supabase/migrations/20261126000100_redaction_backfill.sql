@@ -49,10 +49,11 @@ $$;
 -- rows left is passed over (the watermark moves to the next stage). No rows: the pass is
 -- done (finished_at is set). The pass's row is made on first use.
 --
--- chat_sessions' rows also carry what append_turn would have made title and last_message
--- of, from the messages as stored now (left(…, 100) of the first customer message,
--- left(…, 200) of the last message): a title cut from a raw card number holds only part
--- of it, which no detector can recognise, but the masked message it was cut from can.
+-- chat_sessions' rows also carry what append_turn would make title and last_message of
+-- from the messages as stored now (left(…, 100) of the first customer message, left(…, 200)
+-- of the last message): a preview cut from a raw card number may hold only part of it,
+-- which no detector recognises, so once the message it was cut from is masked (the
+-- preview no longer matches it) the service cuts it again from the masked message.
 create or replace function redaction_backfill_batch(p_pass text, p_limit integer)
 returns table (stage text, from_key text, row_key text, texts jsonb)
 language plpgsql
@@ -136,7 +137,8 @@ begin
 end;
 $$;
 
--- Writes one batch's changes and moves the watermark past it, in one transaction.
+-- Writes one batch's changes and moves the watermark past it, in one transaction;
+-- returns the texts (columns) written and the conflicts.
 -- p_changes: [{"key", "column", "old", "new"}], old being the value the batch read. A row
 -- is written only while it still holds old (or already holds new: another instance was
 -- first), so a text changed in between (a new turn's last_message) is never overwritten

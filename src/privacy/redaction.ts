@@ -100,8 +100,8 @@ export interface NormalisedText {
   to: Int32Array | null;
 }
 
-/** Printable ASCII without two spaces in a row: nothing to fold, drop or collapse. */
-const ALREADY_NORMAL = /^(?:[\x21-\x7e]| (?! ))*$/;
+/** Anything but printable ASCII, or two spaces in a row: without either, a text is its own normalised view. */
+const NEEDS_FOLDING = /[^\x20-\x7e]| {2}/;
 
 /**
  * What a character becomes in the normalised view: its NFKC form with whitespace as
@@ -125,29 +125,18 @@ function foldChar(code: number, char: string): string {
 }
 
 /**
- * The characters NFKC folds into a text holding an ASCII digit (full-width digits,
- * superscripts, circled numbers, mathematical digits, …), as a regular expression
- * with the ASCII digits; computed from normalize() itself on first use, so it cannot
- * disagree with the view.
+ * ASCII digits, and every character NFKC folds into a text holding one: superscripts
+ * and fractions, circled and parenthesised numbers, squared units (㎟), full-width,
+ * mathematical and segmented digits. Every detector looks for digits, so a text
+ * without any of these is left alone without being folded. tests/unit/redaction.test.ts
+ * checks this list against normalize() over every code point.
  */
-let digitSources: RegExp | null = null;
-
-function mayHoldDigits(text: string): boolean {
-  if (!digitSources) {
-    const sources: string[] = [];
-    // NFKC makes digits only from the Basic and Supplementary Multilingual Planes.
-    for (let code = 0x80; code <= 0x1ffff; code++) {
-      if (code >= 0xd800 && code <= 0xdfff) continue;
-      if (/[0-9]/.test(String.fromCodePoint(code).normalize('NFKC'))) sources.push(`\\u{${code.toString(16)}}`);
-    }
-    digitSources = new RegExp(`[0-9${sources.join('')}]`, 'u');
-  }
-  return digitSources.test(text);
-}
+export const DIGIT_SOURCES =
+  /[0-9\u00b2\u00b3\u00b9\u00bc-\u00be\u2070\u2074-\u2079\u2080-\u2089\u2150-\u215f\u2189\u2460-\u249b\u24ea\u3251-\u325f\u32b1-\u32cb\u3358-\u3370\u3378\u3379\u339f-\u33a6\u33a8\u33af\u33e0-\u33fe\uff10-\uff19\u{1ccf0}-\u{1ccf9}\u{1d7ce}-\u{1d7ff}\u{1f100}-\u{1f10a}\u{1fbf0}-\u{1fbf9}]/u;
 
 /** Folds `text` for detection (see NormalisedText); linear in its length. */
 export function normaliseForDetection(text: string): NormalisedText {
-  if (ALREADY_NORMAL.test(text)) return { text, from: null, to: null };
+  if (!NEEDS_FOLDING.test(text)) return { text, from: null, to: null };
   const units: string[] = [];
   const from: number[] = [];
   const to: number[] = [];
@@ -388,7 +377,7 @@ export class Redactor {
 
   redact(text: string): Redacted {
     // Every detector looks for digits: a text without any (once folded) has nothing to mask.
-    if (!this.enabled || !mayHoldDigits(text)) return { text, found: {} };
+    if (!this.enabled || !DIGIT_SOURCES.test(text)) return { text, found: {} };
     const view = normaliseForDetection(text);
     const found: RedactionCounts = {};
     const findings: Finding[] = [];

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { IBAN_LENGTHS, ibanValid, luhnValid, Redactor } from '../../src/privacy/redaction';
+import { DIGIT_SOURCES, IBAN_LENGTHS, ibanValid, luhnValid, Redactor } from '../../src/privacy/redaction';
 
 const cards = new Redactor(['card']);
 const both = new Redactor(['card', 'iban']);
@@ -115,6 +115,19 @@ describe('card numbers in what a customer types', () => {
   it('masks each of several card numbers in one message', () => {
     expect(cards.redact('old 4111-1111-1111-1111, new 5555 5555 5555 4444').text).toBe('old [card ending 1111], new [card ending 4444]');
     expect(cards.redact('4111111111111111 5555555555554444')).toEqual({ text: '[card ending 1111] [card ending 4444]', found: { card: 2 } });
+  });
+
+  it('knows every character NFKC folds into a digit (a text without any is not searched)', () => {
+    const missing: string[] = [];
+    const extra: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCodePoint(code);
+      const makesDigit = /[0-9]/.test(char.normalize('NFKC'));
+      if (makesDigit && !DIGIT_SOURCES.test(char)) missing.push(code.toString(16));
+      if (!makesDigit && DIGIT_SOURCES.test(char)) extra.push(code.toString(16));
+    }
+    expect({ missing, extra }).toEqual({ missing: [], extra: [] });
   });
 
   it('redacts nothing with no detectors (REDACT empty)', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { DIGIT_SOURCES, IBAN_LENGTHS, ibanValid, luhnValid, Redactor } from '../../src/privacy/redaction';
+import { IBAN_LENGTHS, isDigitSource, ibanValid, luhnValid, Redactor } from '../../src/privacy/redaction';
 
 const cards = new Redactor(['card']);
 const both = new Redactor(['card', 'iban']);
@@ -122,10 +122,9 @@ describe('card numbers in what a customer types', () => {
     const extra: string[] = [];
     for (let code = 0; code <= 0x10ffff; code++) {
       if (code >= 0xd800 && code <= 0xdfff) continue;
-      const char = String.fromCodePoint(code);
-      const makesDigit = /[0-9]/.test(char.normalize('NFKC'));
-      if (makesDigit && !DIGIT_SOURCES.test(char)) missing.push(code.toString(16));
-      if (!makesDigit && DIGIT_SOURCES.test(char)) extra.push(code.toString(16));
+      const makesDigit = /[0-9]/.test(String.fromCodePoint(code).normalize('NFKC'));
+      if (makesDigit && !isDigitSource(code)) missing.push(code.toString(16));
+      if (!makesDigit && isDigitSource(code)) extra.push(code.toString(16));
     }
     expect({ missing, extra }).toEqual({ missing: [], extra: [] });
   });

@@ -9,6 +9,7 @@ import type { AppParts } from './app';
 import { ChatService, type AgentRuntime } from './chat/chat-service';
 import { ChatTurns } from './chat/turn';
 import { Redactor } from './privacy/redaction';
+import { RedactionBackfill, RedactionBackfillStore } from './privacy/redaction-backfill';
 import { ListeningConversationFeed, PollingConversationFeed, type ConversationFeed } from './chat/conversation-feed';
 import { HandoffService } from './chat/handoff';
 import { IdempotentRequests } from './chat/idempotency';
@@ -62,6 +63,8 @@ export interface Dependencies {
   retention: RetentionSchedule | null;
   /** Deletes erased answers' traces in Langfuse and retries failures. */
   traceDeletion: TraceDeletion;
+  /** Re-masks texts stored before the current redaction (started in the background at start; tests await it). */
+  redactionBackfill: RedactionBackfill;
   /** Ends the conversations' event streams (each gets an `end` event): call first on shutdown, or the server waits for them. */
   endStreams(): void;
   /** Flushes the traces (bounded by LANGFUSE_FLUSH_TIMEOUT_MS), then closes the database; call after the server stopped taking requests. */
@@ -83,6 +86,8 @@ export interface OpenStorage {
   identity: IdentityStore;
   /** Every table with customer data: erasure, retention, the audit, exports. */
   customerData: CustomerDataStore;
+  /** The watermark and batches of the redaction backfill. */
+  redactionBackfill: RedactionBackfillStore;
   db: SqlDatabase | null;
   close(): Promise<void>;
 }
@@ -101,6 +106,7 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
       secrets: new ServiceSecrets(functions),
       identity: new IdentityStore(functions),
       customerData: new CustomerDataStore(functions),
+      redactionBackfill: new RedactionBackfillStore(functions),
       db: null,
       close: async () => {},
     };
@@ -116,6 +122,7 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
     secrets: new ServiceSecrets(db),
     identity: new IdentityStore(db),
     customerData: new CustomerDataStore(db),
+    redactionBackfill: new RedactionBackfillStore(db),
     db,
     close: () => db.close(),
   };
@@ -159,6 +166,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
   let feed: ConversationFeed | null = null;
   let retention: RetentionSchedule | null = null;
   let traceDeletion: TraceDeletion | null = null;
+  let redactionBackfill: RedactionBackfill | null = null;
   try {
     const { store } = storage;
     if (storage.db) {
@@ -239,6 +247,9 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const sessionTokens = new SessionTokens(sessionTokenSecret, config.sessionTokens.previous, storage.identity);
     const feedback = storage.feedback;
     const redactor = new Redactor(config.redaction.detectors);
+    // Texts stored before this redaction are masked again, batch by batch, while the service answers.
+    redactionBackfill = new RedactionBackfill(storage.redactionBackfill, redactor, logger);
+    redactionBackfill.start();
     feed = createConversationFeed(config, storage, logger);
     const streams = new EventStreams(config.eventStreams);
     const conversationFeed = feed;
@@ -347,8 +358,10 @@ export async function createDependencies(config: Config, logger: Logger, databas
       erasure,
       retention,
       traceDeletion,
+      redactionBackfill,
       endStreams: () => streams.endAll(),
       close: async () => {
+        await redactionBackfill?.stop();
         await retention?.stop();
         await traceDeletion?.stop();
         streams.endAll();
@@ -358,6 +371,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       },
     };
   } catch (error) {
+    await redactionBackfill?.stop();
     await retention?.stop();
     await traceDeletion?.stop();
     await feed?.close();

@@ -148,6 +148,8 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
       OFFLINE_EMBEDDER: 'hashing',
     });
     const deps = await createDependencies(config, createLogger('silent'));
+    // The redaction backfill runs through the API too: on an empty database, one batch call finds nothing.
+    expect(await deps.redactionBackfill.finished()).toMatchObject({ finished: true, rowsRead: 0 });
     const server: Server = await new Promise((resolve) => {
       const s = createApp(deps.appParts).listen(0, '127.0.0.1', () => resolve(s));
     });
@@ -167,12 +169,13 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
       const [row] = await db.query<{ n: number }>(`select count(*)::int as n from chat_messages where session_id = 'supabase-session'`);
       expect(row!.n).toBe(2);
       expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: 'ok', storage: 'supabase' });
-      // Everything went through the API (start-up check, seeding, rate limits, one answer, one replay, the session token's nonce).
+      // Everything went through the API (start-up check, seeding, the redaction backfill, rate limits, one answer, one replay, the session token's nonce).
       const called = standIn.requests.map((r) => r.path.split('/').at(-1));
       expect(new Set(called)).toEqual(
         new Set([
           'storage_ping', 'embedding_models', 'source_chunks', 'embeddings_by_hash', 'replace_source_chunks', 'rate_limit_hit',
           'get_session', 'claim_idempotency_key', 'hybrid_search', 'append_answer_turn', 'keep_service_secret', 'session_token_nonce',
+          'redaction_backfill_batch',
         ]),
       );
       expect(called.filter((fn) => fn === 'append_answer_turn')).toHaveLength(1);

@@ -14,14 +14,31 @@ import { openAIStubEnv, startTestService, TEST_AGENT_KEY, type TestService } fro
  * SDK against a loopback receiver, with LANGFUSE_CAPTURE_PERSONAL_DATA on, so
  * texts are sent). A Luhn-invalid 16-digit number is kept as typed. Every way in:
  * POST /chat, /chat/stream, a message queued while a person holds the conversation
- * (with an Idempotency-Key, retried), and a feedback comment.
+ * (with an Idempotency-Key, retried), and a feedback comment. And card numbers as
+ * people paste them (no-break spaces, full-width digits, zero-width spaces, glued to
+ * letters, line breaks: issue 30) are masked the same way, everywhere.
  */
 const CARDS = ['4242 4242 4242 4242', '4000-0566-5566-5556', '5555555555554444', '378282246310005'];
 const INVALID = '4242 4242 4242 4241';
+/** As copied from a banking page or a PDF, or typed on a CJK keyboard. */
+const PASTED = {
+  noBreakSpace: '6011\u00a00009\u00a09013\u00a09424',
+  fullWidth: '３５３０１１１３３３３０００００',
+  zeroWidth: '5200\u200b8282\u200b8282\u200b8210',
+  glued: 'Visa4000002500003155',
+  lineBreaks: '2223\n0031\n2200\n3222',
+};
+const PASTED_MESSAGE = `Pasted: ${Object.values(PASTED).join(', ')} for order ZX-14440.`;
+const PASTED_MASKED = 'Pasted: [card ending 9424], [card ending 0000], [card ending 8210], Visa[card ending 3155], [card ending 3222] for order ZX-14440.';
 
-/** The card's digits with any separators between them, as a regular expression. */
-const anyGrouping = (card: string) => new RegExp(card.replace(/\D/g, '').split('').join('[ -]?'));
-const cardsIn = (text: string) => CARDS.filter((card) => anyGrouping(card).test(text));
+/**
+ * The card's digits with up to six other characters between each two (separators, zero-width
+ * characters, JSON escapes such as \n), as a regular expression for JavaScript and Postgres;
+ * texts are folded by NFKC first, so full-width digits are found too.
+ */
+const anyGrouping = (card: string) => new RegExp(card.normalize('NFKC').replace(/\D/g, '').split('').join('[^0-9]{0,6}'));
+const ALL_CARDS = [...CARDS, ...Object.values(PASTED)];
+const cardsIn = (text: string) => ALL_CARDS.filter((card) => anyGrouping(card).test(text.normalize('NFKC')));
 
 const rawLogLines: string[] = [];
 const logSink = new Writable({
@@ -82,6 +99,12 @@ describe('a card number typed by a customer (REDACT default: card)', () => {
     expect(first.body.response).toContain(INVALID);
     const token = service.sessionToken(sessionId)!;
 
+    // POST /chat again: the pasted forms, each masked where it was typed.
+    const pasted = await post('/api/v1/chat', { session_id: sessionId, message: PASTED_MESSAGE }, { 'x-session-token': token });
+    expect(pasted.status).toBe(200);
+    expect(pasted.body.redacted).toEqual({ card: 5 });
+    expect(pasted.body.response).toContain(PASTED_MASKED);
+
     // POST /chat/stream: the same, on the stream's `done` event.
     const streamed = await postStream(`${service.baseURL}/api/v1/chat/stream`, { session_id: sessionId, message: `Or use ${CARDS[1]} please` }, {
       headers: { 'x-session-token': token },
@@ -117,10 +140,11 @@ describe('a card number typed by a customer (REDACT default: card)', () => {
     const customer = history.messages.filter((m: any) => m.role === 'user');
     expect(customer.map((m: any) => m.content)).toEqual([
       `My card [card ending 4242] was charged twice for order ZX-14440. Call +1 555 123 4567. Not a card: ${INVALID}`,
+      PASTED_MASKED,
       'Or use [card ending 5556] please',
       'Amex [card ending 0005]',
     ]);
-    for (const m of customer) expect(m.redacted).toEqual({ card: 1 });
+    expect(customer.map((m: any) => m.redacted)).toEqual([{ card: 1 }, { card: 5 }, { card: 1 }, { card: 1 }]);
     const rated = history.messages.find((m: any) => m.feedback);
     expect(rated.feedback.comment).toBe('Refund to [card ending 4444]');
   });
@@ -131,8 +155,10 @@ describe('a card number typed by a customer (REDACT default: card)', () => {
     );
     expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['chat_messages', 'chat_sessions', 'answer_feedback', 'idempotency_keys']));
     for (const { table_name } of tables) {
-      for (const card of CARDS) {
-        const [row] = await service.db.query<{ n: number }>(`select count(*)::int as n from "${table_name}" t where t::text ~ $1`, [anyGrouping(card).source]);
+      for (const card of ALL_CARDS) {
+        const [row] = await service.db.query<{ n: number }>(`select count(*)::int as n from "${table_name}" t where normalize(t::text, NFKC) ~ $1`, [
+          anyGrouping(card).source,
+        ]);
         expect({ table_name, card, rows: row!.n }).toEqual({ table_name, card, rows: 0 });
       }
     }
@@ -146,6 +172,7 @@ describe('a card number typed by a customer (REDACT default: card)', () => {
     expect(stub.chatRequests().length).toBeGreaterThan(0);
     expect(cardsIn(sent)).toEqual([]);
     expect(sent).toContain('[card ending 4242]');
+    expect(sent).toContain(JSON.stringify(PASTED_MASKED).slice(1, -1));
     expect(sent).toContain(INVALID);
   });
 
@@ -158,6 +185,7 @@ describe('a card number typed by a customer (REDACT default: card)', () => {
     const traced = JSON.stringify({ spans: receiver.spans, scores: receiver.scores });
     expect(receiver.spans.length).toBeGreaterThan(0);
     expect(traced).toContain('[card ending 4242]');
+    expect(traced).toContain('Visa[card ending 3155]');
     expect(cardsIn(traced)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { IBAN_LENGTHS, ibanValid, luhnValid, Redactor } from '../../src/privacy/redaction';
+import { IBAN_LENGTHS, isDigitSource, ibanValid, luhnValid, Redactor } from '../../src/privacy/redaction';
 
 const cards = new Redactor(['card']);
 const both = new Redactor(['card', 'iban']);
@@ -40,13 +40,21 @@ function grouped(digits: string) {
 /** Words around the number: no digits, so what is masked can only come from the number. */
 const words = fc.array(fc.constantFrom('my', 'card', 'is', 'please', 'refund', 'to', 'thanks!', 'Karte:', '(visa)', 'número'), { maxLength: 4 }).map((w) => w.join(' '));
 
-/** Whether a span of whole groups other than the whole number is itself a valid card number. */
+const cardShaped = (digits: string) => digits.length >= 13 && digits.length <= 19 && digits[0] !== '0' && luhnValid(digits);
+
+/**
+ * Whether a span of whole groups other than the whole number is itself a valid card
+ * number, or (the whole number included) a valid 16 or 15-digit card with a 3 or
+ * 4-digit security code glued to its last group.
+ */
 function someGroupSpanValid(groups: string[]): boolean {
   for (let i = 0; i < groups.length; i++) {
     for (let j = i; j < groups.length; j++) {
-      if (i === 0 && j === groups.length - 1) continue;
       const joined = groups.slice(i, j + 1).join('');
-      if (joined.length >= 13 && joined.length <= 19 && joined[0] !== '0' && luhnValid(joined)) return true;
+      if (!(i === 0 && j === groups.length - 1) && cardShaped(joined)) return true;
+      for (const [card, code] of [[16, 3], [15, 4], [15, 3]] as const) {
+        if (joined.length === card + code && groups[j]!.length > code && cardShaped(joined.slice(0, card))) return true;
+      }
     }
   }
   return false;
@@ -69,7 +77,7 @@ describe('card numbers in what a customer types', () => {
   it('keeps a Luhn-invalid digit run as typed, in every grouping', () => {
     fc.assert(
       fc.property(invalidCard.chain(grouped), words, words, ({ typed, groups }, before, after) => {
-        // A part of the run, split where the customer split it, may itself be a valid card number (and is then masked).
+        // A part of the run, split where the customer split it, may itself be a valid card number, or one with a glued security code (and is then masked).
         fc.pre(!someGroupSpanValid(groups));
         const text = `${before} ${typed} ${after}`;
         expect(cards.redact(text)).toEqual({ text, found: {} });
@@ -107,6 +115,18 @@ describe('card numbers in what a customer types', () => {
   it('masks each of several card numbers in one message', () => {
     expect(cards.redact('old 4111-1111-1111-1111, new 5555 5555 5555 4444').text).toBe('old [card ending 1111], new [card ending 4444]');
     expect(cards.redact('4111111111111111 5555555555554444')).toEqual({ text: '[card ending 1111] [card ending 4444]', found: { card: 2 } });
+  });
+
+  it('knows every character NFKC folds into a digit (a text without any is not searched)', () => {
+    const missing: string[] = [];
+    const extra: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const makesDigit = /[0-9]/.test(String.fromCodePoint(code).normalize('NFKC'));
+      if (makesDigit && !isDigitSource(code)) missing.push(code.toString(16));
+      if (!makesDigit && isDigitSource(code)) extra.push(code.toString(16));
+    }
+    expect({ missing, extra }).toEqual({ missing: [], extra: [] });
   });
 
   it('redacts nothing with no detectors (REDACT empty)', () => {

@@ -1,5 +1,5 @@
 /**
- * npx tsx scripts/bench-redaction.ts: what redaction alone costs per message, in CPU
+ * npm run bench:redaction: what redaction alone costs per message, in CPU
  * time (process.cpuUsage, so other processes on a busy machine do not count), for each
  * adversarial class (tests/support/adversarial-text.ts) and a text of pasted card
  * forms (no-break spaces, full-width digits, glued letters, dates, order numbers,
@@ -60,7 +60,7 @@ function main(): void {
   }
   const lines = [
     MARKERS.start,
-    '## `npx tsx scripts/bench-redaction.ts` (redaction alone)',
+    '## `npm run bench:redaction` (redaction alone)',
     '',
     `CPU time of one \`Redactor(['card', 'iban']).redact(text)\` (median of ${RUNS}), per adversarial class and a text of pasted card forms.`,
     `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,

@@ -22,6 +22,8 @@ import { OrderProofs } from './identity/order-proofs';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { findSourceFiles, ingestFiles } from './knowledge/ingest';
 import { ModelQueryRewriter } from './knowledge/query-rewriter';
+import { bindSiteSync } from './knowledge/site-sync-binding';
+import { KnowledgeSyncSchedule } from './knowledge/sync-schedule';
 import { createRetriever } from './knowledge/retriever';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
 import { TokenCounter, type CountableMessage } from './memory/tokens';
@@ -35,6 +37,7 @@ import { SqlCommerceStore } from './store/commerce-store';
 import { FeedbackStore } from './store/feedback-store';
 import { HandoffStore } from './store/handoff-store';
 import { KnowledgeAdminStore } from './store/knowledge-admin-store';
+import { KnowledgeSyncLease } from './store/knowledge-sync-lease';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openPgliteDatabase } from './store/pglite';
@@ -60,6 +63,8 @@ export interface Dependencies {
   erasure: ErasureService;
   /** The in-process retention sweep; null when CONVERSATION_RETENTION_DAYS is not set. */
   retention: RetentionSchedule | null;
+  /** The in-process sync of KNOWLEDGE_SYNC_URLS; null when no site is configured. */
+  knowledgeSync: KnowledgeSyncSchedule | null;
   /** Deletes erased answers' traces in Langfuse and retries failures. */
   traceDeletion: TraceDeletion;
   /** Ends the conversations' event streams (each gets an `end` event): call first on shutdown, or the server waits for them. */
@@ -78,6 +83,8 @@ export interface OpenStorage {
   feedback: FeedbackStore;
   handoff: HandoffStore;
   knowledgeAdmin: KnowledgeAdminStore;
+  /** Lets one instance at a time run the knowledge sync. */
+  knowledgeSyncLease: KnowledgeSyncLease;
   rateLimits: RateLimitCounters;
   secrets: ServiceSecrets;
   identity: IdentityStore;
@@ -97,6 +104,7 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
       feedback: new FeedbackStore(functions),
       handoff: new HandoffStore(functions),
       knowledgeAdmin: new KnowledgeAdminStore(functions),
+      knowledgeSyncLease: new KnowledgeSyncLease(functions),
       rateLimits: new RateLimitCounters(functions),
       secrets: new ServiceSecrets(functions),
       identity: new IdentityStore(functions),
@@ -112,6 +120,7 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
     feedback: new FeedbackStore(db),
     handoff: new HandoffStore(db),
     knowledgeAdmin: new KnowledgeAdminStore(db),
+    knowledgeSyncLease: new KnowledgeSyncLease(db),
     rateLimits: new RateLimitCounters(db),
     secrets: new ServiceSecrets(db),
     identity: new IdentityStore(db),
@@ -158,6 +167,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
   let tracing: Tracing = NO_TRACING;
   let feed: ConversationFeed | null = null;
   let retention: RetentionSchedule | null = null;
+  let knowledgeSync: KnowledgeSyncSchedule | null = null;
   let traceDeletion: TraceDeletion | null = null;
   try {
     const { store } = storage;
@@ -260,6 +270,14 @@ export async function createDependencies(config: Config, logger: Logger, databas
       );
       retention.start();
     }
+    // The shop file's `knowledge:` sites join these here once it exists (they are sync URLs too).
+    if (config.knowledgeSync.siteUrls.length > 0) {
+      knowledgeSync = new KnowledgeSyncSchedule(
+        { lease: storage.knowledgeSyncLease, syncSite: bindSiteSync({ store, admin: storage.knowledgeAdmin, embedder, logger }), logger },
+        { siteUrls: config.knowledgeSync.siteUrls, intervalMs: config.knowledgeSync.intervalMs },
+      );
+      knowledgeSync.start();
+    }
     const handoff = new HandoffService({
       store: storage.handoff,
       feed,
@@ -345,9 +363,11 @@ export async function createDependencies(config: Config, logger: Logger, databas
       tracing,
       erasure,
       retention,
+      knowledgeSync,
       traceDeletion,
       endStreams: () => streams.endAll(),
       close: async () => {
+        await knowledgeSync?.stop();
         await retention?.stop();
         await traceDeletion?.stop();
         streams.endAll();
@@ -357,6 +377,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       },
     };
   } catch (error) {
+    await knowledgeSync?.stop();
     await retention?.stop();
     await traceDeletion?.stop();
     await feed?.close();

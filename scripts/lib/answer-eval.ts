@@ -109,11 +109,16 @@ export async function startEvaluatedService(knowledgeDir: string, env: Record<st
   };
 }
 
-/** Sends every dialogue's turns in order, one session per dialogue; `onDialogue` reports progress. */
+/**
+ * Sends every dialogue's turns in order, one session per dialogue; `onDialogue` reports
+ * progress. `documentOf` names the document a cited source is (default: the source's
+ * file name; a crawled page's URL needs the site's own map).
+ */
 export async function runDialogues(
   deps: Dependencies,
   dialogues: Dialogue[],
   onDialogue: (done: number, total: number, results: TurnResult[]) => void = () => {},
+  documentOf: (source: string) => string = (source) => path.basename(source),
 ): Promise<TurnResult[]> {
   const { chatService } = deps.appParts.chat;
   const all: TurnResult[] = [];
@@ -126,7 +131,7 @@ export async function runDialogues(
       const latencyMs = performance.now() - startedAt;
       sessionId = answer.session_id;
       if (turn.unscored) continue;
-      const cited = answer.sources.map((s) => path.basename(s.source));
+      const cited = answer.sources.map((s) => documentOf(s.source));
       const labels = turn.articles ?? (turn.article ? [turn.article] : []);
       const at = cited.findIndex((c) => labels.includes(c));
       const [stored] = (await deps.store.listMessagesAfter(sessionId, 0)).filter((m) => m.id === answer.message_id);

@@ -1,24 +1,35 @@
 /**
  * npm run ingest -- [--prune] [--dry-run] <files or folders…>
  *
- * Chunks markdown and text files, embeds them and stores them: in the configured
+ * Chunks documents (markdown, text, HTML, PDF page by page, Word), embeds them and stores them: in the configured
  * database, or, while a service runs on the embedded database (which it locks), through
  * that service's knowledge API (INGEST_SERVICE_URL names any other service). Unchanged
  * files are skipped, changed files have their chunks replaced. `--prune` removes the
  * sources under the given folders whose files are gone; `--dry-run` only says what would
- * change. Progress goes to stderr, the summary to stdout.
+ * change. A file with nothing to store (a PDF without a text layer, an empty page) or that
+ * cannot be read (an encrypted PDF) is skipped and reported with why. Progress goes to
+ * stderr, the summary to stdout.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig, loadDotEnvFile } from '../src/config';
-import { findSourceFiles, formatOfFile, planDocument, sourceContentHash, type IngestOutcome } from '../src/knowledge/ingest';
+import {
+  findSourceFiles,
+  formatOfFile,
+  planDocument,
+  readSourceFile,
+  sourceContentHash,
+  type DocumentToIngest,
+  type IngestOutcome,
+} from '../src/knowledge/ingest';
+import { DocumentSkipped } from '../src/knowledge/sources/convert';
 import { openKnowledgeTarget, type StoredSource } from './lib/knowledge-targets';
 
-const USAGE = `Usage: npm run ingest -- [--prune] [--dry-run] <file or folder> [more…]   (markdown .md/.markdown and text .txt)
+const USAGE = `Usage: npm run ingest -- [--prune] [--dry-run] <file or folder> [more…]
+  (markdown .md/.markdown, text .txt, HTML .html/.htm, PDF .pdf, Word .docx)
   --prune     also remove the sources under the given folders whose files are gone
   --dry-run   only print what would be added, updated and removed`;
 
-type Action = IngestOutcome | 'removed';
+type Action = IngestOutcome | 'removed' | 'skipped';
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2).filter((a) => a !== '--');
@@ -37,7 +48,7 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const files = await findSourceFiles(paths);
   if (files.length === 0 && !prune) {
-    console.error(`No markdown or text files found under: ${paths.join(', ')}`);
+    console.error(`No documents (.md, .markdown, .txt, .html, .htm, .pdf, .docx) found under: ${paths.join(', ')}`);
     return 1;
   }
 
@@ -52,12 +63,20 @@ async function main(): Promise<number> {
         `with ${target.embeddingModel} ${dryRun ? 'to' : 'into'} ${target.description}`,
     );
 
-    const counts: Record<Action, number> = { added: 0, updated: 0, unchanged: 0, removed: 0 };
+    const counts: Record<Action, number> = { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0 };
     let chunks = 0;
     let embedded = 0;
     const startedAt = Date.now();
     for (const [i, file] of files.entries()) {
-      const doc = { source: file.source, text: await fs.readFile(file.file, 'utf8'), format: formatOfFile(file.file)! };
+      let doc: DocumentToIngest;
+      try {
+        doc = await readSourceFile(file);
+      } catch (error) {
+        if (!(error instanceof DocumentSkipped)) throw error;
+        counts.skipped += 1;
+        printProgress(i + 1, total, 'skipped', file.source, `${error.reason}: ${error.message}`);
+        continue;
+      }
       if (dryRun) {
         const plan = await planDocument(doc);
         const outcome = predictedOutcome(stored.get(file.source), sourceContentHash(plan.chunks.map((c) => c.contentHash)), target.embeddingModel);
@@ -80,7 +99,9 @@ async function main(): Promise<number> {
     }
 
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-    const tally = `${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged${prune ? `, ${counts.removed} removed` : ''}`;
+    const tally =
+      `${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged` +
+      `${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ''}${prune ? `, ${counts.removed} removed` : ''}`;
     console.log(
       dryRun
         ? `Dry run, nothing changed: ${files.length} files would be ${tally}; ${chunks} chunks.`

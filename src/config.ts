@@ -203,6 +203,8 @@ export const environmentSchema = z.object({
   KNOWLEDGE_SEED_DIR: z.string().trim().default('./knowledge/help-center'),
   /** The largest article PUT /api/v1/knowledge/sources/{source} accepts (413 above it). */
   KNOWLEDGE_DOCUMENT_MAX_BYTES: positiveInt.min(1024).max(10 * 1024 * 1024).default(256 * 1024),
+  /** A site's sync that would remove more than this share of its pages removes none and waits for `npm run ingest -- --prune <url>`. */
+  KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT: z.coerce.number().min(0).max(100).default(20),
   /** `npm run ingest` sends the files to this running service's knowledge API instead of writing to the database. */
   INGEST_SERVICE_URL: optionalText.pipe(z.url().optional()),
   /** Sites (sitemaps or start pages) the running service keeps the knowledge base in sync with, comma-separated http(s) URLs; unset: none. */
@@ -299,6 +301,8 @@ export interface Config {
   knowledgeSeedDir: string | null;
   /** The largest article the knowledge API accepts, in bytes. */
   knowledgeDocumentMaxBytes: number;
+  /** KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT: a site's sync removes nothing when it would remove more than this share of the site's pages. */
+  knowledgeSyncMaxRemovalPercent: number;
   /** Where `npm run ingest` finds a running service to ingest through; null: the database directly (or the embedded default's running service). */
   ingestServiceUrl: string | null;
   /** The sites the running service syncs (none: no sync), and how often. */
@@ -532,6 +536,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === 'none' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),
     knowledgeDocumentMaxBytes: e.KNOWLEDGE_DOCUMENT_MAX_BYTES,
+    knowledgeSyncMaxRemovalPercent: e.KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT,
     ingestServiceUrl: e.INGEST_SERVICE_URL ? e.INGEST_SERVICE_URL.replace(/\/+$/, '') : null,
     knowledgeSync: { siteUrls: e.KNOWLEDGE_SYNC_URLS, intervalMs: Math.round(e.KNOWLEDGE_SYNC_INTERVAL_MINUTES * 60_000) },
     // Both keys or nothing: one key alone cannot authenticate, so tracing stays off.

@@ -122,7 +122,13 @@ async function serviceTarget(baseUrl: string, key: string): Promise<KnowledgeTar
       }
     },
     put: async (doc) => {
-      const { status, payload } = await call('PUT', sourcePath(doc.source), { content: doc.text, format: doc.format, ...(doc.title && { title: doc.title }) });
+      const body = {
+        format: doc.format,
+        ...(doc.title && { title: doc.title }),
+        ...(doc.url !== undefined && { url: doc.url }),
+        ...(doc.parts ? { parts: doc.parts.map((p) => ({ content: p.markdown, ...(p.page !== undefined && { page: p.page }) })) } : { content: doc.text }),
+      };
+      const { status, payload } = await call('PUT', sourcePath(doc.source), body);
       if (status !== 200 && status !== 201) throw fail(`${doc.source} was refused`, status, payload);
       return { outcome: payload.outcome, title: payload.title, chunks: payload.chunk_count, embedded: payload.embedded };
     },

@@ -194,7 +194,10 @@ function readArticle(req: Request, source: string): DocumentToIngest {
       throw new AppError(400, 'invalid_json', 'The request body is not valid JSON.');
     }
     const article = parseInput(knowledgeArticleSchema, json);
-    return { source, text: article.content, format: article.format, title: article.title };
+    const common = { source, format: article.format, title: article.title, ...(article.url !== undefined && { url: article.url }) };
+    return article.parts
+      ? { ...common, parts: article.parts.map((p) => ({ markdown: p.content, ...(p.page !== undefined && { page: p.page }) })) }
+      : { ...common, text: article.content! };
   }
   return { source, text: parseInput(articleContentSchema, text), format: TEXT_FORMATS[type]! };
 }

@@ -1,0 +1,24 @@
+import type { Embedder } from '../embeddings';
+import { ingestDocument, type KnowledgeWriter } from '../ingest';
+import type { SiteKnowledge } from './site-sync';
+
+/**
+ * A site sync's documents written straight to the knowledge base (the CLI on the
+ * database, the service's scheduler): chunked and embedded by ingestDocument, so an
+ * unchanged page embeds nothing; removed one source at a time.
+ */
+export function knowledgeBaseForSites(writer: KnowledgeWriter, deleteSource: (source: string) => Promise<unknown>, embedder: Embedder): SiteKnowledge {
+  return {
+    put: async (doc) => {
+      const result = await ingestDocument(
+        { source: doc.source, title: doc.title ?? undefined, format: doc.format, text: doc.parts.map((p) => p.markdown).join('\n\n') },
+        writer,
+        embedder,
+      );
+      return { outcome: result.outcome, chunks: result.chunks, embedded: result.embedded };
+    },
+    remove: async (source) => {
+      await deleteSource(source);
+    },
+  };
+}

@@ -46,7 +46,7 @@ import {
 import { writeMarkedSection } from './lib/benchmarks-file';
 import { CHROME_MARKERS, serveChromedSite } from './lib/site-chrome';
 import { bindSiteSync } from '../src/knowledge/site-sync-binding';
-import { createLogger } from '../src/observability/logger';
+import { SiteSyncStore } from '../src/store/site-sync-store';
 import { plainBm25 } from './lib/plain-bm25';
 import { pairedInterval, rankedTurn, recallAt, type RankedTurn } from './lib/retrieval-scores';
 import { REWRITE_INSTRUCTIONS, rewriteRequest } from '../src/knowledge/query-rewriter';
@@ -275,7 +275,7 @@ async function compareAsSite(dir: string): Promise<SiteComparison> {
     const cleanHashes = new Set([...cleanStored.values()].flat().map((c) => c.hash));
     progress(`${name}: crawling ${site.sitemapUrl} (${documents} pages with chrome)`);
     const { admin, embedder } = service.deps.appParts.knowledge;
-    const syncSite = bindSiteSync({ store: service.deps.store, admin, embedder, logger: createLogger('silent') });
+    const syncSite = bindSiteSync({ store: service.deps.store, admin, embedder, syncRuns: new SiteSyncStore(service.db), maxRemovalPercent: 100, trigger: 'eval' });
     const syncReport = await syncSite(site.sitemapUrl, new AbortController().signal);
     for (const source of cleanStored.keys()) await admin.deleteSource(source);
     const siteStored = await storedChunks(service.deps);

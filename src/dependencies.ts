@@ -38,6 +38,7 @@ import { FeedbackStore } from './store/feedback-store';
 import { HandoffStore } from './store/handoff-store';
 import { KnowledgeAdminStore } from './store/knowledge-admin-store';
 import { KnowledgeSyncLease } from './store/knowledge-sync-lease';
+import { SiteSyncStore } from './store/site-sync-store';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openPgliteDatabase } from './store/pglite';
@@ -85,6 +86,8 @@ export interface OpenStorage {
   knowledgeAdmin: KnowledgeAdminStore;
   /** Lets one instance at a time run the knowledge sync. */
   knowledgeSyncLease: KnowledgeSyncLease;
+  /** Sites' sync runs (listed by the knowledge API) and crawl state. */
+  siteSyncs: SiteSyncStore;
   rateLimits: RateLimitCounters;
   secrets: ServiceSecrets;
   identity: IdentityStore;
@@ -105,6 +108,7 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
       handoff: new HandoffStore(functions),
       knowledgeAdmin: new KnowledgeAdminStore(functions),
       knowledgeSyncLease: new KnowledgeSyncLease(functions),
+      siteSyncs: new SiteSyncStore(functions),
       rateLimits: new RateLimitCounters(functions),
       secrets: new ServiceSecrets(functions),
       identity: new IdentityStore(functions),
@@ -121,6 +125,7 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
     handoff: new HandoffStore(db),
     knowledgeAdmin: new KnowledgeAdminStore(db),
     knowledgeSyncLease: new KnowledgeSyncLease(db),
+    siteSyncs: new SiteSyncStore(db),
     rateLimits: new RateLimitCounters(db),
     secrets: new ServiceSecrets(db),
     identity: new IdentityStore(db),
@@ -273,7 +278,15 @@ export async function createDependencies(config: Config, logger: Logger, databas
     // The shop file's `knowledge:` sites join these here once it exists (they are sync URLs too).
     if (config.knowledgeSync.siteUrls.length > 0) {
       knowledgeSync = new KnowledgeSyncSchedule(
-        { lease: storage.knowledgeSyncLease, syncSite: bindSiteSync({ store, admin: storage.knowledgeAdmin, embedder, logger }), logger },
+        { lease: storage.knowledgeSyncLease, syncSite: bindSiteSync({
+            store,
+            admin: storage.knowledgeAdmin,
+            embedder,
+            syncRuns: storage.siteSyncs,
+            maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent,
+          }),
+          logger,
+        },
         { siteUrls: config.knowledgeSync.siteUrls, intervalMs: config.knowledgeSync.intervalMs },
       );
       knowledgeSync.start();
@@ -341,6 +354,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
           agentApiKey,
           documentMaxBytes: config.knowledgeDocumentMaxBytes,
           escalationThreshold: config.retrieval.escalationThreshold,
+          syncRuns: storage.siteSyncs,
           logger,
         },
         metrics,

@@ -46,8 +46,8 @@ export interface LoopbackSite {
   /** `http://127.0.0.1:PORT` (no trailing slash). */
   origin: string;
   port: number;
-  /** Sets what a path (with its query, if any) answers. */
-  set(path: string, response: LoopbackResponse): void;
+  /** Sets what a path (with its query, if any) answers; a string is an HTML page as is. */
+  set(path: string, response: LoopbackResponse | string): void;
   /** Makes a path answer 404. */
   remove(path: string): void;
   /** Every request seen, oldest first. */
@@ -152,7 +152,7 @@ export async function startLoopbackSite(pages: Record<string, LoopbackResponse |
   return {
     origin: `http://${options.host ?? '127.0.0.1'}:${port}`,
     port,
-    set: (path, response) => table.set(path, response),
+    set: (path, response) => table.set(path, typeof response === 'string' ? { body: response } : response),
     remove: (path) => table.delete(path),
     requests,
     close: () =>

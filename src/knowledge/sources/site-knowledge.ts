@@ -10,11 +10,7 @@ import type { SiteKnowledge } from './site-sync';
 export function knowledgeBaseForSites(writer: KnowledgeWriter, deleteSource: (source: string) => Promise<unknown>, embedder: Embedder): SiteKnowledge {
   return {
     put: async (doc) => {
-      const result = await ingestDocument(
-        { source: doc.source, title: doc.title ?? undefined, format: doc.format, text: doc.parts.map((p) => p.markdown).join('\n\n') },
-        writer,
-        embedder,
-      );
+      const result = await ingestDocument({ source: doc.source, url: doc.url, title: doc.title, format: doc.format, parts: doc.parts }, writer, embedder);
       return { outcome: result.outcome, chunks: result.chunks, embedded: result.embedded };
     },
     remove: async (source) => {

@@ -8,6 +8,8 @@ import { MAX_RECORDED_ERRORS, type SitePageState, type SiteSyncStore, type SyncC
  */
 export type SiteSyncRecords = Pick<SiteSyncStore, 'startRun' | 'finishRun' | 'pageStates' | 'putPageState' | 'forgetSource'>;
 import type { IngestOutcome } from '../ingest';
+import { DocumentSkipped } from './errors';
+import { siteDocumentConversion, type ConvertedPage, type DocumentConversion } from './site-conversion';
 import { loadRobots, SiteFetcher, SiteUnreachableError, type RobotsRules } from './site-fetcher';
 import { DEFAULT_MAZE_LIMITS, isNeverADocument, LinkMazeGuard, looksLikeLinkedDocument, normaliseUrl, SiteScope, withoutQuery, type MazeLimits } from './site-urls';
 import { looksLikeSitemap, parseSitemap, SITEMAP_MAX_BYTES, SITEMAP_MAX_ENTRIES, SitemapError, sitemapText } from './sitemap';
@@ -39,35 +41,14 @@ export interface SiteKnowledge {
   remove(source: string): Promise<void>;
 }
 
-/** The formats a crawl stores; anything else is skipped as unsupported. */
-export type FetchedFormat = 'html' | 'pdf' | 'docx';
-
-/** A converted document (the converters' ConvertedDocument). */
-export interface ConvertedPage {
-  title: string | null;
-  format: 'markdown' | 'text';
-  parts: { markdown: string; page?: number }[];
-  canonicalUrl?: string | null;
-  links?: string[];
-}
-
-/**
- * Turns fetched bytes into a document: the format by content type (then by the URL's
- * extension), null when it is none the crawl stores; convert throws an error with a
- * `reason` (the converters' DocumentSkipped) when the document is not to be stored.
- */
-export interface DocumentConversion {
-  formatOf(contentType: string | null, url: string): FetchedFormat | null;
-  convert(bytes: Uint8Array, format: FetchedFormat, options: { url: string; contentType: string | null; maxBytes: number }): Promise<ConvertedPage>;
-}
-
 export interface SiteSyncParts {
   /** Every request and redirect goes through it. */
   guard: NetworkGuard;
   knowledge: SiteKnowledge;
   /** The run records and each site's crawl state. */
   store: SiteSyncRecords;
-  conversion: DocumentConversion;
+  /** How fetched bytes become documents. Default: siteDocumentConversion (HTML, PDF, DOCX). */
+  conversion?: DocumentConversion;
 }
 
 export interface SiteSyncOptions {
@@ -172,6 +153,7 @@ class SiteRun {
   private readonly errors: SyncError[] = [];
   private readonly settings: Required<Pick<SiteSyncOptions, 'maxPages' | 'concurrency' | 'maxDocumentBytes' | 'timeoutMs' | 'maxRemovalPercent' | 'maxSitemaps'>>;
   private readonly maze: LinkMazeGuard;
+  private readonly conversion: DocumentConversion;
   private readonly scope: SiteScope;
   private fetcher!: SiteFetcher;
   private robots!: RobotsRules;
@@ -205,6 +187,7 @@ class SiteRun {
       maxRemovalPercent: options.maxRemovalPercent ?? DEFAULTS.maxRemovalPercent,
       maxSitemaps: options.maxSitemaps ?? DEFAULTS.maxSitemaps,
     };
+    this.conversion = parts.conversion ?? siteDocumentConversion;
     this.maze = new LinkMazeGuard({ ...DEFAULT_MAZE_LIMITS, ...options.mazeLimits });
     this.scope = new SiteScope(site);
   }
@@ -417,16 +400,15 @@ class SiteRun {
     if (response.url !== item.url && !this.robots.isAllowed(response.url)) return this.skip(item.url, 'robots', `redirects to ${response.url}, disallowed by robots.txt`, false);
 
     const contentType = response.headers['content-type'] ?? null;
-    const format = this.parts.conversion.formatOf(contentType, response.url);
+    const format = this.conversion.formatOf(contentType, response.url);
     if (!format) return this.skip(item.url, 'unsupported_type', `its content type (${contentType ?? 'none'}) is neither HTML, PDF nor DOCX; not stored`, true);
 
     let converted: ConvertedPage;
     try {
-      converted = await this.parts.conversion.convert(response.body, format, { url: response.url, contentType, maxBytes: this.settings.maxDocumentBytes });
+      converted = await this.conversion.convert(response.body, format, { url: response.url, contentType, maxBytes: this.settings.maxDocumentBytes });
     } catch (error) {
-      const reason = (error as { reason?: unknown }).reason;
-      if (typeof reason !== 'string') throw error;
-      return this.skip(item.url, reason, `${(error as Error).message} Not stored.`, reason !== 'empty');
+      if (!(error instanceof DocumentSkipped)) throw error;
+      return this.skip(item.url, error.reason, `${error.message} Not stored.`, error.reason !== 'empty');
     }
     if (format === 'html') this.followLinks(converted.links ?? [], item);
 

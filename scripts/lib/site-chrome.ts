@@ -43,6 +43,8 @@ export const CHROME_MARKERS = [
   'All rights reserved',
   'Subscribe to our newsletter',
   'Cookie settings',
+  'min read',
+  'Have more questions?',
 ] as const;
 
 const SITE_NAME = 'Northwind Help Center';

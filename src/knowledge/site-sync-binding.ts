@@ -3,9 +3,8 @@ import type { KnowledgeAdminStore } from '../store/knowledge-admin-store';
 import type { SiteSyncStore } from '../store/site-sync-store';
 import type { KnowledgeStore } from '../store/types';
 import type { Embedder } from './embeddings';
-import { convertDocument, formatOf } from './sources/convert';
 import { knowledgeBaseForSites } from './sources/site-knowledge';
-import { syncSite, type DocumentConversion, type FetchedFormat } from './sources/site-sync';
+import { syncSite } from './sources/site-sync';
 import type { SyncOneSite } from './sync-schedule';
 
 /** What the in-process sync writes with: the service's own store and embedder (not the HTTP API). */
@@ -22,17 +21,6 @@ export interface ServiceSiteSyncParts {
   /** What the run records say started it. Default `schedule`. */
   trigger?: string;
 }
-
-const CRAWLED_FORMATS = new Set<string>(['html', 'pdf', 'docx']);
-
-/** HTML, PDF and Word, converted as files and uploads are (pdf.js wants a plain Uint8Array, not a Buffer). */
-const conversion: DocumentConversion = {
-  formatOf(contentType, url) {
-    const format = formatOf(contentType, url);
-    return format && CRAWLED_FORMATS.has(format) ? (format as FetchedFormat) : null;
-  },
-  convert: (bytes, format, options) => convertDocument(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), format, options),
-};
 
 /**
  * The crawler's syncSite bound to the service's parts, as the schedule calls it: pages
@@ -51,5 +39,5 @@ export function bindSiteSync(parts: ServiceSiteSyncParts): SyncOneSite {
   );
   const guard = parts.guard ?? new NetworkGuard();
   return (siteUrl, signal) =>
-    syncSite(siteUrl, { guard, knowledge, store: parts.syncRuns, conversion }, { trigger: parts.trigger ?? 'schedule', maxRemovalPercent: parts.maxRemovalPercent, signal });
+    syncSite(siteUrl, { guard, knowledge, store: parts.syncRuns }, { trigger: parts.trigger ?? 'schedule', maxRemovalPercent: parts.maxRemovalPercent, signal });
 }

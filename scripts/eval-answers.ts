@@ -333,7 +333,7 @@ async function mainAsSite(): Promise<void> {
     '',
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.cpus().length} cores, Node ${process.version}`,
-    `- Command: \`${COMMAND}\` (${withModel ? 'with the configured model' : 'offline: the embedded default, no key'}); ${((performance.now() - started) / 60_000).toFixed(1)} minutes`,
+    `- Command: \`${COMMAND}\` (${withModel ? 'with the configured model' : `offline, no key; OFFLINE_EMBEDDER=${process.env['OFFLINE_EMBEDDER'] ?? 'use-lite'}`}); ${((performance.now() - started) / 60_000).toFixed(1)} minutes`,
     '',
     "Each published set twice in one service: its markdown files ingested (clean), the dialogues run; then the same documents served from a loopback server as help-center pages wrapped in site chrome (a cookie banner, a header with navigation and search, breadcrumbs, a sidebar of the section's other articles, a \"was this helpful\" footer, related and recently viewed articles naming other documents, a site footer with a newsletter form, scripts; scripts/lib/site-chrome.ts) and listed by a sitemap, crawled by the service's own site sync, the clean files removed, and the dialogues run again. A cited page is scored as the document it shows. R@3: judged turns whose judged document is among the first three cited. Lost / gained: turns in the top 3 clean but not crawled, and the reverse. Identical chunks: crawled chunks whose embedded text (title and content) equals a clean chunk's. Chunks with chrome: stored chunks holding a phrase only the chrome has.",
     '',

@@ -52,7 +52,8 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error(`The sync runs were not recorded: ${JSON.stringify(body)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-});
+  // The service's start (PGlite, migrations, the help center) takes a minute on a loaded machine.
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await service?.close();

@@ -133,8 +133,10 @@ interface Article {
 function articlePage(article: Article, all: Article[], index: number, origin: string): string {
   const siblings = all.filter((a) => a.section === article.section && a !== article).slice(0, 8);
   // Related and recently viewed: other documents' titles, as a CMS picks them (neighbours here).
-  const related = [1, 2, 3, 4, 5].map((k) => all[(index + k * 7) % all.length]!).filter((a) => a !== article);
-  const recent = [1, 2, 3].map((k) => all[(index + all.length - k * 11) % all.length]!).filter((a) => a !== article);
+  const at = (offset: number) => all[(((index + offset) % all.length) + all.length) % all.length]!;
+  const others = (offsets: number[]) => [...new Set(offsets.map(at))].filter((a) => a !== article);
+  const related = others([7, 14, 21, 28, 35]);
+  const recent = others([-11, -22, -33]);
   const links = (items: Article[]) => items.map((a) => `<li><a href="${a.path}">${escapeHtml(a.title)}</a></li>`).join('');
   const nav = SECTIONS.map((s) => `<li><a href="/hc/en-us/sections/${slugOf(s)}">${s}</a></li>`).join('');
   const helpful = 3 + ((index * 13) % 40);

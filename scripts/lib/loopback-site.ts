@@ -52,6 +52,8 @@ export interface LoopbackSite {
   remove(path: string): void;
   /** Every request seen, oldest first. */
   requests: LoopbackRequest[];
+  /** The most requests it was answering at one time. */
+  readonly maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -115,7 +117,12 @@ export async function startLoopbackSite(pages: Record<string, LoopbackResponse |
   const requests: LoopbackRequest[] = [];
   const logRequests = options.logRequests ?? true;
 
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = http.createServer((req, res) => {
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once('close', () => (inFlight -= 1));
     const path = req.url ?? '/';
     const found = table.get(path) ?? options.generate?.(path);
     const respond = () => {
@@ -155,6 +162,9 @@ export async function startLoopbackSite(pages: Record<string, LoopbackResponse |
     set: (path, response) => table.set(path, typeof response === 'string' ? { body: response } : response),
     remove: (path) => table.delete(path),
     requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -278,10 +278,12 @@ class SiteRun {
           response = await this.fetcher.get({ url, maxBytes });
         } catch (error) {
           const problem = error instanceof NetworkGuardError && error.reason === 'too_large' ? 'too_large' : 'unreachable';
-          throw new SitemapError(problem, `${url}: ${(error as Error).message}; not read`, url);
+          throw new SitemapError(problem, problem === 'too_large' ? `${url}: the sitemap is larger than ${maxBytes} bytes; not read` : `${url}: ${(error as Error).message}; not read`, url);
         }
         if (response.status !== 200) throw new SitemapError('http_status', `${url} answers ${response.status}; not read`, url);
       }
+      // The root was fetched before it was known to be a sitemap, with the larger of the two caps.
+      if (response.body.length > maxBytes) throw new SitemapError('too_large', `${url}: the sitemap is larger than ${maxBytes} bytes; not read`, url);
       const parsed = parseSitemap(sitemapText(response.body, url, maxBytes), url, maxEntries);
       if (parsed.kind === 'index') {
         for (const child of parsed.sitemaps) {

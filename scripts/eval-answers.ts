@@ -239,7 +239,7 @@ interface SiteComparison {
   strayPages: number;
   cleanChunks: number;
   siteChunks: number;
-  /** Crawled chunks whose embedded text (title and content) is identical to a clean chunk's. */
+  /** Crawled chunks whose text is identical to a clean chunk's. */
   identicalChunks: number;
   /** Crawled chunks holding a phrase only the chrome has (CHROME_MARKERS), with an example. */
   chromeChunks: number;
@@ -247,14 +247,14 @@ interface SiteComparison {
   syncReport: unknown;
 }
 
-/** Every stored source name with its chunks' hashes and contents. */
-async function storedChunks(deps: Awaited<ReturnType<typeof startEvaluatedService>>['deps']): Promise<Map<string, { hash: string; content: string }[]>> {
+/** Every stored source name with its chunks' contents. */
+async function storedChunks(deps: Awaited<ReturnType<typeof startEvaluatedService>>['deps']): Promise<Map<string, { content: string }[]>> {
   const { admin } = deps.appParts.knowledge;
-  const all = new Map<string, { hash: string; content: string }[]>();
+  const all = new Map<string, { content: string }[]>();
   let after: string | undefined;
   for (;;) {
     const page = await admin.listSources({ after, limit: 200 });
-    for (const s of page.sources) all.set(s.source, (await admin.sourceChunks(s.source)).map((c) => ({ hash: c.contentHash, content: c.content })));
+    for (const s of page.sources) all.set(s.source, (await admin.sourceChunks(s.source)).map((c) => ({ content: c.content })));
     if (!page.nextAfter) return all;
     after = page.nextAfter;
   }
@@ -272,7 +272,7 @@ async function compareAsSite(dir: string): Promise<SiteComparison> {
   try {
     const clean = await runDialogues(service.deps, dialogues, (done, total) => progress(`  ${name} clean ${done}/${total}`));
     const cleanStored = await storedChunks(service.deps);
-    const cleanHashes = new Set([...cleanStored.values()].flat().map((c) => c.hash));
+    const cleanTexts = new Set([...cleanStored.values()].flat().map((c) => c.content));
     progress(`${name}: crawling ${site.sitemapUrl} (${documents} pages with chrome)`);
     const { admin, embedder } = service.deps.appParts.knowledge;
     const syncSite = bindSiteSync({ store: service.deps.store, admin, embedder, syncRuns: new SiteSyncStore(service.db), maxRemovalPercent: 100, trigger: 'eval' });
@@ -296,9 +296,9 @@ async function compareAsSite(dir: string): Promise<SiteComparison> {
       site: site_,
       pages: siteStored.size,
       strayPages: [...siteStored.keys()].filter((s) => site.documentOf(s) === null).length,
-      cleanChunks: cleanHashes.size,
+      cleanChunks: [...cleanStored.values()].flat().length,
       siteChunks: siteChunks.length,
-      identicalChunks: siteChunks.filter((c) => cleanHashes.has(c.hash)).length,
+      identicalChunks: siteChunks.filter((c) => cleanTexts.has(c.content)).length,
       chromeChunks: withChrome.length,
       chromeExample: withChrome[0]?.content.slice(0, 160) ?? null,
       syncReport,
@@ -335,7 +335,7 @@ async function mainAsSite(): Promise<void> {
     `- Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.cpus().length} cores, Node ${process.version}`,
     `- Command: \`${COMMAND}\` (${withModel ? 'with the configured model' : `offline, no key; OFFLINE_EMBEDDER=${process.env['OFFLINE_EMBEDDER'] ?? 'use-lite'}`}); ${((performance.now() - started) / 60_000).toFixed(1)} minutes`,
     '',
-    "Each published set twice in one service: its markdown files ingested (clean), the dialogues run; then the same documents served from a loopback server as help-center pages wrapped in site chrome (a cookie banner, a header with navigation and search, breadcrumbs, a sidebar of the section's other articles, a \"was this helpful\" footer, related and recently viewed articles naming other documents, a site footer with a newsletter form, scripts; scripts/lib/site-chrome.ts) and listed by a sitemap, crawled by the service's own site sync, the clean files removed, and the dialogues run again. A cited page is scored as the document it shows. R@3: judged turns whose judged document is among the first three cited. Lost / gained: turns in the top 3 clean but not crawled, and the reverse. Identical chunks: crawled chunks whose embedded text (title and content) equals a clean chunk's. Chunks with chrome: stored chunks holding a phrase only the chrome has.",
+    "Each published set twice in one service: its markdown files ingested (clean), the dialogues run; then the same documents served from a loopback server as help-center pages wrapped in site chrome (a cookie banner, a header with navigation and search, breadcrumbs, a sidebar of the section's other articles, a \"was this helpful\" footer, related and recently viewed articles naming other documents, a site footer with a newsletter form, scripts; scripts/lib/site-chrome.ts) and listed by a sitemap, crawled by the service's own site sync, the clean files removed, and the dialogues run again. A cited page is scored as the document it shows. R@3: judged turns whose judged document is among the first three cited. Lost / gained: turns in the top 3 clean but not crawled, and the reverse. Identical chunks: crawled chunks whose text equals a clean chunk's (the converter's Markdown differs from the files' in small ways, such as links kept as their text only). Chunks with chrome: stored chunks holding a phrase only the chrome has.",
     '',
     '| set | documents | judged turns | R@3 clean | R@3 crawled | difference | within 1 point | lost / gained | pages stored | chunks clean → crawled | identical chunks | chunks with chrome |',
     '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |',

@@ -145,7 +145,8 @@ export class SiteSyncStore {
 
   /** Remembers a page once it is stored (or found unchanged). */
   async putPageState(site: string, page: SitePageState): Promise<void> {
-    await this.fn.rows(FUNCTIONS.putPage, {
+    // A void function: one value (null) over SQL and over PostgREST alike.
+    await this.fn.value(FUNCTIONS.putPage, {
       p_site: site,
       p_url: page.url,
       p_source: page.source,

@@ -179,6 +179,15 @@ describe('bad input stops at its cap, with a clear report and nothing half-store
     expect(report.counts.skipped).toBeGreaterThan(0);
   });
 
+  test('a redirect to another port of the same host is another site: not stored', async () => {
+    const other = await site({ '/there': article('there') });
+    const s = await siteWithSitemap(['/ok', '/moved'], { '/moved': { status: 301, headers: { location: `${other.origin}/there` } } });
+    const report = await sync(`${s.origin}/sitemap.xml`);
+
+    expect(report.counts.skipped).toBe(1);
+    expect(await storedSources()).toEqual([`${s.origin}/ok`]);
+  });
+
   test('a redirect loop is reported and stores nothing', async () => {
     const s = await siteWithSitemap(['/ok', '/loop-a'], {
       '/loop-a': { status: 301, headers: { location: '/loop-b' } },

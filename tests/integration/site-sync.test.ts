@@ -8,6 +8,7 @@
 import { NetworkGuard } from '../../src/connectors/network-guard';
 import { HashingEmbeddings, OFFLINE_EMBEDDING_MODEL, type Embedder } from '../../src/knowledge/embeddings';
 import { knowledgeBaseForSites } from '../../src/knowledge/sources/site-knowledge';
+import { createRetriever } from '../../src/knowledge/retriever';
 import { syncSite, type SiteSyncParts, type SyncProgress } from '../../src/knowledge/sources/site-sync';
 import type { SqlDatabase } from '../../src/store/database';
 import { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
@@ -161,6 +162,14 @@ describe('syncing a help-center site from its sitemap', () => {
     const [recorded] = await runs.recentRuns({ limit: 1 });
     expect(recorded).toMatchObject({ id: report.runId, status: 'succeeded', trigger: 'cli', counts: expect.objectContaining({ added: pagesAndFiles }) });
     expect(recorded!.finishedAt).not.toBeNull();
+  });
+
+  test('a question finds the page with its URL, and one about a PDF finds the PDF page it is on', async () => {
+    const retriever = createRetriever(store, embedder, { topK: 3, minSimilarity: 0 });
+    const [fromPdf] = await retriever.retrieve('How often should I descale the kettle with citric acid?');
+    expect(fromPdf).toMatchObject({ source: `${site.origin}/files/kettle-manual.pdf`, metadata: expect.objectContaining({ url: `${site.origin}/files/kettle-manual.pdf`, page: 2 }) });
+    const [fromPage] = await retriever.retrieve('What is reference code HC-1017 about?');
+    expect(fromPage).toMatchObject({ source: `${site.origin}/help/article-17`, metadata: expect.objectContaining({ url: `${site.origin}/help/article-17` }) });
   });
 
   test('run again unchanged: nothing embedded, nothing written; the sitemap lastmod and 304s spare the fetches', async () => {

@@ -398,6 +398,8 @@ class SiteRun {
       return this.skip(item.url, 'http_status', `answers ${response.status}`, true);
     }
     this.counts.fetched += 1;
+    // The guard follows redirects within the host name; another port or scheme is another site.
+    if (!this.scope.sameOrigin(response.url)) return this.skip(item.url, 'other_host', `redirects to ${response.url}, another site; not stored`, false);
     // A same-host redirect may land somewhere robots.txt keeps the crawler out of.
     if (response.url !== item.url && !this.robots.isAllowed(response.url)) return this.skip(item.url, 'robots', `redirects to ${response.url}, disallowed by robots.txt`, false);
 

@@ -8,6 +8,8 @@
  *   npm run eval:answers -- --with-model       with OPENAI_API_KEY (and OPENAI_BASE_URL, …) from the environment
  *   npm run eval:answers -- --set <dir> …      conversation sets to run instead of ../shared/eval/mtrag-*
  *   npm run eval:answers -- --no-write         print the tables without touching BENCHMARKS.md
+ *   npm run eval:answers -- --as-site          the published sets only, ingested clean and by crawling
+ *                                              them as a website with chrome (its own section)
  *
  * Sets:
  * - eval/help-center-dialogues.jsonl: this repository's dialogues over knowledge/help-center
@@ -18,6 +20,13 @@
  *   later turns, beside plain BM25 over whole documents computed here on the same documents
  *   and turns (scripts/lib/plain-bm25.ts), with the paired difference and its 95% interval
  *   (bootstrap over conversations).
+ *
+ * --as-site: each set's documents are also served as help-center pages wrapped in site
+ * chrome (navigation, header, footer, cookie banner, related links; scripts/lib/site-chrome.ts)
+ * from a loopback server with a sitemap, crawled into the same service (syncSite, which
+ * reuses the clean chunks' vectors where the text came through identical), the clean
+ * files removed, and the dialogues run again: R@3 crawled beside R@3 clean, with how many
+ * stored chunks hold chrome text.
  *
  * Progress goes to stderr; tables go to stdout and the file.
  */
@@ -35,6 +44,9 @@ import {
   type TurnResult,
 } from './lib/answer-eval';
 import { writeMarkedSection } from './lib/benchmarks-file';
+import { CHROME_MARKERS, serveChromedSite } from './lib/site-chrome';
+import { bindSiteSync } from '../src/knowledge/site-sync-binding';
+import { SiteSyncStore } from '../src/store/site-sync-store';
 import { plainBm25 } from './lib/plain-bm25';
 import { pairedInterval, rankedTurn, recallAt, type RankedTurn } from './lib/retrieval-scores';
 import { REWRITE_INSTRUCTIONS, rewriteRequest } from '../src/knowledge/query-rewriter';
@@ -44,12 +56,14 @@ import { TokenCounter } from '../src/memory/tokens';
 const REPO = path.resolve(__dirname, '..');
 const BENCHMARKS_FILE = path.join(REPO, 'BENCHMARKS.md');
 const SECTION = { start: '<!-- eval-answers:start -->', end: '<!-- eval-answers:end -->' };
+const SITE_SECTION = { start: '<!-- eval-answers-as-site:start -->', end: '<!-- eval-answers-as-site:end -->' };
 const DIALOGUES_FILE = path.join(REPO, 'eval/help-center-dialogues.jsonl');
 const HELP_CENTER_DIR = path.join(REPO, 'knowledge/help-center');
 const SHARED_EVAL_DIR = path.join(REPO, '../shared/eval');
 
 const withModel = process.argv.includes('--with-model');
 const writeFile = !process.argv.includes('--no-write');
+const asSite = process.argv.includes('--as-site');
 const COMMAND = `npm run eval:answers${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 
 /** The conversation sets: each `--set <dir>`, else every ../shared/eval/mtrag-* folder with docs/ and cases.jsonl. */
@@ -213,7 +227,131 @@ function setTable(turns: RankedTurn[]): string[] {
 const p = (x: number) => `${(100 * x).toFixed(1)}%`;
 const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
 
+/** One set ingested two ways: its files (clean) and its pages crawled from a site with chrome. */
+interface SiteComparison {
+  name: string;
+  documents: number;
+  conversations: number;
+  clean: TurnResult[];
+  site: TurnResult[];
+  /** Pages the crawl stored, and those that map to no document of the set. */
+  pages: number;
+  strayPages: number;
+  cleanChunks: number;
+  siteChunks: number;
+  /** Crawled chunks whose text is identical to a clean chunk's. */
+  identicalChunks: number;
+  /** Crawled chunks holding a phrase only the chrome has (CHROME_MARKERS), with an example. */
+  chromeChunks: number;
+  chromeExample: string | null;
+  syncReport: unknown;
+}
+
+/** Every stored source name with its chunks' contents. */
+async function storedChunks(deps: Awaited<ReturnType<typeof startEvaluatedService>>['deps']): Promise<Map<string, { content: string }[]>> {
+  const { admin } = deps.appParts.knowledge;
+  const all = new Map<string, { content: string }[]>();
+  let after: string | undefined;
+  for (;;) {
+    const page = await admin.listSources({ after, limit: 200 });
+    for (const s of page.sources) all.set(s.source, (await admin.sourceChunks(s.source)).map((c) => ({ content: c.content })));
+    if (!page.nextAfter) return all;
+    after = page.nextAfter;
+  }
+}
+
+/** Runs one set clean, then crawled from its chrome-wrapped site into the same service (clean files removed), and compares. */
+async function compareAsSite(dir: string): Promise<SiteComparison> {
+  const name = path.basename(dir);
+  const docsDir = path.join(dir, 'docs');
+  const dialogues = loadMtragDialogues(dir);
+  const documents = fs.readdirSync(docsDir).length;
+  progress(`${name}: ingesting ${documents} documents clean (minutes with the sentence encoder, about 75 ms a chunk)`);
+  const service = await startEvaluatedService(docsDir, serviceEnv());
+  const site = await serveChromedSite(docsDir);
+  try {
+    const clean = await runDialogues(service.deps, dialogues, (done, total) => progress(`  ${name} clean ${done}/${total}`));
+    const cleanStored = await storedChunks(service.deps);
+    const cleanTexts = new Set([...cleanStored.values()].flat().map((c) => c.content));
+    progress(`${name}: crawling ${site.sitemapUrl} (${documents} pages with chrome)`);
+    const { admin, embedder } = service.deps.appParts.knowledge;
+    const syncSite = bindSiteSync({ store: service.deps.store, admin, embedder, syncRuns: new SiteSyncStore(service.db), maxRemovalPercent: 100, trigger: 'eval' });
+    const syncReport = await syncSite(site.sitemapUrl, new AbortController().signal);
+    for (const source of cleanStored.keys()) await admin.deleteSource(source);
+    const siteStored = await storedChunks(service.deps);
+    const siteChunks = [...siteStored.values()].flat();
+    const withChrome = siteChunks.filter((c) => CHROME_MARKERS.some((m) => c.content.includes(m)));
+    progress(`${name}: ${siteStored.size} pages stored, ${withChrome.length} chunks with chrome; asking again`);
+    const site_ = await runDialogues(
+      service.deps,
+      dialogues,
+      (done, total) => progress(`  ${name} as a site ${done}/${total}`),
+      (source) => site.documentOf(source) ?? source,
+    );
+    return {
+      name,
+      documents,
+      conversations: dialogues.length,
+      clean,
+      site: site_,
+      pages: siteStored.size,
+      strayPages: [...siteStored.keys()].filter((s) => site.documentOf(s) === null).length,
+      cleanChunks: [...cleanStored.values()].flat().length,
+      siteChunks: siteChunks.length,
+      identicalChunks: siteChunks.filter((c) => cleanTexts.has(c.content)).length,
+      chromeChunks: withChrome.length,
+      chromeExample: withChrome[0]?.content.slice(0, 160) ?? null,
+      syncReport,
+    };
+  } finally {
+    await site.close();
+    await service.close();
+  }
+}
+
+const recallAt3 = (results: TurnResult[]) => {
+  const judged = results.filter((r) => r.turn.article !== null);
+  return judged.length === 0 ? 0 : judged.filter((r) => r.rank !== null && r.rank <= 3).length / judged.length;
+};
+
+async function mainAsSite(): Promise<void> {
+  const started = performance.now();
+  const sets = conversationSets();
+  const comparisons: SiteComparison[] = [];
+  for (const dir of sets) comparisons.push(await compareAsSite(dir));
+  const rows = comparisons.map((c) => {
+    const clean = recallAt3(c.clean);
+    const crawled = recallAt3(c.site);
+    const diff = crawled - clean;
+    const lost = c.clean.filter((r, i) => r.rank !== null && r.rank <= 3 && !(c.site[i]!.rank !== null && c.site[i]!.rank! <= 3)).length;
+    const gained = c.clean.filter((r, i) => !(r.rank !== null && r.rank <= 3) && c.site[i]!.rank !== null && c.site[i]!.rank! <= 3).length;
+    return `| ${c.name} | ${c.documents} | ${c.clean.length} | ${p(clean)} | ${p(crawled)} | ${signed(diff)} | ${Math.abs(diff) <= 0.01 ? 'yes' : '**no**'} | ${lost} / ${gained} | ${c.pages}${c.strayPages > 0 ? ` (${c.strayPages} stray)` : ''} | ${c.cleanChunks} → ${c.siteChunks} | ${c.identicalChunks} | ${c.chromeChunks} |`;
+  });
+  const examples = comparisons.filter((c) => c.chromeExample).map((c) => `- ${c.name}: \`${c.chromeExample!.replaceAll('`', "'").replaceAll('\n', ' ')}\``);
+  const body = [
+    '## `npm run eval:answers -- --as-site` (scripts/eval-answers.ts)',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.cpus().length} cores, Node ${process.version}`,
+    `- Command: \`${COMMAND}\` (${withModel ? 'with the configured model' : `offline, no key; OFFLINE_EMBEDDER=${process.env['OFFLINE_EMBEDDER'] ?? 'use-lite'}`}); ${((performance.now() - started) / 60_000).toFixed(1)} minutes`,
+    '',
+    "Each published set twice in one service: its markdown files ingested (clean), the dialogues run; then the same documents served from a loopback server as help-center pages wrapped in site chrome (a cookie banner, a header with navigation and search, breadcrumbs, a sidebar of the section's other articles, a \"was this helpful\" footer, related and recently viewed articles naming other documents, a site footer with a newsletter form, scripts; scripts/lib/site-chrome.ts) and listed by a sitemap, crawled by the service's own site sync, the clean files removed, and the dialogues run again. A cited page is scored as the document it shows. R@3: judged turns whose judged document is among the first three cited. Lost / gained: turns in the top 3 clean but not crawled, and the reverse. Identical chunks: crawled chunks whose text equals a clean chunk's (the converter's Markdown differs from the files' in small ways, such as links kept as their text only). Chunks with chrome: stored chunks holding a phrase only the chrome has.",
+    '',
+    '| set | documents | judged turns | R@3 clean | R@3 crawled | difference | within 1 point | lost / gained | pages stored | chunks clean → crawled | identical chunks | chunks with chrome |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+    ...(examples.length > 0 ? ['A chunk with chrome, per set:', '', ...examples, ''] : []),
+  ];
+  const section = [SITE_SECTION.start, ...body, SITE_SECTION.end].join('\n');
+  process.stdout.write(`${body.join('\n')}\n`);
+  for (const c of comparisons) process.stderr.write(`[eval:answers] ${c.name} sync report: ${JSON.stringify(c.syncReport)}\n`);
+  if (writeFile) writeMarkedSection(BENCHMARKS_FILE, SITE_SECTION, section);
+  progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${writeFile ? `; wrote ${BENCHMARKS_FILE}` : ''}`);
+}
+
 async function main(): Promise<void> {
+  if (asSite) return mainAsSite();
   const started = performance.now();
   const sets = conversationSets();
   const helpCenter = await evaluateHelpCenter();

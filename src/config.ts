@@ -209,6 +209,14 @@ export const environmentSchema = z.object({
   KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT: z.coerce.number().min(0).max(100).default(20),
   /** `npm run ingest` sends the files to this running service's knowledge API instead of writing to the database. */
   INGEST_SERVICE_URL: optionalText.pipe(z.url().optional()),
+  /** Sites (sitemaps or start pages) the running service keeps the knowledge base in sync with, comma-separated http(s) URLs; unset: none. */
+  KNOWLEDGE_SYNC_URLS: z
+    .string()
+    .default('')
+    .transform((text) => [...new Set(text.split(',').map((u) => u.trim()).filter((u) => u !== ''))])
+    .pipe(z.array(z.url({ protocol: /^https?$/, error: 'must be a comma list of http(s) URLs of sitemaps or start pages, e.g. https://help.example.com/sitemap.xml' }))),
+  /** How often the sites of KNOWLEDGE_SYNC_URLS are synced (one instance at a time), in minutes (decimals allowed). */
+  KNOWLEDGE_SYNC_INTERVAL_MINUTES: z.coerce.number().positive().max(7 * 24 * 60).default(360),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -299,6 +307,8 @@ export interface Config {
   knowledgeSyncMaxRemovalPercent: number;
   /** Where `npm run ingest` finds a running service to ingest through; null: the database directly (or the embedded default's running service). */
   ingestServiceUrl: string | null;
+  /** The sites the running service syncs (none: no sync), and how often. */
+  knowledgeSync: { siteUrls: string[]; intervalMs: number };
   /** Langfuse tracing; null: off. */
   langfuse: LangfuseConfig | null;
   /** How customer tokens (X-Customer-Token) are verified. */
@@ -532,6 +542,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     knowledgeDocumentMaxBytes: e.KNOWLEDGE_DOCUMENT_MAX_BYTES,
     knowledgeSyncMaxRemovalPercent: e.KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT,
     ingestServiceUrl: e.INGEST_SERVICE_URL ? e.INGEST_SERVICE_URL.replace(/\/+$/, '') : null,
+    knowledgeSync: { siteUrls: e.KNOWLEDGE_SYNC_URLS, intervalMs: Math.round(e.KNOWLEDGE_SYNC_INTERVAL_MINUTES * 60_000) },
     // Both keys or nothing: one key alone cannot authenticate, so tracing stays off.
     langfuse:
       e.LANGFUSE_PUBLIC_KEY && e.LANGFUSE_SECRET_KEY

@@ -23,6 +23,8 @@ import { OrderProofs } from './identity/order-proofs';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { findSourceFiles, ingestFiles } from './knowledge/ingest';
 import { ModelQueryRewriter } from './knowledge/query-rewriter';
+import { bindSiteSync } from './knowledge/site-sync-binding';
+import { KnowledgeSyncSchedule } from './knowledge/sync-schedule';
 import { createRetriever } from './knowledge/retriever';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
 import { TokenCounter, type CountableMessage } from './memory/tokens';
@@ -36,6 +38,8 @@ import { SqlCommerceStore } from './store/commerce-store';
 import { FeedbackStore } from './store/feedback-store';
 import { HandoffStore } from './store/handoff-store';
 import { KnowledgeAdminStore } from './store/knowledge-admin-store';
+import { KnowledgeSyncLease } from './store/knowledge-sync-lease';
+import { SiteSyncStore } from './store/site-sync-store';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openPgliteDatabase } from './store/pglite';
@@ -61,6 +65,8 @@ export interface Dependencies {
   erasure: ErasureService;
   /** The in-process retention sweep; null when CONVERSATION_RETENTION_DAYS is not set. */
   retention: RetentionSchedule | null;
+  /** The in-process sync of KNOWLEDGE_SYNC_URLS; null when no site is configured. */
+  knowledgeSync: KnowledgeSyncSchedule | null;
   /** Deletes erased answers' traces in Langfuse and retries failures. */
   traceDeletion: TraceDeletion;
   /** Re-masks texts stored before the current redaction (started in the background at start; tests await it). */
@@ -81,6 +87,10 @@ export interface OpenStorage {
   feedback: FeedbackStore;
   handoff: HandoffStore;
   knowledgeAdmin: KnowledgeAdminStore;
+  /** Lets one instance at a time run the knowledge sync. */
+  knowledgeSyncLease: KnowledgeSyncLease;
+  /** Sites' sync runs (listed by the knowledge API) and crawl state. */
+  siteSyncs: SiteSyncStore;
   rateLimits: RateLimitCounters;
   secrets: ServiceSecrets;
   identity: IdentityStore;
@@ -102,6 +112,8 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
       feedback: new FeedbackStore(functions),
       handoff: new HandoffStore(functions),
       knowledgeAdmin: new KnowledgeAdminStore(functions),
+      knowledgeSyncLease: new KnowledgeSyncLease(functions),
+      siteSyncs: new SiteSyncStore(functions),
       rateLimits: new RateLimitCounters(functions),
       secrets: new ServiceSecrets(functions),
       identity: new IdentityStore(functions),
@@ -118,6 +130,8 @@ export async function openStorage(config: Config, logger?: Logger, database?: Sq
     feedback: new FeedbackStore(db),
     handoff: new HandoffStore(db),
     knowledgeAdmin: new KnowledgeAdminStore(db),
+    knowledgeSyncLease: new KnowledgeSyncLease(db),
+    siteSyncs: new SiteSyncStore(db),
     rateLimits: new RateLimitCounters(db),
     secrets: new ServiceSecrets(db),
     identity: new IdentityStore(db),
@@ -165,6 +179,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
   let tracing: Tracing = NO_TRACING;
   let feed: ConversationFeed | null = null;
   let retention: RetentionSchedule | null = null;
+  let knowledgeSync: KnowledgeSyncSchedule | null = null;
   let traceDeletion: TraceDeletion | null = null;
   let redactionBackfill: RedactionBackfill | null = null;
   try {
@@ -271,6 +286,22 @@ export async function createDependencies(config: Config, logger: Logger, databas
       );
       retention.start();
     }
+    // The shop file's `knowledge:` sites join these here once it exists (they are sync URLs too).
+    if (config.knowledgeSync.siteUrls.length > 0) {
+      knowledgeSync = new KnowledgeSyncSchedule(
+        { lease: storage.knowledgeSyncLease, syncSite: bindSiteSync({
+            store,
+            admin: storage.knowledgeAdmin,
+            embedder,
+            syncRuns: storage.siteSyncs,
+            maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent,
+          }),
+          logger,
+        },
+        { siteUrls: config.knowledgeSync.siteUrls, intervalMs: config.knowledgeSync.intervalMs },
+      );
+      knowledgeSync.start();
+    }
     const handoff = new HandoffService({
       store: storage.handoff,
       feed,
@@ -335,6 +366,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
           agentApiKey,
           documentMaxBytes: config.knowledgeDocumentMaxBytes,
           escalationThreshold: config.retrieval.escalationThreshold,
+          syncRuns: storage.siteSyncs,
           logger,
         },
         metrics,
@@ -357,10 +389,12 @@ export async function createDependencies(config: Config, logger: Logger, databas
       tracing,
       erasure,
       retention,
+      knowledgeSync,
       traceDeletion,
       redactionBackfill,
       endStreams: () => streams.endAll(),
       close: async () => {
+        await knowledgeSync?.stop();
         await redactionBackfill?.stop();
         await retention?.stop();
         await traceDeletion?.stop();
@@ -371,6 +405,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       },
     };
   } catch (error) {
+    await knowledgeSync?.stop();
     await redactionBackfill?.stop();
     await retention?.stop();
     await traceDeletion?.stop();

@@ -1,8 +1,8 @@
 /**
  * The review console's "Knowledge" page: the articles the agent answers from (search,
  * read an article's chunks, upload or replace a document (markdown, text, HTML, PDF, Word), delete with a
- * confirmation), which articles answers cited most, and which questions found
- * nothing. Everything goes through the knowledge API with the agent key; server text
+ * confirmation), which articles answers cited most, which questions found
+ * nothing, and the runs of the site syncs. Everything goes through the knowledge API with the agent key; server text
  * is inserted as text, never as HTML.
  */
 import { ApiError, apiErrorOf, getJson } from './api';
@@ -39,6 +39,24 @@ interface Insights {
   unanswered: { question: string; times: number; best_confidence: number; escalated: number; last_asked_at: string; session_id: string }[];
 }
 
+/** One run of a site's sync (GET /api/v1/knowledge/syncs). */
+interface SyncRun {
+  id: number;
+  site: string;
+  trigger: string;
+  status: 'running' | 'succeeded' | 'held' | 'failed';
+  started_at: string;
+  finished_at: string | null;
+  counts: Record<string, number>;
+  errors: { url: string; reason: string; message: string }[];
+  message: string | null;
+}
+
+interface SyncRunPage {
+  syncs: SyncRun[];
+  next_cursor: string | null;
+}
+
 export interface KnowledgePageParts {
   /** The agent key as request headers. */
   authorization(): Record<string, string>;
@@ -48,6 +66,20 @@ export interface KnowledgePageParts {
 }
 
 const PAGE_SIZE = 50;
+const SYNC_PAGE_SIZE = 20;
+/** A run's counts in the order an operator reads them, with their words. */
+const SYNC_COUNTS: [key: string, label: string][] = [
+  ['fetched', 'fetched'],
+  ['added', 'added'],
+  ['updated', 'updated'],
+  ['unchanged', 'unchanged'],
+  ['removed', 'removed'],
+  ['removalsHeld', 'removals held'],
+  ['skipped', 'skipped'],
+  ['failed', 'failed'],
+  ['embedded', 'chunks embedded'],
+];
+const SYNC_STATUS_TEXT: Record<SyncRun['status'], string> = { running: 'Running', succeeded: 'Succeeded', held: 'Held', failed: 'Failed' };
 const SEARCH_DELAY_MS = 300;
 const API = '/api/v1/knowledge';
 
@@ -85,6 +117,12 @@ export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(
   const insightsStatus = byId<HTMLElement>('insights-status');
   const mostCited = byId<HTMLOListElement>('most-cited');
   const unanswered = byId<HTMLOListElement>('unanswered');
+  const syncsStatus = byId<HTMLElement>('syncs-status');
+  const syncTable = byId<HTMLTableElement>('sync-runs');
+  const syncRows = byId<HTMLTableSectionElement>('sync-runs-body');
+  const syncsMore = byId<HTMLButtonElement>('syncs-more');
+  let syncCursor: string | null = null;
+  let syncRequest = 0;
 
   let nextAfter: string | null = null;
   let openSource: string | null = null;
@@ -351,12 +389,69 @@ export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(
     }
   }
 
+  // --- site syncs -----------------------------------------------------------------
+
+  async function loadSyncs(reset: boolean): Promise<void> {
+    const request = ++syncRequest;
+    const params = new URLSearchParams({ limit: String(SYNC_PAGE_SIZE) });
+    if (!reset && syncCursor) params.set('cursor', syncCursor);
+    syncsStatus.textContent = 'Loading…';
+    syncsMore.disabled = true;
+    try {
+      const page = await call<SyncRunPage>('GET', `${API}/syncs?${params}`);
+      if (request !== syncRequest) return;
+      if (reset) syncRows.replaceChildren();
+      syncRows.append(...(Array.isArray(page.syncs) ? page.syncs : []).map(syncRow));
+      syncCursor = typeof page.next_cursor === 'string' ? page.next_cursor : null;
+      syncsMore.hidden = syncCursor === null;
+      syncTable.hidden = syncRows.childElementCount === 0;
+      syncsStatus.textContent = syncRows.childElementCount === 0 ? 'No site has been synced yet: set KNOWLEDGE_SYNC_URLS, or run npm run ingest -- <url>.' : '';
+    } catch (error) {
+      if (request === syncRequest) syncsStatus.textContent = `Could not be loaded: ${messageOf(error)}`;
+    } finally {
+      if (request === syncRequest) syncsMore.disabled = false;
+    }
+  }
+
+  function syncRow(run: SyncRun): HTMLTableRowElement {
+    const counts = SYNC_COUNTS.filter(([key]) => (run.counts?.[key] ?? 0) > 0).map(([key, label]) => `${run.counts[key]} ${label}`);
+    const errors = Array.isArray(run.errors) ? run.errors : [];
+    const problems: (Node | string)[] = [];
+    if (run.message) problems.push(el('p', {}, run.message));
+    if (errors.length > 0) {
+      problems.push(
+        el(
+          'details',
+          {},
+          el('summary', {}, `${errors.length} page${errors.length === 1 ? '' : 's'} with problems`),
+          el('ul', {}, ...errors.map((e) => el('li', {}, el('code', {}, e.url), `: ${e.message}`))),
+        ),
+      );
+    }
+    return el(
+      'tr',
+      { 'data-run': String(run.id), 'data-status': run.status },
+      el('td', { class: 'site' }, el('code', {}, run.site), el('span', { class: 'meta' }, run.trigger === 'schedule' ? 'scheduled' : run.trigger)),
+      el('td', {}, el('span', { class: `sync-status ${run.status}` }, SYNC_STATUS_TEXT[run.status] ?? run.status)),
+      el('td', {}, parts.formatTime(run.started_at)),
+      el('td', {}, run.finished_at ? parts.formatTime(run.finished_at) : 'still running'),
+      el('td', {}, counts.length > 0 ? counts.join(' · ') : 'nothing'),
+      el('td', {}, ...(problems.length > 0 ? problems : ['none'])),
+    );
+  }
+
+  syncsMore.addEventListener('click', () => void loadSyncs(false));
+
   return {
     show: () => {
       void loadArticles(true);
       void loadInsights();
+      void loadSyncs(true);
     },
     reset: () => {
+      syncRequest++;
+      syncRows.replaceChildren();
+      syncTable.hidden = true;
       listRequest++;
       list.replaceChildren();
       loaded.clear();

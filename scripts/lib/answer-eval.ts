@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config';
 import { createDependencies, type Dependencies } from '../../src/dependencies';
 import type { RetrievalRecord } from '../../src/knowledge/retrieval-record';
 import { createLogger } from '../../src/observability/logger';
+import type { SqlDatabase } from '../../src/store/database';
 import { openPgliteDatabase } from '../../src/store/pglite';
 
 /** What a turn tests; scored and reported per type. */
@@ -95,13 +96,17 @@ export function loadMtragDialogues(dir: string): Dialogue[] {
 }
 
 /** A service for the evaluation: in-memory PGlite, the given knowledge folder, offline unless the environment has a key. */
-export async function startEvaluatedService(knowledgeDir: string, env: Record<string, string | undefined> = {}): Promise<{ deps: Dependencies; close(): Promise<void> }> {
+export async function startEvaluatedService(
+  knowledgeDir: string,
+  env: Record<string, string | undefined> = {},
+): Promise<{ deps: Dependencies; db: SqlDatabase; close(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'eval-answers-'));
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, AGENT_API_KEY: 'eval', OFFLINE_STREAM_DELAY_MS: '0', ...env, KNOWLEDGE_SEED_DIR: knowledgeDir });
   const db = await openPgliteDatabase();
   const deps = await createDependencies(config, createLogger('silent'), db);
   return {
     deps,
+    db,
     close: async () => {
       await deps.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -109,11 +114,16 @@ export async function startEvaluatedService(knowledgeDir: string, env: Record<st
   };
 }
 
-/** Sends every dialogue's turns in order, one session per dialogue; `onDialogue` reports progress. */
+/**
+ * Sends every dialogue's turns in order, one session per dialogue; `onDialogue` reports
+ * progress. `documentOf` names the document a cited source is (default: the source's
+ * file name; a crawled page's URL needs the site's own map).
+ */
 export async function runDialogues(
   deps: Dependencies,
   dialogues: Dialogue[],
   onDialogue: (done: number, total: number, results: TurnResult[]) => void = () => {},
+  documentOf: (source: string) => string = (source) => path.basename(source),
 ): Promise<TurnResult[]> {
   const { chatService } = deps.appParts.chat;
   const all: TurnResult[] = [];
@@ -126,7 +136,7 @@ export async function runDialogues(
       const latencyMs = performance.now() - startedAt;
       sessionId = answer.session_id;
       if (turn.unscored) continue;
-      const cited = answer.sources.map((s) => path.basename(s.source));
+      const cited = answer.sources.map((s) => documentOf(s.source));
       const labels = turn.articles ?? (turn.article ? [turn.article] : []);
       const at = cited.findIndex((c) => labels.includes(c));
       const [stored] = (await deps.store.listMessagesAfter(sessionId, 0)).filter((m) => m.id === answer.message_id);

@@ -153,3 +153,45 @@ export const knowledgeInsightsSchema = z.object({
     }),
   ),
 });
+
+/** GET /api/v1/knowledge/syncs?site=&limit=&cursor= */
+export const knowledgeSyncsQuerySchema = z.object({
+  site: z
+    .url({ protocol: /^https?$/, error: 'site must be an http(s) URL, as the sync was given it' })
+    .max(2048, 'site must be at most 2048 characters')
+    .optional()
+    .meta({ description: "Only this site's runs (the sitemap or start page URL, as configured)." }),
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(100, 'limit must be at most 100')
+    .default(20),
+  cursor: z
+    .string({ error: 'cursor must be a string' })
+    .regex(/^[1-9][0-9]{0,17}$/, 'cursor must be a next_cursor from a previous page')
+    .optional()
+    .meta({ description: 'The next_cursor of the previous page.' }),
+});
+
+export const knowledgeSyncRunSchema = z.object({
+  id: z.int(),
+  site: z.string().meta({ description: 'The sitemap or start page URL the run synced.' }),
+  trigger: z.string().meta({ description: '`schedule` (the service, KNOWLEDGE_SYNC_URLS) or `cli` (npm run ingest).' }),
+  status: z.enum(['running', 'succeeded', 'held', 'failed']).meta({
+    description: '`held`: stored what changed but removed nothing, since it would have removed more than KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT of the pages.',
+  }),
+  started_at: z.iso.datetime(),
+  finished_at: z.iso.datetime().nullable().meta({ description: 'Null while it runs.' }),
+  counts: z.record(z.string(), z.number()).meta({
+    description: 'fetched, added, updated, unchanged, skipped, failed, removed, removalsHeld, embedded',
+    example: { fetched: 3, added: 1, updated: 1, unchanged: 47, skipped: 2, failed: 0, removed: 1, removalsHeld: 0, embedded: 4 },
+  }),
+  errors: z.array(z.object({ url: z.string(), reason: z.string(), message: z.string() })).meta({ description: "Pages' problems (at most 50)." }),
+  message: z.string().nullable().meta({ description: 'Why the run failed or held its removals back.' }),
+});
+
+export const knowledgeSyncListSchema = z.object({
+  syncs: z.array(knowledgeSyncRunSchema),
+  next_cursor: z.string().nullable(),
+});

@@ -10,6 +10,7 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import { openApiPath } from '../../src/http/openapi/document';
 import { signCustomerToken } from '../../src/identity/customer-token';
+import { SiteSyncStore } from '../../src/store/site-sync-store';
 import { startTestService, TEST_AGENT_KEY, TEST_CUSTOMER_SECRET, type TestService } from '../support/test-service';
 
 let service: TestService;
@@ -221,6 +222,20 @@ describe('real responses validate against the document', () => {
     }, 400);
     await check('delete', '/api/v1/knowledge/sources/{source}', `/api/v1/knowledge/sources/${encodeURIComponent('kb/openapi.md')}`, { headers: agent }, 200);
     await check('get', '/api/v1/knowledge/insights', '/api/v1/knowledge/insights?days=7', { headers: agent }, 200);
+    // Site sync runs: one that failed (with its errors) and one still running, as the run records keep them.
+    const syncRuns = new SiteSyncStore(service.db);
+    const failedRun = await syncRuns.startRun('https://help.example.com/sitemap.xml', 'schedule');
+    await syncRuns.finishRun(failedRun, {
+      status: 'failed',
+      counts: { fetched: 0, added: 0, updated: 0, unchanged: 0, skipped: 0, failed: 1, removed: 0, removalsHeld: 0, embedded: 0 },
+      errors: [{ url: 'https://help.example.com/sitemap.xml', reason: 'unreachable', message: 'The site could not be reached' }],
+      message: 'The site could not be reached: nothing was removed',
+    });
+    await syncRuns.startRun('https://help.example.com/sitemap.xml', 'cli');
+    await check('get', '/api/v1/knowledge/syncs', '/api/v1/knowledge/syncs?limit=1', { headers: agent }, 200);
+    await check('get', '/api/v1/knowledge/syncs', `/api/v1/knowledge/syncs?cursor=${failedRun + 1}`, { headers: agent }, 200);
+    await check('get', '/api/v1/knowledge/syncs', '/api/v1/knowledge/syncs?limit=0', { headers: agent }, 400);
+    await check('get', '/api/v1/knowledge/syncs', '/api/v1/knowledge/syncs', {}, 401);
     // The customer-data lifecycle: export, erasure of a conversation and of a customer, the audit.
     const signedIn = { 'x-customer-token': await signCustomerToken(TEST_CUSTOMER_SECRET, 'priya.raman@example.com') };
     const own = (await (await fetch(`${service.baseURL}/api/v1/chat`, {

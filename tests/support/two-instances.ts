@@ -21,8 +21,11 @@ export interface TwoInstances {
 }
 
 export interface TwoInstancesOptions {
-  /** Settings beyond the shared ones (the database, the agent key, no help center, no rate limits to speak of). */
-  env?: Record<string, string>;
+  /**
+   * Settings beyond the shared ones (the database, the agent key, no help center, no rate limits to speak of);
+   * a function is read when the instances start (after the suite's earlier beforeAll, e.g. one that starts a site).
+   */
+  env?: Record<string, string> | (() => Record<string, string>);
   /** Overrides of the loopback model's settings (openAIStubEnv). */
   modelEnv?: Record<string, string>;
   /** Asserts something of each instance's configuration before it starts. */
@@ -50,7 +53,7 @@ export function useTwoInstancesOnTestServer(options: TwoInstancesOptions = {}): 
         KNOWLEDGE_SEED_DIR: 'none',
         RATE_LIMIT_PER_CLIENT: '1000000',
         RATE_LIMIT_PER_SESSION: '1000000',
-        ...options.env,
+        ...(typeof options.env === 'function' ? options.env() : options.env),
         ...openAIStubEnv(stub.baseURL, { STREAM_HEARTBEAT_MS: '200', ...options.modelEnv }),
       });
       options.checkConfig?.(config);

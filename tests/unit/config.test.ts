@@ -96,6 +96,18 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig(both)).toThrow(/both set: set one/);
   });
 
+  it('syncs no site by default, every 360 minutes when sites are given, and refuses a sync URL that is not http(s)', () => {
+    expect(loadConfig({}).knowledgeSync).toEqual({ siteUrls: [], intervalMs: 360 * 60_000 });
+    const config = loadConfig({
+      KNOWLEDGE_SYNC_URLS: ' https://help.example.com/sitemap.xml, http://10.0.0.5/docs/ ,,https://help.example.com/sitemap.xml',
+      KNOWLEDGE_SYNC_INTERVAL_MINUTES: '0.05',
+    });
+    expect(config.knowledgeSync).toEqual({ siteUrls: ['https://help.example.com/sitemap.xml', 'http://10.0.0.5/docs/'], intervalMs: 3000 });
+    expect(() => loadConfig({ KNOWLEDGE_SYNC_URLS: 'https://help.example.com/, ftp://files.example.com/' })).toThrow(/KNOWLEDGE_SYNC_URLS.*http\(s\) URLs/s);
+    expect(() => loadConfig({ KNOWLEDGE_SYNC_URLS: 'help.example.com' })).toThrow(/KNOWLEDGE_SYNC_URLS/);
+    expect(() => loadConfig({ KNOWLEDGE_SYNC_INTERVAL_MINUTES: '0' })).toThrow(/KNOWLEDGE_SYNC_INTERVAL_MINUTES/);
+  });
+
   it('remembers idempotency keys for 24 hours and lets a duplicate wait 10 s by default', () => {
     expect(loadConfig({}).idempotency).toEqual({ ttlHours: 24, waitMs: 10_000 });
     expect(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '1.5', IDEMPOTENCY_WAIT_MS: '0' }).idempotency).toEqual({ ttlHours: 1.5, waitMs: 0 });

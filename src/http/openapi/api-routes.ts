@@ -22,6 +22,8 @@ import {
   knowledgeSourceDetailSchema,
   knowledgeSourceListSchema,
   knowledgeSourceSchema,
+  knowledgeSyncListSchema,
+  knowledgeSyncsQuerySchema,
 } from '../knowledge-schemas';
 import {
   chatRequestSchema,
@@ -354,6 +356,19 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
       security: ['agentKey'],
       query: knowledgeInsightsQuerySchema,
       responses: { 200: { description: 'Since `days` ago.', schema: knowledgeInsightsSchema } },
+      errors: [400, 401],
+    },
+    {
+      method: 'get',
+      path: '/api/v1/knowledge/syncs',
+      tag: 'knowledge',
+      summary: 'Site sync runs, newest first',
+      description:
+        'Each run of a site\'s sync (the service\'s schedule for KNOWLEDGE_SYNC_URLS, or `npm run ingest -- <url>`): when it started and ended, ' +
+        'the site, its status (`running`, `succeeded`, `held` when it would have removed too much, `failed`), its counts and its pages\' errors.',
+      security: ['agentKey'],
+      query: knowledgeSyncsQuerySchema,
+      responses: { 200: { description: 'One page; pass next_cursor as cursor for the next.', schema: knowledgeSyncListSchema } },
       errors: [400, 401],
     },
     ...privacyApiRoutes(),

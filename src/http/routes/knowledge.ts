@@ -6,6 +6,7 @@ import { convertDocument, DocumentSkipped, formatOfContentType, type SkipReason 
 import { keepRequestContext } from '../../observability/http';
 import type { Logger } from '../../observability/logger';
 import type { KnowledgeAdminStore, KnowledgeSourceSummary } from '../../store/knowledge-admin-store';
+import type { SiteSyncStore } from '../../store/site-sync-store';
 import type { KnowledgeStore } from '../../store/types';
 import { requireAgentKey } from '../auth';
 import {
@@ -15,6 +16,7 @@ import {
   knowledgeInsightsQuerySchema,
   knowledgeListQuerySchema,
   knowledgeSourceSchema,
+  knowledgeSyncsQuerySchema,
 } from '../knowledge-schemas';
 import { parseInput } from '../validate';
 
@@ -29,6 +31,8 @@ export interface KnowledgeRoutesParts {
   documentMaxBytes: number;
   /** Answers below this confidence count as "found nothing" on the console's page. */
   escalationThreshold: number;
+  /** The recorded site sync runs. */
+  syncRuns: Pick<SiteSyncStore, 'recentRuns'>;
   logger: Logger;
 }
 
@@ -116,6 +120,27 @@ export function knowledgeRoutes(parts: KnowledgeRoutesParts): Router {
     if (deleted === 0) throw new NotFoundError(`No knowledge source "${source}".`);
     parts.logger.info({ source, chunks: deleted }, 'Knowledge source deleted');
     res.json({ source, deleted_chunks: deleted });
+  });
+
+  router.get('/knowledge/syncs', async (req, res) => {
+    const query = parseInput(knowledgeSyncsQuerySchema, req.query);
+    // One more than asked tells whether another page follows.
+    const runs = await parts.syncRuns.recentRuns({ site: query.site, beforeId: query.cursor ? Number(query.cursor) : undefined, limit: query.limit + 1 });
+    const page = runs.slice(0, query.limit);
+    res.json({
+      syncs: page.map((run) => ({
+        id: run.id,
+        site: run.site,
+        trigger: run.trigger,
+        status: run.status,
+        started_at: run.startedAt.toISOString(),
+        finished_at: run.finishedAt?.toISOString() ?? null,
+        counts: run.counts,
+        errors: run.errors,
+        message: run.message,
+      })),
+      next_cursor: runs.length > query.limit ? String(page.at(-1)!.id) : null,
+    });
   });
 
   router.get('/knowledge/insights', async (req, res) => {

@@ -38,6 +38,8 @@ const CHROME_WORDS = new Set([
   'cookie', 'cookies', 'consent', 'gdpr', 'banner', 'related', 'breadcrumb', 'breadcrumbs', 'newsletter',
   'share', 'sharing', 'social', 'sidebar', 'promo', 'subscribe', 'feedback', 'vote', 'votes', 'voting', 'rating',
   'nav', 'navbar', 'navigation', 'menu', 'skip', 'popup', 'modal', 'advert', 'ads', 'comments', 'recommended',
+  // An article's byline and its follow button: kept inside <article>, yet the same in every page.
+  'meta', 'byline', 'author', 'follow',
 ]);
 
 /**
@@ -189,8 +191,11 @@ function mainContainer(document: any): any | null {
 
 function pickContent(document: any, container: any | null, parseHTML: ParseHtml): string {
   const containerText = container ? textLength(container.textContent) : 0;
-  // Readability changes the DOM it reads: give it a copy of the cleaned page.
-  const article = new Readability(parseHTML(document.toString()).document as any).parse();
+  // Readability changes the DOM it reads: give it a copy of the cleaned page. A page that marks
+  // its one <article> has its content there: Readability reads only that, so on a short article
+  // it cannot climb to the parent and take the lists beside it ("Recently viewed articles").
+  const readable = container?.tagName === 'ARTICLE' ? `<!doctype html><html><body>${container.outerHTML}</body></html>` : document.toString();
+  const article = new Readability(parseHTML(readable).document as any).parse();
   const articleText = textLength(article?.textContent ?? '');
   if (container && (articleText < containerText * MIN_SHARE_OF_CONTAINER || articleText > containerText * MAX_SHARE_OF_CONTAINER)) {
     return container.innerHTML;

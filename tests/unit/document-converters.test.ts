@@ -28,7 +28,7 @@ describe('HTML pages to Markdown', () => {
     expect(page.title).toBe('Returns and refunds');
     expect(page.markdown.startsWith('# Returns and refunds\n\nYou can return most items within 30 days')).toBe(true);
     expect(page.markdown).toContain('## How to start a return');
-    expect(page.markdown).toMatch(/1\. +Sign in to your account and open Your orders\./);
+    expect(page.markdown).toMatch(/1\. +Sign in to your account and open \[Your orders\]\(https:\/\/help\.acme\.test\/account\/orders\)\./);
     expect(page.markdown).toContain('| Payment method | Refund time |');
     expect(page.markdown).toContain('| PayPal | 1-2 business days |');
     expect(page.markdown).toContain('### Checking a refund from the command line');

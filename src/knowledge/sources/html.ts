@@ -76,6 +76,7 @@ export async function htmlToMarkdown(html: string, pageUrl?: string): Promise<Ht
   const pageTitle = collapse(document.querySelector('title')?.textContent ?? '');
 
   removeChrome(document);
+  absoluteLinkTargets(document, base);
   promoteHeaderRows(document);
   const container = mainContainer(document);
   const h1 = container?.querySelector('h1') ?? document.querySelector('h1');
@@ -155,6 +156,19 @@ function collectLinks(document: any, base: string | undefined): string[] {
   return [...links];
 }
 
+/**
+ * Each link's address made absolute (or removed when it is not an http(s) page), so the
+ * Markdown can keep it: a help article's links (a setup guide, a form) are what the agent
+ * may point the customer to, and they are part of the article as its own Markdown has them.
+ */
+function absoluteLinkTargets(document: any, base: string | undefined): void {
+  for (const a of document.querySelectorAll('a[href]')) {
+    const url = absoluteHttpUrl(a.getAttribute('href'), base);
+    if (url) a.setAttribute('href', url);
+    else a.removeAttribute('href');
+  }
+}
+
 /** Removes what is never the article: chrome elements, landmarks, hidden parts, chrome-named blocks. */
 function removeChrome(document: any): void {
   for (const el of [...document.querySelectorAll(DROPPED_ELEMENTS.join(','))]) el.remove();
@@ -224,7 +238,16 @@ function withTitle(markdown: string, title: string | null): string {
 function createTurndown(): TurndownService {
   const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
   service.use([tables, strikethrough]);
-  // A link's text is what a chunk needs; its address only adds noise to the search.
-  service.addRule('linkText', { filter: 'a', replacement: (content) => content });
+  // A link keeps its text and, when it leads to a web page, its address, as a help article's
+  // own Markdown would; an in-page or script link (no http(s) address left) keeps its text only.
+  service.addRule('linkWithAddress', {
+    filter: 'a',
+    replacement: (content, node) => {
+      const href = (node as { getAttribute(name: string): string | null }).getAttribute('href');
+      const text = content.trim();
+      if (!href || text === '' || text === href) return content;
+      return `[${text}](${href})`;
+    },
+  });
   return service;
 }

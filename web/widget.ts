@@ -4,7 +4,7 @@
  *   <script src="https://support.example.com/widget.js" data-title="Northwind Home support" defer></script>
  *
  * data-api-base: where the API is (default: where widget.js came from);
- * data-title: the panel's heading (default "Support");
+ * data-title: the panel's heading (default: the shop file's words.widget.title, which the server fills in);
  * data-user-id: the shop's id for its customer (optional): a label shown to agents, it unlocks nothing;
  * data-user-token: the signed token the shop's backend issued for its signed-in customer (optional), sent as
  *   X-Customer-Token with every request: with it the assistant may answer about that customer's orders and account.
@@ -72,7 +72,44 @@ type Rating = 'up' | 'down';
 const MESSAGE_MAX_CHARS = 4000;
 const SESSION_TOKEN_HEADER = 'X-Session-Token';
 const CUSTOMER_TOKEN_HEADER = 'X-Customer-Token';
-const DEFAULT_SUBTITLE = 'Answers from our help center, any time';
+/**
+ * The shop's words (the shop file's `words.widget`): the server writes them over
+ * this literal as it serves widget.js. Left as it is (the file served from
+ * elsewhere), the defaults below apply.
+ */
+const SHOP_WIDGET_WORDS = '__SHOP_WIDGET_WORDS__';
+
+interface WidgetWords {
+  title: string;
+  subtitle: string;
+  /** `{title}` becomes the panel's title. */
+  welcome: string;
+}
+
+const DEFAULT_WORDS: WidgetWords = {
+  title: 'Support',
+  subtitle: 'Answers from our help center, any time',
+  welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
+};
+
+/** The shop's words as the server filled them in, each checked, else the defaults. */
+function shopWidgetWords(): WidgetWords {
+  let given: Partial<Record<keyof WidgetWords, unknown>> = {};
+  try {
+    given = JSON.parse(SHOP_WIDGET_WORDS) as typeof given;
+  } catch {
+    // not filled in: the defaults
+  }
+  const text = (value: unknown, fallback: string) => (typeof value === 'string' && value.trim() ? value.trim() : fallback);
+  return {
+    title: text(given.title, DEFAULT_WORDS.title),
+    subtitle: text(given.subtitle, DEFAULT_WORDS.subtitle),
+    welcome: text(given.welcome, DEFAULT_WORDS.welcome),
+  };
+}
+
+const WORDS = shopWidgetWords();
+const DEFAULT_SUBTITLE = WORDS.subtitle;
 
 start();
 
@@ -91,7 +128,8 @@ function start(): void {
 function readConfig(script: HTMLScriptElement | null): WidgetConfig {
   const scriptOrigin = script?.src ? new URL(script.src, location.href).origin : location.origin;
   const apiBase = parseApiBase(script?.dataset['apiBase']?.trim(), scriptOrigin);
-  const title = script?.dataset['title']?.trim().slice(0, 80) || 'Support';
+  // A page's data-title wins over the shop file's title.
+  const title = script?.dataset['title']?.trim().slice(0, 80) || WORDS.title.slice(0, 80);
   const userId = script?.dataset['userId']?.trim() || undefined;
   const userToken = script?.dataset['userToken']?.trim() || undefined;
   return { apiBase, title, userId, userToken };
@@ -365,7 +403,7 @@ function mount(config: WidgetConfig): void {
   function showWelcome(): void {
     if (log.childElementCount > 0) return;
     const welcome = el('div', { class: 'message assistant welcome' });
-    renderAnswerText(welcome, `Hi! I am the ${config.title} assistant. Ask me about orders, delivery, returns or payments.`);
+    renderAnswerText(welcome, WORDS.welcome.replaceAll('{title}', config.title));
     log.append(welcome);
   }
 

@@ -15,6 +15,7 @@ import { EmbeddingModelMismatchError } from '../../src/errors';
 import { createLogger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';
 import { applyMigrations } from '../../src/store/migrations';
+import { seedSampleData } from '../../src/shop/sample-shop';
 import { openPgliteDatabase } from '../../src/store/pglite';
 import { SqlCommerceStore } from '../../src/store/commerce-store';
 import { HandoffStore } from '../../src/store/handoff-store';
@@ -57,6 +58,7 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
   beforeAll(async () => {
     db = await openPgliteDatabase();
     await applyMigrations(db);
+    await seedSampleData(db);
     standIn = await startPostgrestStandIn(db, SERVICE_ROLE_KEY);
     store = new SqlStore(supabaseFunctionCaller(createSupabaseClient({ url: standIn.url, serviceRoleKey: SERVICE_ROLE_KEY })));
   });

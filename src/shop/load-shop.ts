@@ -1,0 +1,170 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import type { ActionConfig, McpServerConfig, ShopFileProblem } from '../connectors/connector-config';
+import type { AgentSpec } from '../agent-specs/spec';
+import type { SupportSchedule } from '../chat/support-hours';
+import { shopFileSchema, type OrderNumberFormat, type ShopFileContent, type ShopWords } from './shop-file';
+
+/** The sample shop's file: what runs without SHOP_FILE, and what an operator copies to start their own. */
+export const SAMPLE_SHOP_FILE = path.resolve(__dirname, '../../shops/sample/shop.yaml');
+
+/** A shop, checked and ready to build the service from. */
+export interface Shop {
+  /** The shop file it came from (absolute). */
+  file: string;
+  /** True only for the sample shop run without SHOP_FILE: its seed data, help center and demo page come with it. */
+  sample: boolean;
+  name: string;
+  /** The agents, the default first. */
+  agents: AgentSpec[];
+  actions: ActionConfig[];
+  mcpServers: McpServerConfig[];
+  /** Folders (absolute) ingested when the knowledge base is empty, and sites for the knowledge sync. */
+  knowledge: { folders: string[]; sites: string[] };
+  orderNumbers: OrderNumberFormat | null;
+  words: ShopWords;
+  /** null: the shop file sets no hours (SUPPORT_HOURS applies, if set). */
+  supportHours: SupportSchedule | null;
+}
+
+/**
+ * A shop file that cannot be used: every problem, one line each, naming the
+ * file and the field (`shop.yaml: agents[1].tools[2]: ...`). The start reports
+ * it and exits with code 1.
+ */
+export class ShopFileRejectedError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: ShopFileProblem[],
+  ) {
+    super(problems.map((p) => `${file}: ${p.path}: ${p.message}`).join('\n'));
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Reads, validates and expands a shop file (YAML or JSON): unknown fields, wrong
+ * types, unset `${VAR}`s in headers and env, and agents naming tools nothing
+ * provides are all reported together. `builtInTools` are the tool names the
+ * service itself provides; actions' operations and MCP servers' tools are taken
+ * from the file (without connecting to anything).
+ */
+export function loadShop(options: { file: string; sample: boolean; env: Readonly<Record<string, string | undefined>>; builtInTools: readonly string[] }): Shop {
+  const file = path.resolve(options.file);
+  const reject = (problems: ShopFileProblem[]): never => {
+    throw new ShopFileRejectedError(file, problems);
+  };
+  let raw: string;
+  try {
+    raw = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    return reject([{ path: '(file)', message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); SHOP_FILE must name a YAML or JSON file` }]);
+  }
+  // YAML 1.2 reads JSON as well.
+  const document = parseDocument(raw, { prettyErrors: false, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    return reject(document.errors.map((e) => ({ path: `(line ${e.linePos?.[0]?.line ?? '?'})`, message: `is not valid YAML or JSON: ${e.message.split('\n')[0]}` })));
+  }
+  const parsed = shopFileSchema.safeParse(document.toJS());
+  if (!parsed.success) return reject(parsed.error.issues.flatMap(problemsOf));
+  const content = parsed.data;
+
+  const problems: ShopFileProblem[] = [];
+  const expand = (values: Record<string, string>, at: string) => expandVariables(values, at, options.env, problems);
+  const actions = content.actions.map((a, i) => ({ ...a, headers: expand(a.headers, `actions[${i}].headers`) }));
+  const mcpServers = content.mcp_servers.map((s, i) => ({
+    ...s,
+    headers: expand(s.headers, `mcp_servers[${i}].headers`),
+    env: expand(s.env, `mcp_servers[${i}].env`),
+  }));
+  problems.push(...unknownTools(content, options.builtInTools));
+  if (problems.length > 0) reject(problems);
+
+  const dir = path.dirname(file);
+  return {
+    file,
+    sample: options.sample,
+    name: content.name,
+    agents: content.agents.map((a) => ({
+      key: a.key,
+      description: a.description,
+      instructions: a.instructions,
+      tools: a.tools,
+      ...(a.memory && { memoryStrategy: a.memory }),
+      ...(a.memory_injection !== undefined && { memoryInjection: a.memory_injection }),
+    })),
+    actions,
+    mcpServers,
+    knowledge: { folders: content.knowledge.folders.map((f) => path.resolve(dir, f)), sites: content.knowledge.sites },
+    orderNumbers: content.order_numbers ?? null,
+    words: content.words,
+    supportHours: content.support_hours
+      ? {
+          timeZone: content.support_hours.time_zone,
+          entries: Object.entries(content.support_hours.weekly).flatMap(([days, ranges]) => ranges.map((hours) => ({ days, hours }))),
+          closedDates: content.support_hours.closed,
+        }
+      : null,
+  };
+}
+
+/** Every tool name the file's agents may use, by where it comes from. */
+export function toolsOfShopFile(content: Pick<ShopFileContent, 'actions' | 'mcp_servers'>, builtInTools: readonly string[]): string[] {
+  return [...builtInTools, ...content.actions.flatMap((a) => a.operations), ...content.mcp_servers.flatMap((s) => s.tools)];
+}
+
+function unknownTools(content: ShopFileContent, builtInTools: readonly string[]): ShopFileProblem[] {
+  const known = new Set(toolsOfShopFile(content, builtInTools));
+  const sources = [
+    `built-in: ${builtInTools.join(', ')}`,
+    content.actions.length > 0 ? `actions: ${content.actions.flatMap((a) => a.operations).join(', ')}` : null,
+    content.mcp_servers.length > 0 ? `MCP servers: ${content.mcp_servers.flatMap((s) => s.tools).join(', ')}` : null,
+  ].filter(Boolean);
+  return content.agents.flatMap((agent, i) =>
+    agent.tools.flatMap((name, j) =>
+      known.has(name)
+        ? []
+        : [{ path: `agents[${i}].tools[${j}]`, message: `no tool is named "${name}"; the tools are (${sources.join('; ')})` }],
+    ),
+  );
+}
+
+/** `${VAR}` in each value replaced by the environment's VAR; an unset or empty VAR is a problem naming the field. */
+function expandVariables(values: Record<string, string>, at: string, env: Readonly<Record<string, string | undefined>>, problems: ShopFileProblem[]): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [
+      key,
+      value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_whole, name: string) => {
+        const found = env[name];
+        if (found === undefined || found === '') {
+          problems.push({ path: `${at}.${key}`, message: `uses \${${name}}, which is not set in the environment (the value comes from there, never from the file)` });
+          return '';
+        }
+        return found;
+      }),
+    ]),
+  );
+}
+
+/** One zod issue as the operator reads it: the field's path and what was expected. */
+function problemsOf(issue: z.core.$ZodIssue): ShopFileProblem[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), message: 'is not a field of the shop file here (unknown fields are mistakes; check the spelling)' }));
+  }
+  return [{ path: formatPath(issue.path), message: issue.message }];
+}
+
+/** ['actions', 0, 'operations', 1] -> 'actions[0].operations[1]'. */
+export function formatPath(segments: ReadonlyArray<PropertyKey>): string {
+  if (segments.length === 0) return '(top level)';
+  return segments
+    .map((s, i) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(String(s)) ? `${i === 0 ? '' : '.'}${String(s)}` : `[${JSON.stringify(String(s))}]`))
+    .join('');
+}
+
+/** The shop the configuration names: SHOP_FILE, or the sample shop's own file. */
+export function loadConfiguredShop(shop: { file: string | null; env: Readonly<Record<string, string | undefined>> }, builtInTools: readonly string[]): Shop {
+  return loadShop({ file: shop.file ?? SAMPLE_SHOP_FILE, sample: shop.file === null, env: shop.env, builtInTools });
+}

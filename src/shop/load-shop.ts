@@ -63,9 +63,9 @@ export function loadShop(options: { file: string; sample: boolean; env: Readonly
     return reject([{ path: '(file)', message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); SHOP_FILE must name a YAML or JSON file` }]);
   }
   // YAML 1.2 reads JSON as well.
-  const document = parseDocument(raw, { prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(raw, { prettyErrors: true, uniqueKeys: true });
   if (document.errors.length > 0) {
-    return reject(document.errors.map((e) => ({ path: `(line ${e.linePos?.[0]?.line ?? '?'})`, message: `is not valid YAML or JSON: ${e.message.split('\n')[0]}` })));
+    return reject(document.errors.map((e) => ({ path: `(line ${e.linePos?.[0]?.line ?? '?'})`, message: `is not valid YAML or JSON: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}` })));
   }
   const parsed = shopFileSchema.safeParse(document.toJS());
   if (!parsed.success) return reject(parsed.error.issues.flatMap(problemsOf));
@@ -153,6 +153,8 @@ function problemsOf(issue: z.core.$ZodIssue): ShopFileProblem[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), message: 'is not a field of the shop file here (unknown fields are mistakes; check the spelling)' }));
   }
+  // A record's key that failed its check: the check's own message says what was expected.
+  if (issue.code === 'invalid_key') return [{ path: formatPath(issue.path), message: issue.issues[0]?.message ?? issue.message }];
   return [{ path: formatPath(issue.path), message: issue.message }];
 }
 

@@ -1,4 +1,4 @@
-import { createSupportTools, TOOL_NAMES } from './agent/tools';
+import { TOOL_NAMES } from './agent/tools';
 import type { AppParts } from './app';
 import { ChatService } from './chat/chat-service';
 import { ChatTurns } from './chat/turn';
@@ -14,28 +14,26 @@ import { newSecret, SESSION_TOKEN_SECRET_NAME, SessionTokens } from './http/sess
 import { CustomerTokenVerifier, signCustomerToken } from './identity/customer-token';
 import { OrderProofs } from './identity/order-proofs';
 import { resolveAgentApiKey, resolveCustomerIdentitySecret } from './identity/service-keys';
-import { createEmbedder } from './knowledge/embeddings';
+import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { ModelQueryRewriter } from './knowledge/query-rewriter';
-import { createRetriever } from './knowledge/retriever';
+import { createRetriever, type Retriever } from './knowledge/retriever';
 import { prepareKnowledge } from './knowledge/seed';
-import { DESCRIBED_TITLES_MAX } from './agent/tools/search-knowledge-base';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
 import { TokenCounter, type CountableMessage } from './memory/tokens';
-import { createChatModel } from './models/chat-model';
+import { createChatModel, type ChatModelChoice } from './models/chat-model';
 import { ExtractiveChatModel } from './models/extractive-chat-model';
 import type { Logger } from './observability/logger';
 import { measuredRetriever, observedModelCalls } from './observability/instrument';
-import { createTracing, NO_TRACING, type Tracing } from './observability/langfuse';
+import { createTracing, type Tracing } from './observability/langfuse';
 import { Metrics } from './observability/metrics';
 import { CustomerPseudonyms, PSEUDONYM_SECRET_NAME } from './privacy/pseudonym';
 import { ErasureService } from './privacy/erasure';
 import { RetentionSchedule } from './privacy/retention';
 import { TraceDeletion } from './privacy/trace-deletion';
-import { compileAgents } from './shop/agents';
+import { createShopAgents, type SharedGraphParts } from './shop/agents';
 import { loadConfiguredShop, type Shop } from './shop/load-shop';
 import { DEMO_CUSTOMER, seedSampleData } from './shop/sample-shop';
-import { connectShopSystems, type ShopSystemTools } from './shop/shop-tools';
-import { escalationOffer, widgetWords } from './shop/shop-words';
+import { widgetWords } from './shop/shop-words';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openStorage, type OpenStorage } from './store/open-storage';
@@ -66,90 +64,45 @@ export interface Dependencies {
 }
 
 /**
- * The service, part by part: the shop (its file, checked before anything opens),
- * the database (migrated; the sample shop's data only for the sample shop), the
- * models, the knowledge, the shop's tools and agents, the chat service, human
- * takeover, customers' data, and the app's parts over them.
+ * The service, part by part, in the order they are built: the shop (its file,
+ * checked before anything opens), the database, the models, the knowledge, the
+ * shop's agents, who may call what, the chat service, the conversations people
+ * take over, customers' data, and the app's parts over them. Each part is built
+ * by its own function or module; what is started is stopped in reverse order.
  */
 export async function createDependencies(config: Config, logger: Logger, database?: SqlDatabase): Promise<Dependencies> {
   // A mistake in the shop file stops the start here, before the database opens or anything listens.
   const shop = loadConfiguredShop(config.shop, TOOL_NAMES);
   const storage = await openStorage(config, logger, database);
-  let tracing: Tracing = NO_TRACING;
-  let feed: ConversationFeed | null = null;
-  let retention: RetentionSchedule | null = null;
-  let traceDeletion: TraceDeletion | null = null;
-  let shopSystems: ShopSystemTools | null = null;
+  const stops = new StopList();
   try {
-    const { store } = storage;
     await prepareDatabase(storage, shop, logger);
-
-    // Models and knowledge.
-    const embedder = createEmbedder(config);
-    const tokenCounter = new TokenCounter(config.openai.chatModel);
-    const offlineWords = { orderNumbers: shop.orderNumbers, offlineNotice: shop.words.offline_notice };
-    const chatModel = createChatModel(config, tokenCounter, config.openai.chatModel, offlineWords);
-    if (!config.openai.apiKey) logger.warn('OPENAI_API_KEY is not set: answering offline (extractive answers, local embeddings)');
-    // The sample shop's help center is KNOWLEDGE_SEED_DIR; a shop file names its own folders.
-    await prepareKnowledge(shop.sample ? [config.knowledgeSeedDir].filter((d) => d !== null) : shop.knowledge.folders, store, embedder, logger);
     const metrics = new Metrics();
-    // Customers' pseudonyms (traces, the erasure audit): one key for every instance, generated once unless set.
-    const pseudonyms = new CustomerPseudonyms(config.privacy.pseudonymSecret ?? (await storage.secrets.keep(PSEUDONYM_SECRET_NAME, newSecret())));
-    tracing = createTracing(config.langfuse, logger, (customerId) => pseudonyms.of(customerId));
-    const retriever = measuredRetriever(createRetriever(store, embedder, config.retrieval), metrics);
-    const summarizer = createSummarizer(config, tokenCounter, tracing, metrics);
-    const rewriter = config.queryRewrite.mode === 'model' ? createQueryRewriter(config, tokenCounter, tracing, metrics) : undefined;
-
-    // The shop's tools and agents.
-    // Wrong order proofs are always counted in the database, whatever RATE_LIMIT_STORE says: every instance must agree.
-    const orderProofs = new OrderProofs(storage.identity, storage.rateLimits, config.orderProofs);
-    const knowledgeTitles = (await storage.knowledgeAdmin.listSources({ limit: DESCRIBED_TITLES_MAX })).sources.map((s) => s.title);
-    const builtInTools = createSupportTools({ commerce: storage.commerce, orderProofs, retriever, shop, knowledgeTitles });
-    shopSystems = await connectShopSystems(shop, logger);
+    const { tracing, pseudonyms } = await createServiceTracing(config, storage, logger);
+    stops.add(() => tracing.shutdown());
+    const models = createModels(config, shop, tracing, metrics, logger);
+    await prepareKnowledge(knowledgeFolders(config, shop), storage.store, models.embedder, logger);
+    const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, config.retrieval), metrics);
     const supportHours = shop.supportHours
       ? SupportHours.fromSchedule(shop.supportHours)
       : new SupportHours(config.handoff.supportHours, config.handoff.supportTimezone);
-    const agents = compileAgents(shop.agents, [...builtInTools, ...shopSystems.tools], {
-      retriever,
-      queryRewrite: config.queryRewrite.mode,
-      historyWeights: config.retrieval.history,
-      rewriter,
-      chatModel: chatModel.model,
-      modelName: chatModel.name,
-      // Only a hosted model can fail over; offline mode is already the fallback.
-      fallbackModel:
-        config.openai.apiKey && config.openai.fallback === 'offline'
-          ? new ExtractiveChatModel(tokenCounter, offlineWords)
-          : undefined,
-      escalationThreshold: config.retrieval.escalationThreshold,
-      escalationOffer: escalationOffer(shop.words, supportHours),
-      timeoutMs: config.openai.timeoutMs,
-      sendPromptCacheKey: config.openai.apiKey !== null && config.openai.promptCacheKey,
-      toolOutputMaxChars: config.toolOutputMaxChars,
-      countTokens: (m: CountableMessage) => tokenCounter.countMessage(m),
-      summarizer,
-      store,
-      windowLimits: { maxMessages: config.history.maxMessages, maxTokens: config.history.maxTokens },
-      inputMaxTokens: config.modelInputMaxTokens,
+    const shopAgents = await createShopAgents({
+      shop,
+      // Wrong order proofs are always counted in the database, whatever RATE_LIMIT_STORE says: every instance must agree.
+      builtInTools: { commerce: storage.commerce, orderProofs: new OrderProofs(storage.identity, storage.rateLimits, config.orderProofs), retriever },
+      knowledgeAdmin: storage.knowledgeAdmin,
+      supportHours,
+      graph: sharedGraphParts(config, models, retriever, storage.store, tracing, logger),
       logger,
-      tracing,
     });
-
-    // Who may call what: the agents' key, customers' and sessions' tokens.
-    const agentApiKey = await resolveAgentApiKey(config, logger);
-    const identitySecret = await resolveCustomerIdentitySecret(config, logger);
-    const customerTokens = new CustomerTokenVerifier({ ...config.customerIdentity, secret: identitySecret.secret });
-    // Its own secret, not the agent key: rotating one must not break the other.
-    const sessionTokenSecret = config.sessionTokens.secret ?? (await storage.secrets.keep(SESSION_TOKEN_SECRET_NAME, newSecret()));
-    const sessionTokens = new SessionTokens(sessionTokenSecret, config.sessionTokens.previous);
-
-    // Answers, and the people who take conversations over.
+    stops.add(() => shopAgents.close());
+    const access = await createAccess(config, storage, logger);
     const chatService = new ChatService({
-      store,
+      store: storage.store,
       identity: storage.identity,
-      agents,
-      defaultAgentType: shop.agents[0]!.key,
-      tokenCounter,
+      agents: shopAgents.agents,
+      defaultAgentType: shopAgents.defaultAgentType,
+      tokenCounter: models.tokenCounter,
       history: config.history,
       inputMaxTokens: config.modelInputMaxTokens,
       metrics,
@@ -157,139 +110,281 @@ export async function createDependencies(config: Config, logger: Logger, databas
       logger,
       prices: config.modelPrices,
     });
-    const feedback = storage.feedback;
-    const redactor = new Redactor(config.redaction.detectors);
-    feed = createConversationFeed(config, storage, logger);
-    const streams = new EventStreams(config.eventStreams);
-    const conversationFeed = feed;
-    const handoff = new HandoffService({ store: storage.handoff, feed, tokenCounter, supportHours, logger });
+    const conversations = createConversations(config, storage, models.tokenCounter, supportHours, logger);
+    stops.add(() => conversations.close());
+    const customerData = createCustomerDataLifecycle(config, storage, pseudonyms, conversations.feed, logger);
+    stops.add(() => customerData.stop());
 
-    // Customers' data: erasure, its traces, the retention sweep.
-    traceDeletion = new TraceDeletion(config.langfuse, storage.customerData, logger, config.privacy.traceDeletionRetryMs);
-    traceDeletion.start();
-    const erasure = new ErasureService({
-      data: storage.customerData,
-      pseudonyms,
-      traces: traceDeletion,
-      touch: (sessionId) => conversationFeed.touch(sessionId),
-      logger,
-    });
-    if (config.privacy.retentionDays !== null) {
-      retention = new RetentionSchedule(
-        { data: storage.customerData, erasure, langfuse: traceDeletion.enabled },
-        { retentionDays: config.privacy.retentionDays, batchSize: config.privacy.retentionBatchSize },
-        config.privacy.sweepIntervalMs,
-        logger,
-      );
-      retention.start();
-    }
-
-    const connectedSystems = shopSystems;
     return {
-      store,
+      store: storage.store,
       shop,
-      appParts: {
-        logger,
-        chat: {
-          chatService,
-          turns: new ChatTurns({
-            chatService,
-            handoff,
-            idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
-            redactor,
-          }),
-          store,
-          agentApiKey,
-          sessionTokens,
-          customerTokens,
-          streamHeartbeatMs: config.streamHeartbeatMs,
-          feedback,
-          handoff,
-          logger,
-          messageMaxChars: config.limits.messageMaxChars,
-          historyLimitMax: config.limits.historyLimitMax,
-          modelInputMaxTokens: config.modelInputMaxTokens,
-          agentTypes: shop.agents.map((a) => a.key),
-        },
-        feedback: { feedback, redactor, agentApiKey, sessionTokens, tracing, metrics, logger },
-        privacy: {
-          erasure,
-          data: storage.customerData,
-          store,
-          agentApiKey,
-          sessionTokens,
-          customerTokens,
-          tokenFailures: { counters: storage.rateLimits, perClient: config.authFailures.perClient, windowMs: config.authFailures.windowMs },
-          logger,
-        },
-        handoff: {
-          handoff,
-          handoffStore: storage.handoff,
-          feed,
-          store,
-          agentApiKey,
-          sessionTokens,
-          messageMaxChars: config.limits.messageMaxChars,
-          streamHeartbeatMs: config.streamHeartbeatMs,
-          streams,
-          logger,
-        },
-        knowledge: {
-          store,
-          admin: storage.knowledgeAdmin,
-          embedder,
-          agentApiKey,
-          documentMaxBytes: config.knowledgeDocumentMaxBytes,
-          escalationThreshold: config.retrieval.escalationThreshold,
-          logger,
-        },
-        metrics,
-        widgetOrigins: config.widgetOrigins,
-        shopPages: {
-          shopName: shop.name,
-          widget: widgetWords(shop.name, shop.words),
-          // The demo page is the sample shop's, and signs in only with the generated demo secret: a shop's real secret never signs tokens here.
-          demoShop:
-            shop.sample && identitySecret.demo
-              ? { customerName: DEMO_CUSTOMER.name, signCustomerToken: () => signCustomerToken(identitySecret.secret!, DEMO_CUSTOMER.customerId) }
-              : undefined,
-          sampleShop: shop.sample,
-        },
-        rateLimits: config.rateLimits,
-        rateLimitCounters: config.rateLimits.store === 'database' ? storage.rateLimits : undefined,
-        // Failures are rare, so they are always counted in the database, on every backend.
-        authFailures: { ...config.authFailures, counters: storage.rateLimits, isAgent: agentKeyCheck(agentApiKey) },
-        metricsAccess: { token: config.metricsToken, production: config.production },
-        trustProxy: config.trustProxy,
-        health: {
-          pingDatabase: () => store.ping(),
-          info: { storage: config.storage.kind, model: chatModel.name, embedding_model: embedder.model },
-        },
-      },
+      appParts: assembleAppParts({ config, shop, storage, models, metrics, tracing, access, chatService, conversations, customerData, logger }),
       tracing,
-      erasure,
-      retention,
-      traceDeletion,
-      endStreams: () => streams.endAll(),
+      erasure: customerData.erasure,
+      retention: customerData.retention,
+      traceDeletion: customerData.traceDeletion,
+      endStreams: () => conversations.streams.endAll(),
       close: async () => {
-        await retention?.stop();
-        await traceDeletion?.stop();
-        streams.endAll();
-        await feed?.close();
-        await connectedSystems.close();
-        await tracing.shutdown();
+        await stops.runAll();
         await storage.close();
       },
     };
   } catch (error) {
-    await retention?.stop();
-    await traceDeletion?.stop();
-    await feed?.close();
-    await shopSystems?.close().catch(() => {});
-    await tracing.shutdown();
+    await stops.runAll().catch(() => {});
     await storage.close().catch(() => {});
     throw error;
   }
+}
+
+/** What was started, stopped in reverse order (the last started first). */
+class StopList {
+  private readonly stops: Array<() => Promise<void> | void> = [];
+
+  add(stop: () => Promise<void> | void): void {
+    this.stops.push(stop);
+  }
+
+  async runAll(): Promise<void> {
+    while (this.stops.length > 0) await this.stops.pop()!();
+  }
+}
+
+/** Langfuse tracing (NO_TRACING without keys), with customers' pseudonyms: one key for every instance, generated once unless set. */
+async function createServiceTracing(config: Config, storage: OpenStorage, logger: Logger): Promise<{ tracing: Tracing; pseudonyms: CustomerPseudonyms }> {
+  const pseudonyms = new CustomerPseudonyms(config.privacy.pseudonymSecret ?? (await storage.secrets.keep(PSEUDONYM_SECRET_NAME, newSecret())));
+  return { tracing: createTracing(config.langfuse, logger, (customerId) => pseudonyms.of(customerId)), pseudonyms };
+}
+
+/** The models: embeddings, the answering model (or the offline responder, in the shop's words), its fallback, the summarizer and the rewriter. */
+interface Models {
+  embedder: Embedder;
+  tokenCounter: TokenCounter;
+  chatModel: ChatModelChoice;
+  fallbackModel: ExtractiveChatModel | undefined;
+  summarizer: Summarizer;
+  rewriter: ModelQueryRewriter | undefined;
+}
+
+function createModels(config: Config, shop: Shop, tracing: Tracing, metrics: Metrics, logger: Logger): Models {
+  const tokenCounter = new TokenCounter(config.openai.chatModel);
+  const offlineWords = { orderNumbers: shop.orderNumbers, offlineNotice: shop.words.offline_notice };
+  if (!config.openai.apiKey) logger.warn('OPENAI_API_KEY is not set: answering offline (extractive answers, local embeddings)');
+  return {
+    embedder: createEmbedder(config),
+    tokenCounter,
+    chatModel: createChatModel(config, tokenCounter, config.openai.chatModel, offlineWords),
+    // Only a hosted model can fail over; offline mode is already the fallback.
+    fallbackModel: config.openai.apiKey && config.openai.fallback === 'offline' ? new ExtractiveChatModel(tokenCounter, offlineWords) : undefined,
+    summarizer: createSummarizer(config, tokenCounter, tracing, metrics),
+    rewriter: config.queryRewrite.mode === 'model' ? createQueryRewriter(config, tokenCounter, tracing, metrics) : undefined,
+  };
+}
+
+/** The folders ingested into an empty knowledge base: the sample shop's help center (KNOWLEDGE_SEED_DIR), or the shop file's own. */
+function knowledgeFolders(config: Config, shop: Shop): string[] {
+  if (!shop.sample) return shop.knowledge.folders;
+  return config.knowledgeSeedDir ? [config.knowledgeSeedDir] : [];
+}
+
+/** What every agent's graph shares: models, retrieval, memory and limits. */
+function sharedGraphParts(config: Config, models: Models, retriever: Retriever, store: SqlStore, tracing: Tracing, logger: Logger): SharedGraphParts {
+  return {
+    retriever,
+    queryRewrite: config.queryRewrite.mode,
+    historyWeights: config.retrieval.history,
+    rewriter: models.rewriter,
+    chatModel: models.chatModel.model,
+    modelName: models.chatModel.name,
+    fallbackModel: models.fallbackModel,
+    escalationThreshold: config.retrieval.escalationThreshold,
+    timeoutMs: config.openai.timeoutMs,
+    sendPromptCacheKey: config.openai.apiKey !== null && config.openai.promptCacheKey,
+    toolOutputMaxChars: config.toolOutputMaxChars,
+    countTokens: (m: CountableMessage) => models.tokenCounter.countMessage(m),
+    summarizer: models.summarizer,
+    store,
+    windowLimits: { maxMessages: config.history.maxMessages, maxTokens: config.history.maxTokens },
+    inputMaxTokens: config.modelInputMaxTokens,
+    logger,
+    tracing,
+  };
+}
+
+/** Who may call what: the agents' key, customers' tokens (and the demo secret), conversations' session tokens. */
+interface Access {
+  agentApiKey: string;
+  customerTokens: CustomerTokenVerifier;
+  sessionTokens: SessionTokens;
+  identitySecret: { secret: string | null; demo: boolean };
+}
+
+async function createAccess(config: Config, storage: OpenStorage, logger: Logger): Promise<Access> {
+  const agentApiKey = await resolveAgentApiKey(config, logger);
+  const identitySecret = await resolveCustomerIdentitySecret(config, logger);
+  // Its own secret, not the agent key: rotating one must not break the other.
+  const sessionTokenSecret = config.sessionTokens.secret ?? (await storage.secrets.keep(SESSION_TOKEN_SECRET_NAME, newSecret()));
+  return {
+    agentApiKey,
+    identitySecret,
+    customerTokens: new CustomerTokenVerifier({ ...config.customerIdentity, secret: identitySecret.secret }),
+    sessionTokens: new SessionTokens(sessionTokenSecret, config.sessionTokens.previous),
+  };
+}
+
+/** Conversations as people see them: the feed of new messages across instances, the event streams, human takeover. */
+interface Conversations {
+  feed: ConversationFeed;
+  streams: EventStreams;
+  handoff: HandoffService;
+  close(): Promise<void>;
+}
+
+function createConversations(config: Config, storage: OpenStorage, tokenCounter: TokenCounter, supportHours: SupportHours, logger: Logger): Conversations {
+  const feed = createConversationFeed(config, storage, logger);
+  const streams = new EventStreams(config.eventStreams);
+  const handoff = new HandoffService({ store: storage.handoff, feed, tokenCounter, supportHours, logger });
+  return {
+    feed,
+    streams,
+    handoff,
+    close: async () => {
+      streams.endAll();
+      await feed.close();
+    },
+  };
+}
+
+/** Customers' data over time: erasure (audited), the deletion of erased answers' traces, the retention sweep. */
+interface CustomerDataLifecycle {
+  erasure: ErasureService;
+  traceDeletion: TraceDeletion;
+  /** null when CONVERSATION_RETENTION_DAYS is not set. */
+  retention: RetentionSchedule | null;
+  stop(): Promise<void>;
+}
+
+function createCustomerDataLifecycle(config: Config, storage: OpenStorage, pseudonyms: CustomerPseudonyms, feed: ConversationFeed, logger: Logger): CustomerDataLifecycle {
+  const traceDeletion = new TraceDeletion(config.langfuse, storage.customerData, logger, config.privacy.traceDeletionRetryMs);
+  traceDeletion.start();
+  const erasure = new ErasureService({ data: storage.customerData, pseudonyms, traces: traceDeletion, touch: (sessionId) => feed.touch(sessionId), logger });
+  let retention: RetentionSchedule | null = null;
+  if (config.privacy.retentionDays !== null) {
+    retention = new RetentionSchedule(
+      { data: storage.customerData, erasure, langfuse: traceDeletion.enabled },
+      { retentionDays: config.privacy.retentionDays, batchSize: config.privacy.retentionBatchSize },
+      config.privacy.sweepIntervalMs,
+      logger,
+    );
+    retention.start();
+  }
+  return {
+    erasure,
+    traceDeletion,
+    retention,
+    stop: async () => {
+      await retention?.stop();
+      await traceDeletion.stop();
+    },
+  };
+}
+
+/** The app's parts: each group of routes gets what it needs of the parts above. */
+function assembleAppParts(parts: {
+  config: Config;
+  shop: Shop;
+  storage: OpenStorage;
+  models: Models;
+  metrics: Metrics;
+  tracing: Tracing;
+  access: Access;
+  chatService: ChatService;
+  conversations: Conversations;
+  customerData: CustomerDataLifecycle;
+  logger: Logger;
+}): AppParts {
+  const { config, shop, storage, models, metrics, tracing, chatService, logger } = parts;
+  const { agentApiKey, sessionTokens, customerTokens, identitySecret } = parts.access;
+  const { feed, streams, handoff } = parts.conversations;
+  const { store, feedback } = storage;
+  const redactor = new Redactor(config.redaction.detectors);
+  return {
+    logger,
+    chat: {
+      chatService,
+      turns: new ChatTurns({
+        chatService,
+        handoff,
+        idempotency: new IdempotentRequests({ store, ttlHours: config.idempotency.ttlHours, waitMs: config.idempotency.waitMs, logger }),
+        redactor,
+      }),
+      store,
+      agentApiKey,
+      sessionTokens,
+      customerTokens,
+      streamHeartbeatMs: config.streamHeartbeatMs,
+      feedback,
+      handoff,
+      logger,
+      messageMaxChars: config.limits.messageMaxChars,
+      historyLimitMax: config.limits.historyLimitMax,
+      modelInputMaxTokens: config.modelInputMaxTokens,
+      agentTypes: shop.agents.map((a) => a.key),
+    },
+    feedback: { feedback, redactor, agentApiKey, sessionTokens, tracing, metrics, logger },
+    privacy: {
+      erasure: parts.customerData.erasure,
+      data: storage.customerData,
+      store,
+      agentApiKey,
+      sessionTokens,
+      customerTokens,
+      tokenFailures: { counters: storage.rateLimits, perClient: config.authFailures.perClient, windowMs: config.authFailures.windowMs },
+      logger,
+    },
+    handoff: {
+      handoff,
+      handoffStore: storage.handoff,
+      feed,
+      store,
+      agentApiKey,
+      sessionTokens,
+      messageMaxChars: config.limits.messageMaxChars,
+      streamHeartbeatMs: config.streamHeartbeatMs,
+      streams,
+      logger,
+    },
+    knowledge: {
+      store,
+      admin: storage.knowledgeAdmin,
+      embedder: models.embedder,
+      agentApiKey,
+      documentMaxBytes: config.knowledgeDocumentMaxBytes,
+      escalationThreshold: config.retrieval.escalationThreshold,
+      logger,
+    },
+    metrics,
+    widgetOrigins: config.widgetOrigins,
+    shopPages: {
+      shopName: shop.name,
+      widget: widgetWords(shop.name, shop.words),
+      sampleShop: shop.sample,
+      // The sample shop's demo page signs in only with the generated demo secret: a shop's real secret never signs tokens here.
+      demoShop:
+        shop.sample && identitySecret.demo
+          ? { customerName: DEMO_CUSTOMER.name, signCustomerToken: () => signCustomerToken(identitySecret.secret!, DEMO_CUSTOMER.customerId) }
+          : undefined,
+    },
+    rateLimits: config.rateLimits,
+    rateLimitCounters: config.rateLimits.store === 'database' ? storage.rateLimits : undefined,
+    // Failures are rare, so they are always counted in the database, on every backend.
+    authFailures: { ...config.authFailures, counters: storage.rateLimits, isAgent: agentKeyCheck(agentApiKey) },
+    metricsAccess: { token: config.metricsToken, production: config.production },
+    trustProxy: config.trustProxy,
+    health: {
+      pingDatabase: () => store.ping(),
+      info: { storage: config.storage.kind, model: models.chatModel.name, embedding_model: models.embedder.model },
+    },
+  };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { ActionConfig, McpServerConfig, ShopFileProblem } from '../connectors/connector-config';
 import type { AgentSpec } from '../agent-specs/spec';
 import type { SupportSchedule } from '../chat/support-hours';
-import { shopFileSchema, type OrderNumberFormat, type ShopFileContent, type ShopWords } from './shop-file';
+import { shopFileSchema, type OrderNumberFormat, type ShopWords } from './shop-file';
 
 /** The sample shop's file: what runs without SHOP_FILE, and what an operator copies to start their own. */
 export const SAMPLE_SHOP_FILE = path.resolve(__dirname, '../../shops/sample/shop.yaml');
@@ -56,31 +56,32 @@ export function loadShop(options: { file: string; sample: boolean; env: Readonly
   const reject = (problems: ShopFileProblem[]): never => {
     throw new ShopFileRejectedError(file, problems);
   };
-  let raw: string;
+  let text: string;
   try {
-    raw = fs.readFileSync(file, 'utf8');
+    text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     return reject([{ path: '(file)', message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); SHOP_FILE must name a YAML or JSON file` }]);
   }
   // YAML 1.2 reads JSON as well.
-  const document = parseDocument(raw, { prettyErrors: true, uniqueKeys: true });
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (document.errors.length > 0) {
     return reject(document.errors.map((e) => ({ path: `(line ${e.linePos?.[0]?.line ?? '?'})`, message: `is not valid YAML or JSON: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}` })));
   }
-  const parsed = shopFileSchema.safeParse(document.toJS());
-  if (!parsed.success) return reject(parsed.error.issues.flatMap(problemsOf));
-  const content = parsed.data;
-
-  const problems: ShopFileProblem[] = [];
+  const raw: unknown = document.toJS();
+  const parsed = shopFileSchema.safeParse(raw);
+  // The other checks run on what could be read, so one start reports every mistake, not only the first kind.
+  const readable = parsed.success ? parsed.data : leniently(raw);
+  const problems: ShopFileProblem[] = parsed.success ? [] : parsed.error.issues.flatMap(problemsOf);
   const expand = (values: Record<string, string>, at: string) => expandVariables(values, at, options.env, problems);
-  const actions = content.actions.map((a, i) => ({ ...a, headers: expand(a.headers, `actions[${i}].headers`) }));
-  const mcpServers = content.mcp_servers.map((s, i) => ({
+  const actions = readable.actions.map((a, i) => ({ ...a, headers: expand(a.headers, `actions[${i}].headers`) }));
+  const mcpServers = readable.mcp_servers.map((s, i) => ({
     ...s,
     headers: expand(s.headers, `mcp_servers[${i}].headers`),
     env: expand(s.env, `mcp_servers[${i}].env`),
   }));
-  problems.push(...unknownTools(content, options.builtInTools));
-  if (problems.length > 0) reject(problems);
+  problems.push(...unknownTools(readable, options.builtInTools));
+  if (!parsed.success || problems.length > 0) return reject(problems);
+  const content = parsed.data;
 
   const dir = path.dirname(file);
   return {
@@ -110,12 +111,40 @@ export function loadShop(options: { file: string; sample: boolean; env: Readonly
   };
 }
 
+/** Only what the names and `${VAR}` checks need, from a file that failed its schema: lists of strings where they are lists of strings. */
+type CheckedParts = {
+  agents: Array<{ tools: string[] }>;
+  actions: Array<ActionConfig>;
+  mcp_servers: Array<McpServerConfig>;
+};
+
+function leniently(raw: unknown): CheckedParts {
+  const list = (value: unknown): Record<string, unknown>[] =>
+    Array.isArray(value) ? value.filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null) : [];
+  const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+  const record = (value: unknown): Record<string, string> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'))
+      : {};
+  const top = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  return {
+    agents: list(top['agents']).map((a) => ({ tools: strings(a['tools']) })),
+    actions: list(top['actions']).map((a) => ({ ...(a as unknown as ActionConfig), operations: strings(a['operations']), headers: record(a['headers']) })),
+    mcp_servers: list(top['mcp_servers']).map((m) => ({
+      ...(m as unknown as McpServerConfig),
+      tools: strings(m['tools']),
+      headers: record(m['headers']),
+      env: record(m['env']),
+    })),
+  };
+}
+
 /** Every tool name the file's agents may use, by where it comes from. */
-export function toolsOfShopFile(content: Pick<ShopFileContent, 'actions' | 'mcp_servers'>, builtInTools: readonly string[]): string[] {
+export function toolsOfShopFile(content: Pick<CheckedParts, 'actions' | 'mcp_servers'>, builtInTools: readonly string[]): string[] {
   return [...builtInTools, ...content.actions.flatMap((a) => a.operations), ...content.mcp_servers.flatMap((s) => s.tools)];
 }
 
-function unknownTools(content: ShopFileContent, builtInTools: readonly string[]): ShopFileProblem[] {
+function unknownTools(content: CheckedParts, builtInTools: readonly string[]): ShopFileProblem[] {
   const known = new Set(toolsOfShopFile(content, builtInTools));
   const sources = [
     `built-in: ${builtInTools.join(', ')}`,

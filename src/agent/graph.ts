@@ -1,4 +1,4 @@
-import { END, START, StateGraph } from '@langchain/langgraph';
+import { END, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import type { Retriever } from '../knowledge/retriever';
 import { tracedNode, tracedTools } from '../observability/instrument';
@@ -8,6 +8,7 @@ import { makeApplyMemoryNode, type ApplyMemoryOptions } from './nodes/apply-memo
 import { makeGenerateResponseNode, routeAfterResponse, type GenerateResponseOptions } from './nodes/generate-response';
 import { makeRetrieveNode } from './nodes/retrieve';
 import { makeRewriteQueryNode, type RewriteQueryOptions } from './nodes/rewrite-query';
+import { derivedFromTools } from './tool-list';
 import { SupportState, type SupportStateType, type SupportStateUpdate } from './state';
 
 /** Everything the nodes need: the retriever, the memory step's parts and the model's. */
@@ -23,7 +24,9 @@ export interface SupportGraphParts extends ApplyMemoryOptions, GenerateResponseO
  */
 export function buildSupportGraph(parts: SupportGraphParts) {
   const { tracing } = parts;
-  const tools = new ToolNode(tracedTools(tracing, parts.tools));
+  // A ToolNode per set of tools: the list is read per run (tools from MCP servers come and go).
+  const toolNodeNow = derivedFromTools(parts.tools, (tools) => new ToolNode(tracedTools(tracing, tools)));
+  const runTools = (state: SupportStateType, config: LangGraphRunnableConfig): Promise<SupportStateUpdate> => toolNodeNow().invoke(state, config);
   return new StateGraph(SupportState)
     .addNode(
       'rewrite_query',
@@ -66,7 +69,7 @@ export function buildSupportGraph(parts: SupportGraphParts) {
     )
     .addNode(
       'tools',
-      tracing?.enabled ? tracedNode<SupportStateType, SupportStateUpdate>(tracing, 'tools', 'span', (state, config) => tools.invoke(state, config)) : tools,
+      tracedNode<SupportStateType, SupportStateUpdate>(tracing, 'tools', 'span', runTools),
     )
     .addEdge(START, 'rewrite_query')
     .addEdge('rewrite_query', 'retrieve')

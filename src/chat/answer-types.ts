@@ -18,6 +18,8 @@ export interface ChatRequest {
   userId?: string;
   /** The customer a valid X-Customer-Token vouched for on this request: the only key to personal data. */
   customerId?: string;
+  /** The verified customer's e-mail (the customer token's `email` claim), for tools that bind `customer.email`. */
+  customerEmail?: string;
   /** The client's address, for the per-client limit on wrong order proofs. */
   clientAddress?: string;
   agentType?: string;

@@ -176,6 +176,7 @@ export class ChatService {
     const stop = new AbortController();
     const identity: ConversationIdentity = {
       verifiedCustomerId: customerId,
+      verifiedCustomerEmail: customerId !== null ? (request.customerEmail ?? null) : null,
       sessionId,
       clientAddress: request.clientAddress ?? null,
       stopTurn: (error) => {

@@ -14,10 +14,15 @@ type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
 let joseModule: Promise<Jose> | undefined;
 const loadJose = () => (joseModule ??= import('jose'));
 
-/** A customer the shop vouched for: the token's `sub`. */
+/** A customer the shop vouched for: the token's `sub`, and its `email` claim when it has a usable one. */
 export interface VerifiedCustomer {
   customerId: string;
+  /** For actions and MCP tools that bind `customer.email`; null when the token has no (usable) `email`. */
+  email: string | null;
 }
+
+/** An e-mail address as a claim may carry it: something@something, no spaces or control characters, at most 254 characters. */
+const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
 
 /**
  * Checks customer tokens: JWTs the shop's backend signs for its signed-in
@@ -70,7 +75,8 @@ export class CustomerTokenVerifier {
     if (!CUSTOMER_ID.test(sub)) {
       throw new CustomerTokenError('customer_token_invalid', 'The customer token has no usable sub: it must be the customer id, 1–128 characters.');
     }
-    return { customerId: sub };
+    const email = typeof payload.email === 'string' ? payload.email.trim() : '';
+    return { customerId: sub, email: email.length <= 254 && EMAIL.test(email) ? email : null };
   }
 
   private async keyFor(header: JWSHeaderParameters, input: FlattenedJWSInput) {
@@ -102,9 +108,9 @@ function parsePublicKey(pem: string): KeyObject {
  * Signs a customer token with an HS256 secret, as a shop's backend would: the
  * demo shop page uses it for its signed-in customer.
  */
-export async function signCustomerToken(secret: string, customerId: string, lifetimeSeconds = 3600): Promise<string> {
+export async function signCustomerToken(secret: string, customerId: string, lifetimeSeconds = 3600, claims: { email?: string } = {}): Promise<string> {
   const jose = await loadJose();
-  return new jose.SignJWT({})
+  return new jose.SignJWT({ ...claims })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(customerId)
     .setIssuedAt()

@@ -43,12 +43,18 @@ describe('HS256 customer tokens (CUSTOMER_IDENTITY_SECRET)', () => {
   const verifier = new CustomerTokenVerifier({ ...NO_KEYS, secret: SECRET });
 
   it('accepts a token the shop signed: sub is the customer', async () => {
-    expect(await verifier.verify(await hs256({ sub: 'lukas@example.com', exp: now() + 600 }))).toEqual({ customerId: 'lukas@example.com' });
-    expect(await verifier.verify(await signCustomerToken(SECRET, 'ingrid.holm@example.com'))).toEqual({ customerId: 'ingrid.holm@example.com' });
+    expect(await verifier.verify(await hs256({ sub: 'lukas@example.com', exp: now() + 600 }))).toEqual({ customerId: 'lukas@example.com', email: null });
+    expect(await verifier.verify(await signCustomerToken(SECRET, 'ingrid.holm@example.com'))).toEqual({ customerId: 'ingrid.holm@example.com', email: null });
+  });
+
+  it('reads the e-mail claim when it is an address, for tools that bind customer.email, and ignores one that is not', async () => {
+    expect(await verifier.verify(await signCustomerToken(SECRET, 'cust-1042', 600, { email: ' ada@books.example ' }))).toEqual({ customerId: 'cust-1042', email: 'ada@books.example' });
+    expect(await verifier.verify(await hs256({ sub: 'cust-1042', exp: now() + 600, email: 'not an address' }))).toEqual({ customerId: 'cust-1042', email: null });
+    expect(await verifier.verify(await hs256({ sub: 'cust-1042', exp: now() + 600, email: 42 }))).toEqual({ customerId: 'cust-1042', email: null });
   });
 
   it('tolerates a little clock skew on exp, and no more', async () => {
-    expect(await verifier.verify(await hs256({ sub: 'lukas@example.com', exp: now() - 10 }))).toEqual({ customerId: 'lukas@example.com' });
+    expect(await verifier.verify(await hs256({ sub: 'lukas@example.com', exp: now() - 10 }))).toEqual({ customerId: 'lukas@example.com', email: null });
     expect(await refusal(verifier, await hs256({ sub: 'lukas@example.com', exp: now() - 120 }))).toEqual({ status: 401, code: 'customer_token_expired' });
   });
 
@@ -78,7 +84,7 @@ describe('HS256 customer tokens (CUSTOMER_IDENTITY_SECRET)', () => {
   it('checks issuer and audience when they are configured', async () => {
     const strict = new CustomerTokenVerifier({ ...NO_KEYS, secret: SECRET, issuer: 'https://shop.example', audience: 'support' });
     const claims = { sub: 'lukas@example.com', exp: now() + 600 };
-    expect(await strict.verify(await hs256({ ...claims, iss: 'https://shop.example', aud: 'support' }))).toEqual({ customerId: 'lukas@example.com' });
+    expect(await strict.verify(await hs256({ ...claims, iss: 'https://shop.example', aud: 'support' }))).toEqual({ customerId: 'lukas@example.com', email: null });
     expect(await refusal(strict, await hs256({ ...claims, iss: 'https://evil.example', aud: 'support' }))).toMatchObject({ code: 'customer_token_invalid' });
     expect(await refusal(strict, await hs256(claims))).toMatchObject({ code: 'customer_token_invalid' });
   });
@@ -90,7 +96,7 @@ describe('RS256 and ES256 customer tokens (a public key or a JWKS)', () => {
     const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
     const verifier = new CustomerTokenVerifier({ ...NO_KEYS, publicKeyPem: pem });
     const token = await new jose.SignJWT({ sub: 'priya.raman@example.com' }).setProtectedHeader({ alg: 'RS256' }).setExpirationTime('5m').sign(privateKey);
-    expect(await verifier.verify(token)).toEqual({ customerId: 'priya.raman@example.com' });
+    expect(await verifier.verify(token)).toEqual({ customerId: 'priya.raman@example.com', email: null });
 
     // The classic confusion: the attacker knows the public key and uses it as an HMAC secret.
     const header = base64url({ alg: 'HS256', typ: 'JWT' });
@@ -115,7 +121,7 @@ describe('RS256 and ES256 customer tokens (a public key or a JWKS)', () => {
       const verifier = new CustomerTokenVerifier({ ...NO_KEYS, jwksUrl: url });
       const sign = (key: typeof shopKeys.privateKey) =>
         new jose.SignJWT({ sub: 'amara.okafor@example.com' }).setProtectedHeader({ alg: 'ES256', kid: 'shop-1' }).setExpirationTime('5m').sign(key);
-      expect(await verifier.verify(await sign(shopKeys.privateKey))).toEqual({ customerId: 'amara.okafor@example.com' });
+      expect(await verifier.verify(await sign(shopKeys.privateKey))).toEqual({ customerId: 'amara.okafor@example.com', email: null });
       expect(await refusal(verifier, await sign(strangerKeys.privateKey))).toEqual({ status: 401, code: 'customer_token_invalid' });
       // HS256 is not accepted where no secret is configured, whatever key it claims.
       expect(await refusal(verifier, await hs256({ sub: 'amara.okafor@example.com', exp: now() + 600 }))).toEqual({ status: 401, code: 'customer_token_invalid' });

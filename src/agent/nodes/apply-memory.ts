@@ -1,6 +1,5 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { capToolOutput, type CountMessageTokens } from '../../memory/context';
-import type { StructuredToolInterface } from '@langchain/core/tools';
 import { applyInputCeiling, toolDefinitionTokens, windowLimitsFor } from '../../memory/input-ceiling';
 import {
   compactStrategy,
@@ -15,6 +14,7 @@ import type { Summarizer } from '../../memory/summarizer';
 import type { Logger } from '../../observability/logger';
 import type { ChatStore } from '../../store/types';
 import { buildSystemPrompt, formatKnowledge } from '../prompts';
+import { derivedFromTools, toolsNow, type ToolList } from '../tool-list';
 import type { SideModelCall } from '../../models/token-usage';
 import type { SupportStateType, SupportStateUpdate } from '../state';
 import { promptCacheKeyFor } from './generate-response';
@@ -29,8 +29,8 @@ export interface ApplyMemoryOptions {
   windowLimits: { maxMessages: number; maxTokens: number };
   /** MODEL_INPUT_MAX_TOKENS: the most one model call is sent, applied after the strategy. */
   inputMaxTokens: number;
-  /** The tools the answering model is offered: their definitions count against the ceiling. */
-  tools: StructuredToolInterface[];
+  /** The tools the answering model is offered (read per run): their definitions count against the ceiling. */
+  tools: ToolList;
   /** Send the conversation's prompt_cache_key with the summary's call, as with the answer's (OPENAI_PROMPT_CACHE_KEY). */
   sendPromptCacheKey?: boolean;
   logger: Logger;
@@ -43,9 +43,10 @@ export interface ApplyMemoryOptions {
  * A new rolling summary is stored at once, so it is made only once.
  */
 export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
-  // The same in every call of the graph: counted once.
-  const toolTokens = toolDefinitionTokens(options.tools, (text) => options.countTokens({ content: text }));
+  // Counted once per set of tools, not per run.
+  const toolTokensNow = derivedFromTools(options.tools, (tools) => toolDefinitionTokens(tools, (text) => options.countTokens({ content: text })));
   return async function applyMemory(state: SupportStateType, config: LangGraphRunnableConfig): Promise<SupportStateUpdate> {
+    const toolTokens = toolTokensNow();
     const system = buildSystemPrompt({ instructions: options.instructions, crossSessionMemory: state.cross_session_memory });
     const knowledge = formatKnowledge(state.retrieved_documents);
     const fixedTokens =
@@ -86,7 +87,7 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
             ...(options.sendPromptCacheKey && { promptCacheKey: promptCacheKeyFor(state.session_id) }),
             onModelCall: (call) => side_calls.push({ purpose: 'summary', ...call }),
             // After the head of the answer's prompt, which the provider has cached.
-            answerPrefix: { system, tools: options.tools },
+            answerPrefix: { system, tools: toolsNow(options.tools) },
           }),
         );
         if (summarized.summarizerError) {

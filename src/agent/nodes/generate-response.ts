@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { AIMessage, BaseMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
-import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ModelTimeoutError, ModelUnavailableError } from '../../errors';
 import { traceModelCall, usageOf } from '../../observability/instrument';
@@ -11,6 +10,7 @@ import type { CountMessageTokens } from '../../memory/context';
 import { truncateToolOutput } from '../../memory/context';
 import { applyInputCeiling, toolDefinitionTokens } from '../../memory/input-ceiling';
 import { buildPromptMessages } from '../prompts';
+import { derivedFromTools, type ToolList } from '../tool-list';
 import type { Logger } from '../../observability/logger';
 import { DEGRADED_MODEL, type SupportStateType, type SupportStateUpdate } from '../state';
 
@@ -24,7 +24,8 @@ export const MAX_TOOL_ROUNDS = 4;
 export interface GenerateResponseOptions {
   chatModel: BaseChatModel;
   modelName: string;
-  tools: StructuredToolInterface[];
+  /** The tools the model is offered, read per run (see ToolList). */
+  tools: ToolList;
   escalationThreshold: number;
   /** Deadline for each model call, retries included (OPENAI_TIMEOUT_MS). */
   timeoutMs: number;
@@ -60,18 +61,22 @@ export function promptCacheKeyFor(sessionId: string): string {
  * words is the answer, with its token usage and whether it had to be escalated.
  */
 export function makeGenerateResponseNode(options: GenerateResponseOptions) {
-  const withTools = (model: BaseChatModel): Runnable<BaseMessage[], AIMessage> =>
-    options.tools.length > 0 && model.bindTools ? model.bindTools(options.tools) : model;
-  const primary = { withTools: withTools(options.chatModel), plain: options.chatModel };
-  const fallback = options.fallbackModel
-    ? { withTools: withTools(options.fallbackModel), plain: options.fallbackModel }
-    : null;
-  const toolTokens = toolDefinitionTokens(options.tools, (text) => options.countTokens({ content: text }));
+  // Bound and counted once per set of tools, not per run.
+  const withToolsNow = derivedFromTools(options.tools, (tools) => {
+    const withTools = (model: BaseChatModel): Runnable<BaseMessage[], AIMessage> =>
+      tools.length > 0 && model.bindTools ? model.bindTools(tools) : model;
+    return {
+      primary: { withTools: withTools(options.chatModel), plain: options.chatModel },
+      fallback: options.fallbackModel ? { withTools: withTools(options.fallbackModel), plain: options.fallbackModel } : null,
+      toolTokens: toolDefinitionTokens(tools, (text) => options.countTokens({ content: text })),
+    };
+  });
 
   return async function generateResponse(
     state: SupportStateType,
     config: LangGraphRunnableConfig,
   ): Promise<SupportStateUpdate> {
+    const { primary, fallback, toolTokens } = withToolsNow();
     // After a tool round its calls and results are sent too: the ceiling counts them, and
     // leaves out more of the oldest history if they do not fit beside it.
     const ceiling = state.messages.length > 0 ? ceilingWithToolRounds(state, options, toolTokens) : null;

@@ -8,6 +8,8 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 export interface ConversationIdentity {
   /** The customer a valid customer token vouched for on this request; null: anonymous, whatever user_id says. */
   verifiedCustomerId: string | null;
+  /** The verified customer's e-mail, when their customer token carries an `email` claim; for actions that bind `customer.email`. */
+  verifiedCustomerEmail?: string | null;
   sessionId: string;
   /** The client's address, for the per-client limit on wrong order proofs; null when unknown. */
   clientAddress: string | null;

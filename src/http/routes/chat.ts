@@ -7,7 +7,7 @@ import type { StageTimings } from '../../chat/stage-timings';
 import type { ChatTurns, TurnRequest } from '../../chat/turn';
 import { isSameCustomer } from '../../agent/tools/conversation-customer';
 import { AppError, CustomerMismatchError, NotFoundError, UnauthorizedError } from '../../errors';
-import { CUSTOMER_TOKEN_HEADER, type CustomerTokenVerifier } from '../../identity/customer-token';
+import { CUSTOMER_TOKEN_HEADER, type CustomerTokenVerifier, type VerifiedCustomer } from '../../identity/customer-token';
 import { publicStrategyRefusal } from '../../memory/input-ceiling';
 import type { Logger } from '../../observability/logger';
 import type { AnswerFeedback, FeedbackStore } from '../../store/feedback-store';
@@ -69,7 +69,8 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
     if (refusal) throw new AppError(403, 'memory_strategy_not_allowed', refusal);
     const customer = await verifiedCustomer(req, body.user_id);
     return {
-      customerId: customer,
+      customerId: customer?.customerId,
+      ...(customer?.email && { customerEmail: customer.email }),
       clientAddress: req.ip,
       message: body.message,
       sessionId: body.session_id,
@@ -85,14 +86,14 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
    * The customer X-Customer-Token vouches for (401 when it is sent but not valid);
    * undefined without one. A user_id in the body must then be that customer (403).
    */
-  const verifiedCustomer = async (req: Request, userId: string | undefined): Promise<string | undefined> => {
+  const verifiedCustomer = async (req: Request, userId: string | undefined): Promise<VerifiedCustomer | undefined> => {
     const token = req.get(CUSTOMER_TOKEN_HEADER);
     if (token === undefined) return undefined;
-    const { customerId } = await parts.customerTokens.verify(token.trim());
-    if (userId !== undefined && !isSameCustomer(userId, customerId)) {
+    const customer = await parts.customerTokens.verify(token.trim());
+    if (userId !== undefined && !isSameCustomer(userId, customer.customerId)) {
       throw new CustomerMismatchError('user_id is not the customer the X-Customer-Token was issued for: leave user_id out, or send the same id.');
     }
-    return customerId;
+    return customer;
   };
 
   /**

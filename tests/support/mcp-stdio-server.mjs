@@ -1,0 +1,23 @@
+// A small MCP server over stdio for the connectors' tests: a bookshop's catalogue.
+// Run as `node tests/support/mcp-stdio-server.mjs`; MCP_TEST_GREETING from its env shows what it was given.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+const server = new McpServer({ name: 'bookshop-catalogue', version: '1.0.0' });
+
+server.registerTool(
+  'findBook',
+  { description: 'Find a book in the catalogue by words of its title.', inputSchema: { query: z.string().describe('Words of the title') } },
+  async ({ query }) => ({ content: [{ type: 'text', text: JSON.stringify({ query, found: [{ title: 'The Sea Around Us', price: '14.00' }] }) }] }),
+);
+server.registerTool(
+  'readingList',
+  { description: "The signed-in customer's reading list.", inputSchema: { customerId: z.string(), limit: z.number().optional() } },
+  async ({ customerId }) => ({
+    content: [{ type: 'text', text: JSON.stringify({ customerId, greeting: process.env.MCP_TEST_GREETING ?? null, secretSeen: process.env.MCP_TEST_SECRET ?? null }) }],
+  }),
+);
+server.registerTool('resetCatalogue', { description: 'Deletes the whole catalogue.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'deleted' }] }));
+
+await server.connect(new StdioServerTransport());

@@ -1,0 +1,192 @@
+import fs from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+
+/**
+ * A shop's orders API on loopback, for the actions' tests: it records every request
+ * and answers from a few orders; some paths misbehave on purpose (a 1 MB body, a
+ * 30 s sleep, a 503 every time, a card number in the data).
+ */
+export interface OrdersApi {
+  baseURL: string;
+  requests: RecordedApiRequest[];
+  /** Writes the API's OpenAPI document (YAML, first server = this API) into dir; returns its file name. */
+  writeOpenApi(dir: string, fileName?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface RecordedApiRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export const API_ORDERS: Record<string, { orderId: string; customerId: string; status: string; total: string }> = {
+  'BK-1001': { orderId: 'BK-1001', customerId: 'ada@books.example', status: 'shipped', total: '42.00' },
+  'BK-1002': { orderId: 'BK-1002', customerId: 'grace@books.example', status: 'processing', total: '18.50' },
+};
+
+/** One megabyte of order JSON. */
+export function oneMegabyteOfOrders(): string {
+  const orders: string[] = [];
+  for (let size = 0, i = 0; size < 1024 * 1024; i++) {
+    const order = JSON.stringify({ orderId: `BK-${100000 + i}`, status: 'delivered', title: `A book about the sea, volume ${i}`, total: '12.00' });
+    orders.push(order);
+    size += order.length + 1;
+  }
+  return `{"orders":[${orders.join(',')}]}`;
+}
+
+export async function startOrdersApi(): Promise<OrdersApi> {
+  const requests: RecordedApiRequest[] = [];
+  const big = oneMegabyteOfOrders();
+  const sockets = new Set<import('node:net').Socket>();
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    requests.push({ method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+    const json = (status: number, payload: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(payload));
+    };
+    const mine = url.pathname.match(/^\/customers\/([^/]+)\/orders$/);
+    const one = url.pathname.match(/^\/orders\/([^/]+)$/);
+    if (req.method === 'GET' && mine) {
+      const customer = decodeURIComponent(mine[1]!);
+      return json(200, { orders: Object.values(API_ORDERS).filter((o) => o.customerId === customer) });
+    }
+    if (req.method === 'GET' && one) {
+      const order = API_ORDERS[decodeURIComponent(one[1]!)];
+      return order ? json(200, order) : json(404, { error: 'not found' });
+    }
+    if (req.method === 'GET' && url.pathname === '/export') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(big);
+    }
+    if (req.method === 'GET' && url.pathname === '/slow') {
+      const timer = setTimeout(() => json(200, { late: true }), 30_000);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
+    if (req.method === 'GET' && url.pathname === '/flaky') return json(503, { error: 'busy' });
+    if (req.method === 'GET' && url.pathname === '/payment') return json(200, { card: '4242 4242 4242 4242', holder: 'Ada' });
+    if (req.method === 'POST' && url.pathname.endsWith('/cancel')) return json(200, { cancelled: true });
+    json(404, { error: 'no such path' });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseURL,
+    requests,
+    async writeOpenApi(dir, fileName = 'orders-api.yaml') {
+      await fs.writeFile(path.join(dir, fileName), ordersOpenApi(baseURL));
+      return fileName;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** The orders API described in OpenAPI 3.0, with a $ref'd schema and parameter. */
+export function ordersOpenApi(serverUrl: string): string {
+  return `openapi: 3.0.3
+info: { title: Bookshop orders, version: '1' }
+servers:
+  - url: ${serverUrl}
+paths:
+  /customers/{customerId}/orders:
+    get:
+      operationId: listMyOrders
+      summary: List the customer's orders
+      description: Every order of the signed-in customer, newest first, with status and total.
+      parameters:
+        - $ref: '#/components/parameters/CustomerId'
+        - name: status
+          in: query
+          description: Only orders in this status.
+          schema: { type: string, enum: [processing, shipped, delivered] }
+      responses:
+        '200': { description: The orders, content: { application/json: { schema: { $ref: '#/components/schemas/OrderList' } } } }
+  /orders/{orderId}:
+    get:
+      operationId: getOrder
+      summary: Get one order by its number
+      parameters:
+        - name: orderId
+          in: path
+          required: true
+          description: The order number, like BK-1001.
+          schema: { type: string }
+      responses:
+        '200': { description: The order }
+  /orders/{orderId}/cancel:
+    post:
+      operationId: cancelOrder
+      summary: Cancel an order
+      parameters:
+        - { name: orderId, in: path, required: true, schema: { type: string } }
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                reason: { type: string }
+                customerId: { type: string }
+      responses:
+        '200': { description: Cancelled }
+  /export:
+    get:
+      operationId: exportOrders
+      summary: Every order ever placed, as one large list
+      responses:
+        '200': { description: All orders }
+  /slow:
+    get:
+      operationId: slowReport
+      summary: A report that takes long
+      responses:
+        '200': { description: The report }
+  /flaky:
+    get:
+      operationId: deliveryEstimate
+      summary: The delivery estimate for new orders
+      responses:
+        '200': { description: The estimate }
+  /payment:
+    get:
+      operationId: paymentMethod
+      summary: The card on file
+      responses:
+        '200': { description: The card }
+components:
+  parameters:
+    CustomerId:
+      name: customerId
+      in: path
+      required: true
+      description: The customer's id.
+      schema: { type: string }
+  schemas:
+    Order:
+      type: object
+      properties:
+        orderId: { type: string }
+        status: { type: string, nullable: true }
+    OrderList:
+      type: object
+      properties:
+        orders: { type: array, items: { $ref: '#/components/schemas/Order' } }
+`;
+}

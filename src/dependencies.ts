@@ -8,6 +8,7 @@ import { HandoffService } from './chat/handoff';
 import { IdempotentRequests } from './chat/idempotency';
 import { SupportHours } from './chat/support-hours';
 import type { Config } from './config';
+import { NetworkGuard } from './connectors/network-guard';
 import { agentKeyCheck } from './http/auth';
 import { EventStreams } from './http/routes/handoff';
 import { newSecret, SESSION_TOKEN_SECRET_NAME, SessionTokens } from './http/session-token';
@@ -48,6 +49,8 @@ export interface Dependencies {
   appParts: AppParts;
   /** The shop the service runs: its file's agents, tools, words and hours. */
   shop: Shop;
+  /** Checks every outbound request of the shop's tools; tell it the port the service listens on (setServicePort), so no tool calls the service itself. */
+  networkGuard: NetworkGuard;
   store: SqlStore;
   /** Langfuse tracing (or NO_TRACING): tests flush it to see what was sent. */
   tracing: Tracing;
@@ -86,6 +89,10 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const supportHours = shop.supportHours
       ? SupportHours.fromSchedule(shop.supportHours)
       : new SupportHours(config.handoff.supportHours, config.handoff.supportTimezone);
+    // Every request to a URL the service was given (the shop's API, MCP over HTTP) goes through it.
+    const networkGuard = new NetworkGuard();
+    // Customers' messages before storage, and the results of the shop's systems before the model sees them.
+    const redactor = new Redactor(config.redaction.detectors);
     const shopAgents = await createShopAgents({
       shop,
       // Wrong order proofs are always counted in the database, whatever RATE_LIMIT_STORE says: every instance must agree.
@@ -93,7 +100,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       knowledgeAdmin: storage.knowledgeAdmin,
       supportHours,
       graph: sharedGraphParts(config, models, retriever, storage.store, tracing, logger),
-      logger,
+      connectors: { env: config.shop.env, guard: networkGuard, redactor, tokenCounter: models.tokenCounter, tracing, logger },
     });
     stops.add(() => shopAgents.close());
     const access = await createAccess(config, storage, logger);
@@ -118,7 +125,8 @@ export async function createDependencies(config: Config, logger: Logger, databas
     return {
       store: storage.store,
       shop,
-      appParts: assembleAppParts({ config, shop, storage, models, metrics, tracing, access, chatService, conversations, customerData, logger }),
+      networkGuard,
+      appParts: assembleAppParts({ config, shop, storage, models, metrics, tracing, redactor, access, chatService, conversations, customerData, logger }),
       tracing,
       erasure: customerData.erasure,
       retention: customerData.retention,
@@ -296,17 +304,17 @@ function assembleAppParts(parts: {
   models: Models;
   metrics: Metrics;
   tracing: Tracing;
+  redactor: Redactor;
   access: Access;
   chatService: ChatService;
   conversations: Conversations;
   customerData: CustomerDataLifecycle;
   logger: Logger;
 }): AppParts {
-  const { config, shop, storage, models, metrics, tracing, chatService, logger } = parts;
+  const { config, shop, storage, models, metrics, tracing, redactor, chatService, logger } = parts;
   const { agentApiKey, sessionTokens, customerTokens, identitySecret } = parts.access;
   const { feed, streams, handoff } = parts.conversations;
   const { store, feedback } = storage;
-  const redactor = new Redactor(config.redaction.detectors);
   return {
     logger,
     chat: {

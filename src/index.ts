@@ -26,6 +26,8 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const deps = await createDependencies(config, logger);
+  // The shop's tools may never call the service itself.
+  deps.networkGuard.setServicePort(config.port);
   const app = createApp(deps.appParts);
   // Where npm run ingest finds this service while it holds the embedded database.
   const dataDir = config.storage.kind === 'pglite' ? config.storage.dataDir : null;

@@ -1,11 +1,11 @@
-import type { StructuredTool } from '@langchain/core/tools';
 import { compileSupportGraph, type SupportGraphParts } from '../agent/graph';
+import { toolsNow, type ToolList } from '../agent/tool-list';
 import { createSupportTools, type SupportToolParts } from '../agent/tools';
 import { DESCRIBED_TITLES_MAX } from '../agent/tools/search-knowledge-base';
 import type { AgentSpec } from '../agent-specs/spec';
 import type { AgentRuntime } from '../chat/chat-service';
 import type { SupportHours } from '../chat/support-hours';
-import type { Logger } from '../observability/logger';
+import type { ConnectorContext } from '../connectors/connector-context';
 import type { KnowledgeAdminStore } from '../store/knowledge-admin-store';
 import type { Shop } from './load-shop';
 import { connectShopSystems } from './shop-tools';
@@ -34,26 +34,28 @@ export async function createShopAgents(parts: {
   knowledgeAdmin: KnowledgeAdminStore;
   supportHours: SupportHours;
   graph: SharedGraphParts;
-  logger: Logger;
+  /** What the connectors need (network guard, redactor, token counter, tracing, logger, the environment for `${VAR}`). */
+  connectors: Omit<ConnectorContext, 'shopFileDir'>;
 }): Promise<ShopAgents> {
   const { shop } = parts;
   const knowledgeTitles = (await parts.knowledgeAdmin.listSources({ limit: DESCRIBED_TITLES_MAX })).sources.map((s) => s.title);
   const builtIn = createSupportTools({ ...parts.builtInTools, shop, knowledgeTitles });
-  const systems = await connectShopSystems(shop, parts.logger);
-  const agents = compileAgents(shop.agents, [...builtIn, ...systems.tools], {
+  const systems = await connectShopSystems(shop, parts.connectors);
+  // Read per answer: an MCP server's tools join once it connects.
+  const agents = compileAgents(shop.agents, () => [...builtIn, ...systems.tools()], {
     ...parts.graph,
     escalationOffer: escalationOffer(shop.words, parts.supportHours),
   });
   return { agents, defaultAgentType: shop.agents[0]!.key, close: () => systems.close() };
 }
 
-/** One graph per agent, by key (the default first), each with the instructions and exactly the tools it names. */
-export function compileAgents(agents: AgentSpec[], tools: StructuredTool[], shared: Omit<SupportGraphParts, 'tools' | 'instructions'>): Map<string, AgentRuntime> {
+/** One graph per agent, by key (the default first), each with the instructions and exactly the tools it names (read per answer). */
+export function compileAgents(agents: AgentSpec[], tools: ToolList, shared: Omit<SupportGraphParts, 'tools' | 'instructions'>): Map<string, AgentRuntime> {
   const runtimes = new Map<string, AgentRuntime>();
   for (const spec of agents) {
     const graph = compileSupportGraph({
       ...shared,
-      tools: tools.filter((t) => spec.tools.includes(t.name)),
+      tools: () => toolsNow(tools).filter((t) => spec.tools.includes(t.name)),
       instructions: spec.instructions,
     });
     runtimes.set(spec.key, { spec, graph });

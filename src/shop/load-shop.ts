@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import type { ActionConfig, McpServerConfig, ShopFileProblem } from '../connectors/connector-config';
+import { expandRecord } from '../connectors/connector-context';
 import type { AgentSpec } from '../agent-specs/spec';
 import type { SupportSchedule } from '../chat/support-hours';
 import { shopFileSchema, type OrderNumberFormat, type ShopWords } from './shop-file';
@@ -45,9 +46,10 @@ export class ShopFileRejectedError extends Error {
 }
 
 /**
- * Reads, validates and expands a shop file (YAML or JSON): unknown fields, wrong
- * types, unset `${VAR}`s in headers and env, and agents naming tools nothing
- * provides are all reported together. `builtInTools` are the tool names the
+ * Reads and checks a shop file (YAML or JSON): unknown fields, wrong types,
+ * unset `${VAR}`s in headers and env, and agents naming tools nothing provides
+ * are all reported together. Headers and env keep their `${VAR}`s: the
+ * connectors replace them from the same environment. `builtInTools` are the tool names the
  * service itself provides; actions' operations and MCP servers' tools are taken
  * from the file (without connecting to anything).
  */
@@ -72,13 +74,12 @@ export function loadShop(options: { file: string; sample: boolean; env: Readonly
   // The other checks run on what could be read, so one start reports every mistake, not only the first kind.
   const readable = parsed.success ? parsed.data : leniently(raw);
   const problems: ShopFileProblem[] = parsed.success ? [] : parsed.error.issues.flatMap(problemsOf);
-  const expand = (values: Record<string, string>, at: string) => expandVariables(values, at, options.env, problems);
-  const actions = readable.actions.map((a, i) => ({ ...a, headers: expand(a.headers, `actions[${i}].headers`) }));
-  const mcpServers = readable.mcp_servers.map((s, i) => ({
-    ...s,
-    headers: expand(s.headers, `mcp_servers[${i}].headers`),
-    env: expand(s.env, `mcp_servers[${i}].env`),
-  }));
+  // `${VAR}`s are replaced by the connectors as they build the tools; an unset one is reported now, with the rest.
+  readable.actions.forEach((a, i) => expandRecord(a.headers, options.env, `actions[${i}].headers`, problems));
+  readable.mcp_servers.forEach((m, i) => {
+    expandRecord(m.headers, options.env, `mcp_servers[${i}].headers`, problems);
+    expandRecord(m.env, options.env, `mcp_servers[${i}].env`, problems);
+  });
   problems.push(...unknownTools(readable, options.builtInTools));
   if (!parsed.success || problems.length > 0) return reject(problems);
   const content = parsed.data;
@@ -96,8 +97,8 @@ export function loadShop(options: { file: string; sample: boolean; env: Readonly
       ...(a.memory && { memoryStrategy: a.memory }),
       ...(a.memory_injection !== undefined && { memoryInjection: a.memory_injection }),
     })),
-    actions,
-    mcpServers,
+    actions: content.actions,
+    mcpServers: content.mcp_servers,
     knowledge: { folders: content.knowledge.folders.map((f) => path.resolve(dir, f)), sites: content.knowledge.sites },
     orderNumbers: content.order_numbers ?? null,
     words: content.words,
@@ -157,23 +158,6 @@ function unknownTools(content: CheckedParts, builtInTools: readonly string[]): S
         ? []
         : [{ path: `agents[${i}].tools[${j}]`, message: `no tool is named "${name}"; the tools are (${sources.join('; ')})` }],
     ),
-  );
-}
-
-/** `${VAR}` in each value replaced by the environment's VAR; an unset or empty VAR is a problem naming the field. */
-function expandVariables(values: Record<string, string>, at: string, env: Readonly<Record<string, string | undefined>>, problems: ShopFileProblem[]): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(values).map(([key, value]) => [
-      key,
-      value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_whole, name: string) => {
-        const found = env[name];
-        if (found === undefined || found === '') {
-          problems.push({ path: `${at}.${key}`, message: `uses \${${name}}, which is not set in the environment (the value comes from there, never from the file)` });
-          return '';
-        }
-        return found;
-      }),
-    ]),
   );
 }
 

@@ -1,28 +1,39 @@
+import path from 'node:path';
 import type { StructuredTool } from '@langchain/core/tools';
-import type { Logger } from '../observability/logger';
-import type { Shop } from './load-shop';
+import { loadActionTools } from '../connectors/actions';
+import type { ConnectorContext } from '../connectors/connector-context';
+import { ShopFileError } from '../connectors/connector-config';
+import { connectMcpServers, type McpToolSource } from '../connectors/mcp-servers';
+import { ShopFileRejectedError, type Shop } from './load-shop';
 
 /** The tools the shop's own systems provide (its actions and MCP servers), and how to let go of them on shutdown. */
 export interface ShopSystemTools {
-  tools: StructuredTool[];
+  /** The tools offered now: every action, and the MCP servers' allowlisted tools while their server is connected. */
+  tools(): StructuredTool[];
   close(): Promise<void>;
 }
 
 /**
  * Connects the shop's own systems named in its file: `actions` (operations of
- * its HTTP API, from their OpenAPI documents) and `mcp_servers`. The agents'
- * `tools` were already checked against the names the file declares
- * (loadShop), so a missing tool here is a connection problem, not a typo.
+ * its HTTP API, from their OpenAPI documents, read now) and `mcp_servers` (a
+ * server that is down is reported and joins once it connects). A mistake only
+ * visible now (an operationId the document lacks, a base_url the network guard
+ * refuses) stops the start like the file's other mistakes, naming the file.
  */
-export async function connectShopSystems(shop: Shop, logger: Logger): Promise<ShopSystemTools> {
-  // ── PLUG-IN POINT for src/connectors (branch `actions`) ──────────────────────
-  // loadActionTools(shop.actions, ctx) and connectMcpServers(shop.mcpServers, ctx)
-  // go here once merged; until then the shop's own systems provide no tools.
-  if (shop.actions.length > 0 || shop.mcpServers.length > 0) {
-    logger.warn(
-      { actions: shop.actions.length, mcp_servers: shop.mcpServers.length },
-      'The shop file names actions or MCP servers, but this build cannot connect them yet: their tools are left out',
-    );
+export async function connectShopSystems(shop: Shop, context: Omit<ConnectorContext, 'shopFileDir'>): Promise<ShopSystemTools> {
+  const ctx: ConnectorContext = { ...context, shopFileDir: path.dirname(shop.file) };
+  let mcp: McpToolSource | null = null;
+  try {
+    const actionTools = await loadActionTools(shop.actions, ctx);
+    mcp = await connectMcpServers(shop.mcpServers, ctx);
+    const servers = mcp;
+    return {
+      tools: () => (servers.tools().length === 0 ? actionTools : [...actionTools, ...servers.tools()]),
+      close: () => servers.close(),
+    };
+  } catch (error) {
+    await mcp?.close().catch(() => {});
+    if (error instanceof ShopFileError) throw new ShopFileRejectedError(shop.file, error.problems);
+    throw error;
   }
-  return { tools: [], close: async () => {} };
 }

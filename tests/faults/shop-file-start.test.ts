@@ -43,7 +43,7 @@ colour: green
   expect(lines).toEqual([
     'Failed to start: the shop file has 3 problem(s):',
     `${file}: colour: is not a field of the shop file here (unknown fields are mistakes; check the spelling)`,
-    `${file}: actions[0].headers.Authorization: uses \${PINE_API_TOKEN}, which is not set in the environment (the value comes from there, never from the file)`,
+    `${file}: actions[0].headers.Authorization: \${PINE_API_TOKEN} is not set in the environment`,
     `${file}: agents[1].tools[2]: no tool is named "trackParcel"; the tools are (built-in: lookup_order, get_user_profile, search_knowledge_base; actions: getOrder)`,
   ]);
   // Nothing was opened: the embedded database's folder was never made.

@@ -112,14 +112,14 @@ mcp_servers:
     expect(shop.actions[0]).toMatchObject({ openapi: './orders-api.yaml', operations: ['getOrder', 'listMyOrders'], timeout_ms: 8000, max_result_tokens: 1500 });
   });
 
-  it('takes ${VAR} in headers from the environment, never from the file', async () => {
+  it('accepts ${VAR} in headers when the environment has it, and leaves the replacing to the connectors', async () => {
     const file = await writeShop(`${MINIMAL}
 actions:
   - openapi: ./orders-api.yaml
     operations: [getOrder]
     headers: { Authorization: "Bearer \${PINE_API_TOKEN}", X-Shop: pine }
 `);
-    expect(load(file, { PINE_API_TOKEN: 's3cret' }).actions[0]!.headers).toEqual({ Authorization: 'Bearer s3cret', 'X-Shop': 'pine' });
+    expect(load(file, { PINE_API_TOKEN: 's3cret' }).actions[0]!.headers).toEqual({ Authorization: 'Bearer ${PINE_API_TOKEN}', 'X-Shop': 'pine' });
   });
 
   it('reads support hours per weekday, ranges across midnight and closed dates', async () => {
@@ -178,7 +178,7 @@ actions:
     headers: { Authorization: "Bearer \${PINE_API_TOKEN}" }
 `);
     expect(problemLines(file, {})).toEqual([
-      `${file}: actions[0].headers.Authorization: uses \${PINE_API_TOKEN}, which is not set in the environment (the value comes from there, never from the file)`,
+      `${file}: actions[0].headers.Authorization: \${PINE_API_TOKEN} is not set in the environment`,
     ]);
   });
 

@@ -16,7 +16,7 @@
  */
 import { apiErrorOf, ApiError, getJson } from './api';
 import { el, isWebAddress, renderAnswerText } from './dom';
-import { handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
+import { DEFAULT_OUTSIDE_HOURS_NOTE, handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
 
 interface WidgetConfig {
   apiBase: string;
@@ -84,12 +84,15 @@ interface WidgetWords {
   subtitle: string;
   /** `{title}` becomes the panel's title. */
   welcome: string;
+  /** Under an escalated answer outside support hours; `{hours}` becomes the hours. */
+  outside_hours: string;
 }
 
 const DEFAULT_WORDS: WidgetWords = {
   title: 'Support',
   subtitle: 'Answers from our help center, any time',
   welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
+  outside_hours: DEFAULT_OUTSIDE_HOURS_NOTE,
 };
 
 /** The shop's words as the server filled them in, each checked, else the defaults. */
@@ -105,6 +108,7 @@ function shopWidgetWords(): WidgetWords {
     title: text(given.title, DEFAULT_WORDS.title),
     subtitle: text(given.subtitle, DEFAULT_WORDS.subtitle),
     welcome: text(given.welcome, DEFAULT_WORDS.welcome),
+    outside_hours: text(given.outside_hours, DEFAULT_WORDS.outside_hours),
   };
 }
 
@@ -288,7 +292,7 @@ function mount(config: WidgetConfig): void {
 
   /** Rewrites the escalation notes once it is known whether people answer now. */
   function refreshHandoffNotes(): void {
-    const note = handoffNoteText(support);
+    const note = handoffNoteText(support, WORDS.outside_hours);
     for (const p of log.querySelectorAll('.handoff')) p.replaceChildren(el('strong', {}, note.lead), note.text);
   }
 
@@ -629,7 +633,7 @@ function finishedAnswer(text: string, sources: unknown, escalated: boolean, supp
   answer.append(el('span', { class: 'visually-hidden' }, 'Support: '), answerText);
   renderSources(answer, sources);
   if (escalated) {
-    const note = handoffNoteText(support);
+    const note = handoffNoteText(support, WORDS.outside_hours);
     answer.append(el('p', { class: 'handoff' }, el('strong', {}, note.lead), note.text));
   }
   return answer;

@@ -44,6 +44,9 @@ const supportHoursSchema = z.strictObject({
   closed: z.array(z.iso.date({ error: 'must be a date as YYYY-MM-DD' })).default([]),
 });
 
+const WIDGET_OUTSIDE_HOURS =
+  'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.';
+
 /** What customers read that is not the model's answer. Defaults are neutral; the sample shop spells out its own. */
 const wordsSchema = z.strictObject({
   /** Appended to an escalated answer while people answer (or when no hours are set). */
@@ -64,8 +67,14 @@ const wordsSchema = z.strictObject({
       subtitle: text(200).default('Answers from our help center, any time'),
       /** The first message of a new conversation; `{title}` becomes the title. */
       welcome: text(1000).default('Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.'),
+      /** Under an escalated answer outside support hours; `{hours}` becomes the hours. Its first sentence is shown in bold. */
+      outside_hours: text(1000).default(WIDGET_OUTSIDE_HOURS),
     })
-    .default({ subtitle: 'Answers from our help center, any time', welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.' }),
+    .default({
+      subtitle: 'Answers from our help center, any time',
+      welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
+      outside_hours: WIDGET_OUTSIDE_HOURS,
+    }),
 });
 
 const knowledgeSchema = z.strictObject({

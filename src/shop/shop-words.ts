@@ -7,6 +7,8 @@ export interface WidgetWords {
   subtitle: string;
   /** The first message of a new conversation; `{title}` is the panel's title (a page's data-title may change it). */
   welcome: string;
+  /** Under an escalated answer outside support hours; `{hours}` becomes the hours. */
+  outside_hours: string;
 }
 
 /** The widget's words: the shop file's, the title defaulting to "<shop> support". */
@@ -15,6 +17,7 @@ export function widgetWords(shopName: string, words: ShopWords): WidgetWords {
     title: words.widget.title ?? `${shopName} support`,
     subtitle: words.widget.subtitle,
     welcome: words.widget.welcome,
+    outside_hours: words.widget.outside_hours,
   };
 }
 

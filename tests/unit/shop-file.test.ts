@@ -69,6 +69,7 @@ describe('the sample shop file', () => {
       title: 'Northwind Home support',
       subtitle: 'Answers from our help center, any time',
       welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
+      outside_hours: 'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.',
     });
   });
 });

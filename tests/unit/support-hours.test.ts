@@ -93,6 +93,12 @@ describe("the widget's escalation note", () => {
     expect(handoffNoteText(null).text).toContain('their reply will appear right here');
   });
 
+  it("uses the shop file's outside-hours note, its first sentence as the lead", () => {
+    const note = handoffNoteText({ open: false, hours: 'mon-fri 09:00-18:00 Europe/Lisbon' }, 'Our gardeners are away. They answer {hours} and will reply here.');
+    expect(note).toEqual({ lead: 'Our gardeners are away. ', text: 'They answer mon-fri 09:00-18:00 Europe/Lisbon and will reply here.' });
+    expect(handoffNoteText({ open: true, hours: 'mon-fri 09:00-18:00 UTC' }, 'Away. {hours}').text).toContain('their reply will appear right here');
+  });
+
   it('says the team is offline, and when it answers, outside support hours', () => {
     const note = handoffNoteText({ open: false, hours: 'mon-fri 09:00-17:00 UTC' });
     expect(note.lead).toContain('offline right now');

@@ -10,7 +10,7 @@ export const DEFAULT_PUBLIC_DIR = path.resolve(__dirname, '../../../public');
 export interface ShopPages {
   shopName: string;
   /** The widget's words (title, subtitle, welcome), built into widget.js as it is served. */
-  widget: { title: string; subtitle: string; welcome: string };
+  widget: { title: string; subtitle: string; welcome: string; outside_hours: string };
   /** True: / is the sample shop's demo page (web/index.html); false: a plain page naming the shop, with the widget. */
   sampleShop: boolean;
   /** The demo's signed-in customer (sample shop only); absent (a shop's real secret is configured): the page shows the anonymous visitor only. */

@@ -169,12 +169,13 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
       const [row] = await db.query<{ n: number }>(`select count(*)::int as n from chat_messages where session_id = 'supabase-session'`);
       expect(row!.n).toBe(2);
       expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: 'ok', storage: 'supabase' });
-      // Everything went through the API (start-up check, seeding, rate limits, one answer, one replay).
+      // Everything went through the API (start-up check, seeding, the stored titles search_knowledge_base's
+      // description names, rate limits, one answer, one replay).
       const called = standIn.requests.map((r) => r.path.split('/').at(-1));
       expect(new Set(called)).toEqual(
         new Set([
           'storage_ping', 'embedding_models', 'source_chunks', 'embeddings_by_hash', 'replace_source_chunks', 'rate_limit_hit',
-          'get_session', 'claim_idempotency_key', 'hybrid_search', 'append_answer_turn', 'keep_service_secret',
+          'get_session', 'claim_idempotency_key', 'hybrid_search', 'append_answer_turn', 'keep_service_secret', 'knowledge_sources',
         ]),
       );
       expect(called.filter((fn) => fn === 'append_answer_turn')).toHaveLength(1);

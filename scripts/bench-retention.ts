@@ -1,6 +1,9 @@
 /**
- * npm run bench:retention [-- --conversations=2000 --messages=10 --batch=200]
+ * npm run bench:retention [-- --conversations=2000 --messages=10 --batch=200 --unstored=0]
  *
+ * --unstored=N also seeds N expired sessions whose answer was never stored (a
+ * customer binding and an order proof, no conversation), which the sweep finds by
+ * their rows' own age once the expired conversations are gone.
  * How long a retention sweep takes and how long it holds chat up: seeds expired
  * conversations into a fresh database (in-memory PGlite, or DATABASE_URL: a
  * scratch database you can empty), then sweeps them while a reader keeps asking
@@ -29,6 +32,7 @@ async function main(): Promise<void> {
   const conversations = option('conversations', 2000);
   const perConversation = option('messages', 10);
   const batchSize = option('batch', 200);
+  const unstored = option('unstored', 0);
   const url = process.env['DATABASE_URL'];
   const db: SqlDatabase = url ? openPostgresDatabase({ connectionString: url, poolMax: 4 }) : await openPgliteDatabase();
   try {
@@ -38,6 +42,12 @@ async function main(): Promise<void> {
     const seedStart = performance.now();
     for (let i = 0; i < conversations; i++) await store.appendTurn({ sessionId: `bench-ret-${i}`, userId: `c${i % 50}@example.com`, agentType: 'support', messages });
     await db.query(`update chat_sessions set updated_at = now() - interval '30 days' where session_id like 'bench-ret-%'`);
+    for (let i = 0; i < unstored; i++) {
+      await db.query('select bind_session_customer($1, $2)', [`bench-unstored-${i}`, `c${i % 50}@example.com`]);
+      await db.query('select record_order_proof($1, $2)', [`bench-unstored-${i}`, 'ZX-14440']);
+    }
+    await db.query(`update session_customers set bound_at = now() - interval '30 days' where session_id like 'bench-unstored-%'`);
+    await db.query(`update session_order_proofs set proven_at = now() - interval '30 days' where session_id like 'bench-unstored-%'`);
     await store.appendTurn({ sessionId: 'bench-active', userId: null, agentType: 'support', messages: messages.slice(0, 2) });
     const seedMs = performance.now() - seedStart;
 
@@ -61,12 +71,13 @@ async function main(): Promise<void> {
     await reader;
     waits.sort((a, b) => a - b);
     const p = (q: number) => waits[Math.min(waits.length - 1, Math.floor(q * waits.length))]!.toFixed(1);
-    console.log(`| backend | conversations × messages | batch | sweep | per 1,000 conversations | reader p50 | reader max |`);
-    console.log(`| --- | --- | --- | --- | --- | --- | --- |`);
+    console.log(`| backend | conversations × messages | never stored | batch | sweep | per 1,000 conversations | reader p50 | reader max |`);
+    console.log(`| --- | --- | --- | --- | --- | --- | --- | --- |`);
     console.log(
-      `| ${url ? 'postgres' : 'pglite'} | ${outcome.counts.conversations} × ${perConversation} | ${batchSize} | ${(sweepMs / 1000).toFixed(2)} s (${outcome.batches} batches) | ` +
+      `| ${url ? 'postgres' : 'pglite'} | ${outcome.counts.conversations} × ${perConversation} | ${unstored} | ${batchSize} | ${(sweepMs / 1000).toFixed(2)} s (${outcome.batches} batches) | ` +
         `${((sweepMs / outcome.counts.conversations) * 1000 / 1000).toFixed(2)} s | ${p(0.5)} ms | ${waits.at(-1)!.toFixed(1)} ms |`,
     );
+    if (unstored > 0) console.log(`(the sessions never stored: ${outcome.counts.bindings} binding(s) and ${outcome.counts.order_proofs} order proof(s) erased)`);
     console.log(`(seeding took ${(seedMs / 1000).toFixed(1)} s; the active conversation is still there: ${(await store.getSession('bench-active')) !== null})`);
     if (url) await db.query(`delete from chat_sessions where session_id = 'bench-active'`);
   } finally {

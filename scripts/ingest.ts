@@ -1,43 +1,113 @@
 /**
- * npm run ingest -- [--prune] [--dry-run] <files or folders…>
+ * npm run ingest -- [--prune] [--dry-run] [--max-pages N] [--concurrency N] <files, folders or site URLs…>
  *
- * Chunks markdown and text files, embeds them and stores them: in the configured
+ * A URL is a site: its sitemap (or sitemap index), or a start page whose links under
+ * its folder are followed. It is synced with syncSite: robots.txt obeyed, new and
+ * changed pages stored under their canonical URL, gone pages removed (up to
+ * KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT of the site unless --prune), the run recorded.
+ * Exit status 1 when a site's sync failed, 3 when it held its removals back.
+ *
+ * Chunks documents (markdown, text, HTML, PDF page by page, Word), embeds them and stores them: in the configured
  * database, or, while a service runs on the embedded database (which it locks), through
  * that service's knowledge API (INGEST_SERVICE_URL names any other service). Unchanged
  * files are skipped, changed files have their chunks replaced. `--prune` removes the
  * sources under the given folders whose files are gone; `--dry-run` only says what would
- * change. Progress goes to stderr, the summary to stdout.
+ * change. A file with nothing to store (a PDF without a text layer, an empty page) or that
+ * cannot be read (an encrypted PDF) is skipped and reported with why. Progress goes to
+ * stderr, the summary to stdout.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig, loadDotEnvFile } from '../src/config';
-import { findSourceFiles, formatOfFile, planDocument, sourceContentHash, type IngestOutcome } from '../src/knowledge/ingest';
-import { openKnowledgeTarget, type StoredSource } from './lib/knowledge-targets';
+import {
+  findSourceFiles,
+  formatOfFile,
+  planDocument,
+  readSourceFile,
+  sourceContentHash,
+  type DocumentToIngest,
+  type IngestOutcome,
+} from '../src/knowledge/ingest';
+import { NetworkGuard } from '../src/connectors/network-guard';
+import { DocumentSkipped } from '../src/knowledge/sources/convert';
+import { syncSite, type SyncProgress, type SyncReport } from '../src/knowledge/sources/site-sync';
+import { openKnowledgeTarget, type KnowledgeTarget, type StoredSource } from './lib/knowledge-targets';
 
-const USAGE = `Usage: npm run ingest -- [--prune] [--dry-run] <file or folder> [more…]   (markdown .md/.markdown and text .txt)
-  --prune     also remove the sources under the given folders whose files are gone
-  --dry-run   only print what would be added, updated and removed`;
+const USAGE = `Usage: npm run ingest -- [options] <file, folder or site URL> [more…]
+  files and folders: markdown .md/.markdown, text .txt, HTML .html/.htm, PDF .pdf, Word .docx
+  a site URL: its sitemap (https://help.example.com/sitemap.xml) or a start page (https://example.com/help/)
+  --prune           folders: also remove the sources whose files are gone;
+                    sites: remove the pages that are gone even past KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT
+  --dry-run         files and folders only: print what would be added, updated and removed
+  --max-pages N     sites: pages and linked files taken at most (default 5000)
+  --concurrency N   sites: requests to the site at once (default 2; 1 with a robots.txt Crawl-delay)`;
 
-type Action = IngestOutcome | 'removed';
+type Action = IngestOutcome | 'removed' | 'skipped';
+
+const VALUE_OPTIONS = ['--max-pages', '--concurrency'];
+const SWITCHES = ['--prune', '--dry-run', '--help'];
+
+interface Arguments {
+  paths: string[];
+  sites: string[];
+  switches: Set<string>;
+  maxPages?: number;
+  concurrency?: number;
+}
+
+/** The command line, or a message saying what is wrong with it. */
+function parseArguments(argv: string[]): Arguments | string {
+  const parsed: Arguments = { paths: [], sites: [], switches: new Set() };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') continue;
+    const [name, inline] = arg.startsWith('--') ? (arg.split(/=(.*)/s, 2) as [string, string | undefined]) : [arg, undefined];
+    if (VALUE_OPTIONS.includes(name)) {
+      const raw = inline ?? argv[++i];
+      const value = Number(raw);
+      if (!Number.isInteger(value) || value < 1 || (name === '--concurrency' && value > 16)) {
+        return `${name} needs a whole number${name === '--concurrency' ? ' from 1 to 16' : ' of at least 1'}, not ${raw ?? 'nothing'}`;
+      }
+      if (name === '--max-pages') parsed.maxPages = value;
+      else parsed.concurrency = value;
+    } else if (arg.startsWith('--')) {
+      if (!SWITCHES.includes(arg)) return `Unknown option: ${arg}`;
+      parsed.switches.add(arg);
+    } else if (/^https?:\/\//i.test(arg)) {
+      parsed.sites.push(arg);
+    } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg)) {
+      return `${arg}: only http and https sites can be ingested`;
+    } else {
+      parsed.paths.push(arg);
+    }
+  }
+  if (parsed.sites.length > 0 && parsed.switches.has('--dry-run')) return '--dry-run works for files and folders only, not for sites';
+  return parsed;
+}
 
 async function main(): Promise<number> {
-  const args = process.argv.slice(2).filter((a) => a !== '--');
-  const flags = new Set(args.filter((a) => a.startsWith('--')));
-  const paths = args.filter((a) => !a.startsWith('--'));
-  const unknown = [...flags].filter((f) => !['--prune', '--dry-run', '--help'].includes(f));
-  if (flags.has('--help') || paths.length === 0 || unknown.length > 0) {
-    if (unknown.length > 0) console.error(`Unknown option(s): ${unknown.join(', ')}`);
+  const parsed = parseArguments(process.argv.slice(2));
+  if (typeof parsed === 'string' || parsed.switches.has('--help') || parsed.paths.length + parsed.sites.length === 0) {
+    if (typeof parsed === 'string') console.error(parsed);
     console.error(USAGE);
-    return flags.has('--help') && unknown.length === 0 ? 0 : 2;
+    return typeof parsed !== 'string' && parsed.switches.has('--help') ? 0 : 2;
   }
-  const prune = flags.has('--prune');
-  const dryRun = flags.has('--dry-run');
+  const { paths, sites } = parsed;
+  const prune = parsed.switches.has('--prune');
+  const dryRun = parsed.switches.has('--dry-run');
 
   loadDotEnvFile();
   const config = loadConfig();
+  if (paths.length === 0) {
+    const target = await openKnowledgeTarget(config);
+    try {
+      return await ingestSites(sites, target, { prune, maxPages: parsed.maxPages, concurrency: parsed.concurrency, maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent });
+    } finally {
+      await target.close();
+    }
+  }
   const files = await findSourceFiles(paths);
   if (files.length === 0 && !prune) {
-    console.error(`No markdown or text files found under: ${paths.join(', ')}`);
+    console.error(`No documents (.md, .markdown, .txt, .html, .htm, .pdf, .docx) found under: ${paths.join(', ')}`);
     return 1;
   }
 
@@ -52,12 +122,23 @@ async function main(): Promise<number> {
         `with ${target.embeddingModel} ${dryRun ? 'to' : 'into'} ${target.description}`,
     );
 
-    const counts: Record<Action, number> = { added: 0, updated: 0, unchanged: 0, removed: 0 };
+    const counts: Record<Action, number> = { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0 };
     let chunks = 0;
     let embedded = 0;
     const startedAt = Date.now();
     for (const [i, file] of files.entries()) {
-      const doc = { source: file.source, text: await fs.readFile(file.file, 'utf8'), format: formatOfFile(file.file)! };
+      const skip = (error: unknown) => {
+        if (!(error instanceof DocumentSkipped)) throw error;
+        counts.skipped += 1;
+        printProgress(i + 1, total, 'skipped', file.source, `${error.reason}: ${error.message}`);
+      };
+      let doc: DocumentToIngest;
+      try {
+        doc = await readSourceFile(file);
+      } catch (error) {
+        skip(error);
+        continue;
+      }
       if (dryRun) {
         const plan = await planDocument(doc);
         const outcome = predictedOutcome(stored.get(file.source), sourceContentHash(plan.chunks.map((c) => c.contentHash)), target.embeddingModel);
@@ -66,7 +147,13 @@ async function main(): Promise<number> {
         printProgress(i + 1, total, outcome, file.source, `${plan.chunks.length} chunks`);
         continue;
       }
-      const result = await target.put(doc);
+      let result;
+      try {
+        result = await target.put(doc);
+      } catch (error) {
+        skip(error);
+        continue;
+      }
       counts[result.outcome] += 1;
       chunks += result.chunks;
       embedded += result.embedded;
@@ -80,13 +167,16 @@ async function main(): Promise<number> {
     }
 
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-    const tally = `${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged${prune ? `, ${counts.removed} removed` : ''}`;
+    const tally =
+      `${counts.added} added, ${counts.updated} updated, ${counts.unchanged} unchanged` +
+      `${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ''}${prune ? `, ${counts.removed} removed` : ''}`;
     console.log(
       dryRun
         ? `Dry run, nothing changed: ${files.length} files would be ${tally}; ${chunks} chunks.`
         : `Done in ${seconds}s: ${files.length} files (${tally}), ${chunks} chunks, ${embedded} embedded.`,
     );
-    return 0;
+    if (sites.length === 0) return 0;
+    return await ingestSites(sites, target, { prune, maxPages: parsed.maxPages, concurrency: parsed.concurrency, maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent });
   } finally {
     await target.close();
   }
@@ -108,6 +198,51 @@ function isUnder(source: string, prefixes: string[]): boolean {
 function predictedOutcome(stored: StoredSource | undefined, contentHash: string, model: string): IngestOutcome {
   if (!stored) return 'added';
   return stored.contentHash === contentHash && stored.embeddingModel === model ? 'unchanged' : 'updated';
+}
+
+/** Syncs each site in turn, printing progress and a summary per site; the exit status of the worst. */
+async function ingestSites(
+  sites: string[],
+  target: KnowledgeTarget,
+  options: { prune: boolean; maxPages?: number; concurrency?: number; maxRemovalPercent: number },
+): Promise<number> {
+  const guard = new NetworkGuard();
+  let exitCode = 0;
+  for (const site of sites) {
+    console.error(`Syncing ${site} with ${target.embeddingModel} into ${target.description}${options.prune ? ' (--prune: every gone page is removed)' : ''}`);
+    let taken = 0;
+    const report = await syncSite(
+      site,
+      { guard, knowledge: target, store: target.siteRecords },
+      { ...options, trigger: 'cli', onProgress: (event) => printSiteProgress(event, event.kind === 'sitemap' || event.kind === 'removed' || event.kind === 'held' ? null : ++taken) },
+    );
+    console.log(siteSummary(report, target.recordsRuns));
+    if (report.status === 'failed') exitCode = 1;
+    else if (report.status === 'held' && exitCode === 0) exitCode = 3;
+  }
+  return exitCode;
+}
+
+function printSiteProgress(event: SyncProgress, index: number | null): void {
+  const { counts } = event;
+  const tally = `${counts.added + counts.updated} stored, ${counts.unchanged} unchanged, ${counts.skipped} skipped, ${counts.failed} failed`;
+  console.error(`${index === null ? '' : `[${index}] `}${event.kind.padEnd(9)} ${event.url} (${event.detail}) [${tally}]`);
+}
+
+function siteSummary(report: SyncReport, recorded: boolean): string {
+  const c = report.counts;
+  const seconds = ((report.finishedAt.getTime() - report.startedAt.getTime()) / 1000).toFixed(1);
+  const lines = [
+    `${report.site}${report.mode ? ` (${report.mode})` : ''}: ${report.status} in ${seconds}s: ${c.fetched} fetched, ${c.added} added, ${c.updated} updated, ` +
+      `${c.unchanged} unchanged, ${c.skipped} skipped, ${c.failed} failed, ${c.removed} removed${c.removalsHeld > 0 ? `, ${c.removalsHeld} removals held` : ''}; ` +
+      `${c.embedded} chunks embedded.${recorded ? ` Run #${report.runId} recorded.` : ' (Through the service: the run is not recorded and no ETags are kept.)'}`,
+  ];
+  if (report.message) lines.push(report.message);
+  if (report.errors.length > 0) {
+    lines.push(`Problems (${report.errors.length}${report.errors.length >= 50 ? ', the first 50' : ''}):`);
+    for (const e of report.errors) lines.push(`  ${e.reason}: ${e.url}: ${e.message}`);
+  }
+  return lines.join('\n');
 }
 
 function printProgress(index: number, total: number, action: Action, source: string, detail: string): void {

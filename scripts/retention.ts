@@ -60,7 +60,10 @@ async function main(): Promise<void> {
     if (outcome.busy) {
       console.log(`Another instance is sweeping right now (it holds the retention lock): stopped after ${outcome.batches} batch(es). Run again later.`);
     } else if (outcome.dryRun) {
-      console.log(`Would erase ${outcome.counts.conversations} conversation(s) with ${outcome.counts.messages} message(s).`);
+      console.log(
+        `Would erase ${outcome.counts.conversations} conversation(s) with ${outcome.counts.messages} message(s)` +
+          (outcome.unstoredSessions ? `, and ${outcome.unstoredSessions} session(s) never stored as a conversation (bindings, order proofs, idempotency records).` : '.'),
+      );
     } else {
       const { conversations, ...rest } = outcome.counts;
       console.log(`Erased ${conversations} conversation(s) in ${outcome.batches} batch(es) (${seconds} s): ${JSON.stringify(rest)}`);

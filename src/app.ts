@@ -82,8 +82,8 @@ export function createApp(parts: AppParts): Express {
   app.use(keepRequestContext);
   app.use('/api/v1', agentKeyFailureLimit(parts.authFailures, parts.logger));
   const isAgent = agentKeyCheck(parts.chat.agentApiKey);
-  const provesSession = (req: express.Request, sessionId: string) =>
-    parts.chat.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER)) || isAgent(req);
+  const provesSession = async (req: express.Request, sessionId: string) =>
+    isAgent(req) || (await parts.chat.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER)));
   app.post(['/api/v1/chat', '/api/v1/chat/stream'], ...chatRateLimits(parts.rateLimits, parts.logger, provesSession, parts.rateLimitCounters));
   app.use(healthRoutes(parts.health));
   app.get('/metrics', metricsEndpoint(parts.metrics, parts.metricsAccess));

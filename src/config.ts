@@ -195,6 +195,8 @@ export const environmentSchema = z.object({
   CUSTOMER_PSEUDONYM_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (openssl rand -base64 32)').optional()),
   /** How often erasures' Langfuse trace deletions that failed are tried again. */
   TRACE_DELETION_RETRY_SECONDS: z.coerce.number().positive().max(86_400).default(300),
+  /** Exports a signed-in customer may make of their own data per hour (/me/export, counted per customer in the database); beyond it 429. */
+  CUSTOMER_EXPORTS_PER_HOUR: positiveInt.max(1000).default(5),
 
   /** Prices per million tokens by model, for the estimated cost of answers (none shown when unset). */
   MODEL_PRICES: priceTable.optional(),
@@ -205,6 +207,8 @@ export const environmentSchema = z.object({
   KNOWLEDGE_SEED_DIR: z.string().trim().default('./knowledge/help-center'),
   /** The largest article PUT /api/v1/knowledge/sources/{source} accepts (413 above it). */
   KNOWLEDGE_DOCUMENT_MAX_BYTES: positiveInt.min(1024).max(10 * 1024 * 1024).default(256 * 1024),
+  /** A site's sync that would remove more than this share of its pages removes none and waits for `npm run ingest -- --prune <url>`. */
+  KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT: z.coerce.number().min(0).max(100).default(20),
   /** `npm run ingest` sends the files to this running service's knowledge API instead of writing to the database. */
   INGEST_SERVICE_URL: optionalText.pipe(z.url().optional()),
 });
@@ -298,6 +302,8 @@ export interface Config {
   knowledgeSeedDir: string | null;
   /** The largest article the knowledge API accepts, in bytes. */
   knowledgeDocumentMaxBytes: number;
+  /** KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT: a site's sync removes nothing when it would remove more than this share of the site's pages. */
+  knowledgeSyncMaxRemovalPercent: number;
   /** Where `npm run ingest` finds a running service to ingest through; null: the database directly (or the embedded default's running service). */
   ingestServiceUrl: string | null;
   /** Langfuse tracing; null: off. */
@@ -306,7 +312,7 @@ export interface Config {
   customerIdentity: CustomerIdentityConfig;
   /** Anonymous order lookups: wrong proofs allowed per session and per client in a window. */
   orderProofs: { maxFailures: number; windowMs: number };
-  /** The customer-data lifecycle: retention (null days: keep), pseudonyms, Langfuse trace deletion retries. */
+  /** The customer-data lifecycle: retention (null days: keep), pseudonyms, Langfuse trace deletion retries, own exports per hour. */
   privacy: {
     retentionDays: number | null;
     sweepIntervalMs: number;
@@ -314,6 +320,8 @@ export interface Config {
     /** null: generated once and kept in service_secrets. */
     pseudonymSecret: string | null;
     traceDeletionRetryMs: number;
+    /** /me/export requests one customer may make per hour. */
+    customerExportsPerHour: number;
   };
 }
 
@@ -530,6 +538,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shop: { file: e.SHOP_FILE ? path.resolve(e.SHOP_FILE) : null, env: { ...env } },
     knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === 'none' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),
     knowledgeDocumentMaxBytes: e.KNOWLEDGE_DOCUMENT_MAX_BYTES,
+    knowledgeSyncMaxRemovalPercent: e.KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT,
     ingestServiceUrl: e.INGEST_SERVICE_URL ? e.INGEST_SERVICE_URL.replace(/\/+$/, '') : null,
     // Both keys or nothing: one key alone cannot authenticate, so tracing stays off.
     langfuse:
@@ -560,6 +569,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionBatchSize: e.RETENTION_BATCH_SIZE,
       pseudonymSecret: e.CUSTOMER_PSEUDONYM_SECRET ?? null,
       traceDeletionRetryMs: Math.round(e.TRACE_DELETION_RETRY_SECONDS * 1000),
+      customerExportsPerHour: e.CUSTOMER_EXPORTS_PER_HOUR,
     },
   };
 }

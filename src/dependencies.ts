@@ -235,7 +235,7 @@ async function createAccess(config: Config, storage: OpenStorage, logger: Logger
     agentApiKey,
     identitySecret,
     customerTokens: new CustomerTokenVerifier({ ...config.customerIdentity, secret: identitySecret.secret }),
-    sessionTokens: new SessionTokens(sessionTokenSecret, config.sessionTokens.previous),
+    sessionTokens: new SessionTokens(sessionTokenSecret, config.sessionTokens.previous, storage.identity),
   };
 }
 
@@ -347,6 +347,7 @@ function assembleAppParts(parts: {
       sessionTokens,
       customerTokens,
       tokenFailures: { counters: storage.rateLimits, perClient: config.authFailures.perClient, windowMs: config.authFailures.windowMs },
+      exportLimit: { counters: storage.rateLimits, perHour: config.privacy.customerExportsPerHour },
       logger,
     },
     handoff: {

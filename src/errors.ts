@@ -136,6 +136,16 @@ export class OrderProofLimitError extends AppError {
   }
 }
 
+/** A signed-in customer asked for their own export more than CUSTOMER_EXPORTS_PER_HOUR times this hour. */
+export class ExportLimitError extends AppError {
+  constructor(
+    perHour: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(429, 'export_rate_limited', `You can export your data ${perHour} times an hour. Please try again in ${retryAfterSeconds} s.`);
+  }
+}
+
 /** This client already holds EVENT_STREAMS_PER_CLIENT open event streams on this instance. */
 export class ClientStreamLimitError extends AppError {
   readonly retryAfterSeconds = 5;

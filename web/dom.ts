@@ -51,3 +51,27 @@ export function isWebAddress(value: string): boolean {
     return false;
   }
 }
+
+/** A cited source as the API gives it: `url` (where it came from) and `page` (of a PDF) when known. */
+export interface CitedSource {
+  title: string;
+  source: string;
+  url?: unknown;
+  page?: unknown;
+}
+
+/**
+ * Where a cited source links to: its `url`, else its name when that is a web address; a PDF's
+ * page as `#page=N`, which browsers' PDF viewers open at. Null when there is no web address.
+ */
+export function sourceHref(s: CitedSource): string | null {
+  const address = typeof s.url === 'string' && isWebAddress(s.url) ? s.url : isWebAddress(s.source) ? s.source : null;
+  if (!address) return null;
+  const page = sourcePage(s);
+  return page !== null && !address.includes('#') ? `${address}#page=${page}` : address;
+}
+
+/** The cited PDF page, or null. */
+export function sourcePage(s: CitedSource): number | null {
+  return Number.isInteger(s.page) && (s.page as number) > 0 ? (s.page as number) : null;
+}

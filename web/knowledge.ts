@@ -1,6 +1,6 @@
 /**
  * The review console's "Knowledge" page: the articles the agent answers from (search,
- * read an article's chunks, upload or replace a markdown file, delete with a
+ * read an article's chunks, upload or replace a document (markdown, text, HTML, PDF, Word), delete with a
  * confirmation), which articles answers cited most, and which questions found
  * nothing. Everything goes through the knowledge API with the agent key; server text
  * is inserted as text, never as HTML.
@@ -51,6 +51,17 @@ const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 300;
 const API = '/api/v1/knowledge';
 
+/** The files the knowledge API takes, by extension, and the content type each is sent as. */
+const UPLOAD_TYPES: Record<string, string> = {
+  '.md': 'text/markdown',
+  '.markdown': 'text/markdown',
+  '.txt': 'text/plain',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.pdf': 'application/pdf',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+};
+
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 /** Wires the page's elements (in review.html); `show` loads it afresh. */
@@ -84,7 +95,7 @@ export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(
   const sourcePath = (source: string) => `${API}/sources/${encodeURIComponent(source)}`;
 
   /** A request with the agent key; a refused key signs out. */
-  async function call<T>(method: 'GET' | 'PUT' | 'DELETE', url: string, body?: { type: string; text: string }): Promise<T> {
+  async function call<T>(method: 'GET' | 'PUT' | 'DELETE', url: string, body?: { type: string; data: Blob }): Promise<T> {
     try {
       if (method === 'GET') return await getJson<T>(url, parts.authorization());
       let response: Response;
@@ -92,7 +103,7 @@ export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(
         response = await fetch(url, {
           method,
           headers: { accept: 'application/json', ...parts.authorization(), ...(body && { 'content-type': body.type }) },
-          body: body?.text,
+          body: body?.data,
         });
       } catch {
         throw new ApiError(0, 'network_error', 'The server could not be reached. Check the connection and try again.');
@@ -263,7 +274,7 @@ export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(
     const file = fileInput.files?.[0];
     const source = sourceInput.value.trim();
     if (!file) {
-      uploadStatus.textContent = 'Choose a markdown or text file first.';
+      uploadStatus.textContent = 'Choose a file first (markdown, text, HTML, PDF or Word .docx).';
       fileInput.focus();
       return;
     }
@@ -276,8 +287,12 @@ export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(
     submit.disabled = true;
     uploadStatus.textContent = `Uploading ${file.name}…`;
     try {
-      const type = /\.txt$/i.test(file.name) ? 'text/plain' : 'text/markdown';
-      const result = await call<PutResult>('PUT', sourcePath(source), { type, text: await file.text() });
+      const type = uploadType(file);
+      if (!type) {
+        uploadStatus.textContent = `${file.name} is not a file the knowledge base takes: choose markdown, text, HTML, PDF or Word (.docx).`;
+        return;
+      }
+      const result = await call<PutResult>('PUT', sourcePath(source), { type, data: file });
       const verb = { added: 'Added', updated: 'Replaced', unchanged: 'Unchanged:' }[result.outcome];
       uploadStatus.textContent = `${verb} “${result.title}” (${result.chunk_count} chunk${result.chunk_count === 1 ? '' : 's'}).`;
       uploadForm.reset();
@@ -289,6 +304,12 @@ export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(
       submit.disabled = false;
     }
   });
+
+  /** The content type to send a file as: by its extension (browsers often leave .md untyped), else the browser's type if the API takes it. */
+  function uploadType(file: File): string | null {
+    const extension = /\.[^.]+$/.exec(file.name)?.[0]?.toLowerCase() ?? '';
+    return UPLOAD_TYPES[extension] ?? (Object.values(UPLOAD_TYPES).includes(file.type) ? file.type : null);
+  }
 
   // --- what customers asked -------------------------------------------------------
 

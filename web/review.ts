@@ -5,7 +5,7 @@
  * inserted as text, never as HTML.
  */
 import { ApiError, apiErrorOf, getJson } from './api';
-import { el, isWebAddress, renderAnswerText, type Child } from './dom';
+import { el, renderAnswerText, sourceHref, sourcePage, type Child } from './dom';
 import { createHandoffConsole } from './handoff-console';
 import { knowledgePage } from './knowledge';
 
@@ -35,6 +35,9 @@ interface Source {
   title: string;
   source: string;
   score?: number;
+  /** Where the document came from, and the PDF page of the cited passage. */
+  url?: string;
+  page?: number;
 }
 
 /** Why a document was retrieved: its standing on each side of the search (metadata.retrieval.documents). */
@@ -618,9 +621,11 @@ function answerEntry(m: HistoryMessage): HTMLLIElement {
             el(
               'li',
               {},
-              isWebAddress(s.source) ? el('a', { href: s.source, target: '_blank', rel: 'noopener noreferrer' }, s.title) : el('strong', {}, s.title),
+              sourceLinkOrTitle(s),
+              sourcePage(s) !== null ? ` (page ${sourcePage(s)})` : null,
               ' ',
               el('code', {}, s.source),
+              typeof s.url === 'string' && s.url !== s.source ? el('span', { class: 'source-url' }, ` ${s.url}`) : null,
               typeof s.score === 'number' ? el('span', { class: 'score' }, ` score ${s.score.toFixed(2)}`) : null,
               whyCited(m.retrieval?.documents?.find((d) => d.source === s.source)),
             ),
@@ -718,4 +723,10 @@ if (agentKey) {
   openSessionFromAddress();
 } else {
   keyInput.focus();
+}
+
+/** A cited source's title, as a link (new tab) to where it came from when it has a web address. */
+function sourceLinkOrTitle(s: Source): HTMLElement {
+  const href = sourceHref(s);
+  return href ? el('a', { href, target: '_blank', rel: 'noopener noreferrer' }, s.title) : el('strong', {}, s.title);
 }

@@ -15,7 +15,7 @@
  * the conversation again and continues it; the agent key never comes near it.
  */
 import { apiErrorOf, ApiError, getJson } from './api';
-import { el, isWebAddress, renderAnswerText } from './dom';
+import { el, renderAnswerText, sourceHref, sourcePage, type CitedSource } from './dom';
 import { DEFAULT_OUTSIDE_HOURS_NOTE, handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
 
 interface WidgetConfig {
@@ -26,10 +26,7 @@ interface WidgetConfig {
   userToken: string | undefined;
 }
 
-interface Source {
-  title: string;
-  source: string;
-}
+type Source = CitedSource;
 
 /** What the widget remembers of a conversation between page loads. */
 interface StoredSession {
@@ -639,24 +636,25 @@ function finishedAnswer(text: string, sources: unknown, escalated: boolean, supp
   return answer;
 }
 
-/** Replaces the answer's list of sources (each shown once, by title, with its path). */
+/** Replaces the answer's list of sources (each shown once, by title, with its path or address and page; a link in a new tab when it has a web address). */
 function renderSources(answer: HTMLElement, sources: unknown): void {
   answer.querySelector('.sources')?.remove();
   const valid = (Array.isArray(sources) ? sources : []).filter(
     (s): s is Source => typeof s?.title === 'string' && typeof s?.source === 'string',
   );
   if (valid.length === 0) return;
-  const items = valid.map((s) =>
-    el(
+  const items = valid.map((s) => {
+    const href = sourceHref(s);
+    const page = sourcePage(s);
+    return el(
       'li',
       {},
-      isWebAddress(s.source)
-        ? el('a', { href: s.source, target: '_blank', rel: 'noopener noreferrer' }, s.title)
-        : el('span', { class: 'source-title' }, s.title),
+      href ? el('a', { href, target: '_blank', rel: 'noopener noreferrer' }, s.title) : el('span', { class: 'source-title' }, s.title),
+      page !== null ? el('span', { class: 'source-page' }, ` (page ${page})`) : null,
       ' ',
       el('span', { class: 'source-path' }, s.source),
-    ),
-  );
+    );
+  });
   const list = el('div', { class: 'sources' }, el('p', { class: 'sources-label' }, 'Sources'), el('ul', {}, ...items));
   const handoff = answer.querySelector('.handoff');
   if (handoff) answer.insertBefore(list, handoff);

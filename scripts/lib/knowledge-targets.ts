@@ -10,7 +10,12 @@ import type { Config } from '../../src/config';
 import { describeStorage, openStorage } from '../../src/dependencies';
 import { createEmbedder } from '../../src/knowledge/embeddings';
 import { ingestDocument, type DocumentIngestResult, type DocumentToIngest, type KnowledgeWriter } from '../../src/knowledge/ingest';
+import { DocumentSkipped } from '../../src/knowledge/sources/convert';
+import type { SiteSyncRecords } from '../../src/knowledge/sources/site-sync';
+import { looksLikeLinkedDocument } from '../../src/knowledge/sources/site-urls';
 import { readServiceAddress } from '../../src/service-address';
+import { SiteSyncStore } from '../../src/store/site-sync-store';
+import { createSupabaseClient, supabaseFunctionCaller } from '../../src/store/supabase';
 import { applyMigrations } from '../../src/store/migrations';
 import { DataDirInUseError } from '../../src/store/pglite';
 
@@ -27,8 +32,17 @@ export interface KnowledgeTarget {
   embeddingModel: string;
   /** Every stored source. */
   listSources(): Promise<Map<string, StoredSource>>;
+  /** Stores one document; throws DocumentSkipped when the service refuses it as too large (its KNOWLEDGE_DOCUMENT_MAX_BYTES caps the JSON body). */
   put(doc: DocumentToIngest): Promise<DocumentIngestResult>;
   remove(source: string): Promise<void>;
+  /**
+   * Where a site's sync keeps its run records and crawl state: the database's tables;
+   * through a service, a stand-in that knows the site's stored sources (so gone pages
+   * are still found and removed) but keeps no ETags and records no run.
+   */
+  siteRecords: SiteSyncRecords;
+  /** True when runs are recorded (the database); false through a service's API. */
+  recordsRuns: boolean;
   close(): Promise<void>;
 }
 
@@ -81,6 +95,8 @@ async function databaseTarget(config: Config): Promise<KnowledgeTarget> {
     remove: async (source) => {
       await storage.knowledgeAdmin.deleteSource(source);
     },
+    siteRecords: new SiteSyncStore(storage.db ?? supabaseFunctionCaller(createSupabaseClient(config.storage as Extract<Config['storage'], { kind: 'supabase' }>))),
+    recordsRuns: true,
     close: () => storage.close(),
   };
 }
@@ -107,7 +123,7 @@ async function serviceTarget(baseUrl: string, key: string): Promise<KnowledgeTar
 
   const health = await call('GET', '/health');
   if (health.status !== 200) throw fail(`The service at ${baseUrl} is not ready`, health.status, health.payload);
-  return {
+  const target: KnowledgeTarget = {
     description: `the service at ${baseUrl}`,
     embeddingModel: String(health.payload.embedding_model),
     listSources: async () => {
@@ -122,7 +138,15 @@ async function serviceTarget(baseUrl: string, key: string): Promise<KnowledgeTar
       }
     },
     put: async (doc) => {
-      const { status, payload } = await call('PUT', sourcePath(doc.source), { content: doc.text, format: doc.format, ...(doc.title && { title: doc.title }) });
+      const body = {
+        format: doc.format,
+        ...(doc.title && { title: doc.title }),
+        ...(doc.url !== undefined && { url: doc.url }),
+        ...(doc.parts ? { parts: doc.parts.map((p) => ({ content: p.markdown, ...(p.page !== undefined && { page: p.page }) })) } : { content: doc.text }),
+      };
+      const { status, payload } = await call('PUT', sourcePath(doc.source), body);
+      // A document the service will not store (too large for its KNOWLEDGE_DOCUMENT_MAX_BYTES) is skipped, as a file with no text is.
+      if (status === 413) throw new DocumentSkipped('too_large', `${payload?.error?.message ?? 'The service refused it as too large.'}`);
       if (status !== 200 && status !== 201) throw fail(`${doc.source} was refused`, status, payload);
       return { outcome: payload.outcome, title: payload.title, chunks: payload.chunk_count, embedded: payload.embedded };
     },
@@ -131,8 +155,22 @@ async function serviceTarget(baseUrl: string, key: string): Promise<KnowledgeTar
       // Gone already (someone else removed it) is what was wanted.
       if (status !== 200 && status !== 404) throw fail(`Removing ${source} failed`, status, payload);
     },
+    siteRecords: {
+      startRun: async () => 0,
+      finishRun: async () => true,
+      // The site's pages are the stored sources on its host; a PDF or Word file among them was found as a link.
+      pageStates: async (site) => {
+        const origin = `${new URL(site).origin}/`;
+        const sources = [...(await target.listSources()).keys()].filter((s) => s.startsWith(origin));
+        return new Map(sources.map((s) => [s, { url: s, source: s, etag: null, lastModified: null, lastmod: null, linked: looksLikeLinkedDocument(s) }]));
+      },
+      putPageState: async () => {},
+      forgetSource: async () => 0,
+    },
+    recordsRuns: false,
     close: async () => {},
   };
+  return target;
 }
 
 /** AGENT_API_KEY, or on the embedded default the key the service generated in DATA_DIR. */

@@ -35,6 +35,10 @@ export interface SourceReference {
   title: string;
   source: string;
   score: number;
+  /** Where the document came from (a page's canonical URL, a PDF's link), when it was ingested with one. */
+  url?: string;
+  /** The PDF page of the cited chunk (from 1). */
+  page?: number;
 }
 
 /** What the memory strategy did, and which setting applied (request, conversation, agent or default). */

@@ -60,11 +60,19 @@ export async function streamGraph(
   return { result, timeToFirstTokenMs };
 }
 
-/** One entry per document (its best chunk's score), most similar first. */
+/** One entry per document (its best chunk's score, and that chunk's url and page when it has them), most similar first. */
 export function citedSources(documents: RetrievedDocument[]): SourceReference[] {
   const bySource = new Map<string, SourceReference>();
   for (const d of documents) {
-    if (!bySource.has(d.source)) bySource.set(d.source, { title: d.title, source: d.source, score: round(d.similarity) });
+    if (bySource.has(d.source)) continue;
+    const { url, page } = d.metadata;
+    bySource.set(d.source, {
+      title: d.title,
+      source: d.source,
+      score: round(d.similarity),
+      ...(typeof url === 'string' && url !== '' && { url }),
+      ...(Number.isInteger(page) && (page as number) > 0 && { page: page as number }),
+    });
   }
   return [...bySource.values()];
 }

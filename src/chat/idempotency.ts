@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { IdempotencyInProgressError, IdempotencyKeyReusedError, ValidationError } from '../errors';
 import type { Logger } from '../observability/logger';
 import type { IdempotencyClaimToken, IdempotencyStore } from '../store/types';
@@ -67,18 +67,23 @@ export class IdempotentRequests {
    * key is stored as a digest of scope and key, so another caller reusing the key
    * makes a new request, never a replay of someone else's answer, and the database
    * never holds the key itself.
+   *
+   * The key's record belongs to the session the request runs in, so a request that
+   * starts a conversation gets its session id here, before the claim (the digest is
+   * of the request as sent, so a retry of it still matches).
    */
   async begin(key: string, request: ChatRequest, scope: string): Promise<IdempotentStart> {
     const { store, ttlHours, waitMs, logger } = this.parts;
     const requestHash = fingerprint(request);
     const storedKey = scopedKey(scope, key);
+    const sessionId = request.sessionId ?? randomUUID();
     const options = { ttlSeconds: Math.round(ttlHours * 3600), leaseSeconds: LEASE_SECONDS };
     const deadline = performance.now() + waitMs;
     for (let pause = POLL_START_MS; ; pause = Math.min(pause * 2, POLL_MAX_MS)) {
-      const found = await store.claimIdempotencyKey(storedKey, requestHash, options);
+      const found = await store.claimIdempotencyKey(storedKey, requestHash, sessionId, options);
       switch (found.outcome) {
         case 'claimed':
-          return { request: { ...request, idempotency: found.claim }, claim: found.claim };
+          return { request: { ...request, sessionId, idempotency: found.claim }, claim: found.claim };
         case 'completed':
           // A message queued for a person is kept as {"queued": {...}} (migration 20261125000200).
           if ('queued' in found.response) {

@@ -185,6 +185,8 @@ function buildRequest(
       continue;
     }
     const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+    // "", "." and ".." would make another path on the same host (URLs resolve dot segments, %2e too).
+    if (p.in === 'path' && (text.trim() === '' || /^(\.|%2e){1,2}$/i.test(text))) return `${operation.operationId}: "${text}" is not a valid ${p.name}.`;
     if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(text));
     else if (p.in === 'query') for (const one of Array.isArray(value) ? value : [value]) query.append(p.name, typeof one === 'object' ? JSON.stringify(one) : String(one));
     else if (p.in === 'header') headers[p.name] = text;

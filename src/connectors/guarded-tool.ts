@@ -126,10 +126,9 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
           if (config?.signal?.aborted) throw error;
           const timedOut = deadline.aborted;
           const text = timedOut ? failureSentence(spec.name, new NetworkGuardError('timeout', '', ''), spec.timeoutMs) : failureSentence(spec.name, error, spec.timeoutMs);
-          ctx.logger.warn(
-            { tool: spec.name, source: spec.trace.source, reason: error instanceof NetworkGuardError ? error.reason : timedOut ? 'timeout' : 'error', err: error },
-            `${spec.trace.kind === 'action' ? 'Action' : 'MCP tool'} ${spec.name} failed`,
-          );
+          // No error message in the log: a URL there can carry a bound customer id.
+          const reason = timedOut ? 'timeout' : error instanceof NetworkGuardError ? error.reason : (error as Error)?.name ?? 'error';
+          ctx.logger.warn({ tool: spec.name, source: spec.trace.source, reason }, `${spec.trace.kind === 'action' ? 'Action' : 'MCP tool'} ${spec.name} failed (${reason})`);
           result = { text, failed: true, bytes: 0 };
         }
         const redacted = ctx.redactor.redact(result.text).text;

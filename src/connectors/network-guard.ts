@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 
@@ -229,7 +229,8 @@ export class NetworkGuard {
       const target = await this.check(url, policy);
       const signal = init?.signal ?? undefined;
       const incoming = await openResponse(target, { method, headers, body }, signal);
-      const decoded = decodedBody(incoming).pipe(byteCap(policy.maxBytes, 'error', url));
+      // pipeline, not pipe: a connection that breaks mid-body must error the body, not leave it waiting forever.
+      const decoded = pipeline(decodedBody(incoming), byteCap(policy.maxBytes, 'error', url), () => {});
       const responseHeaders = new Headers();
       for (const [name, value] of Object.entries(incoming.headers)) {
         if (value === undefined || name === 'content-encoding' || name === 'content-length') continue;

@@ -1,5 +1,14 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError, ClientStreamLimitError, ConversationErasedError, DatabaseUnavailableError, InstanceStreamLimitError, OrderProofLimitError } from '../errors';
+import {
+  AppError,
+  ClientStreamLimitError,
+  ConversationErasedError,
+  DatabaseUnavailableError,
+  ExportLimitError,
+  InstanceStreamLimitError,
+  OrderProofLimitError,
+} from '../errors';
+import { loggedPath } from '../observability/http';
 import type { Logger } from '../observability/logger';
 import { sqlStateOf } from '../store/database';
 
@@ -30,6 +39,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       error instanceof DatabaseUnavailableError ||
       error instanceof OrderProofLimitError ||
       error instanceof ClientStreamLimitError ||
+      error instanceof ExportLimitError ||
       error instanceof InstanceStreamLimitError
     )
       res.set('Retry-After', String(error.retryAfterSeconds));
@@ -37,14 +47,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** 5xx with its cause at error level; a rejected request (4xx) at info. */
+/** 5xx with its cause at error level; a rejected request (4xx) at info. The route's pattern, never the path (it holds ids). */
 export function logFailure(logger: Logger, error: unknown, req: Request, status: number, code: string): void {
   if (status >= 500) {
     const cause = (error as { cause?: unknown }).cause;
-    logger.error({ err: error, cause, method: req.method, path: req.path, status, code }, 'Request failed');
+    logger.error({ err: error, cause, method: req.method, path: loggedPath(req), status, code }, 'Request failed');
   } else {
     const sqlstate = sqlStateOf(error);
-    logger.info({ method: req.method, path: req.path, status, code, ...(sqlstate && { sqlstate }) }, 'Request rejected');
+    logger.info({ method: req.method, path: loggedPath(req), status, code, ...(sqlstate && { sqlstate }) }, 'Request rejected');
   }
 }
 

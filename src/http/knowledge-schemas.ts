@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { DOCUMENT_TITLE_MAX_CHARS } from '../knowledge/sources/convert';
 import { searchTextSchema } from './schemas';
 
 /** Source names are paths such as `knowledge/help-center/refunds.md`: printable text, no surrounding spaces. */
 export const SOURCE_MAX_CHARS = 512;
-export const TITLE_MAX_CHARS = 200;
+export const TITLE_MAX_CHARS = DOCUMENT_TITLE_MAX_CHARS;
 
 /** The `{source}` of /api/v1/knowledge/sources/{source} (URL-encoded in the path: `/` as `%2F`). */
 export const knowledgeSourceSchema = z
@@ -32,19 +33,49 @@ export const articleContentSchema = z
   .refine((c) => c.trim().length > 0, 'content must not be empty')
   .refine((c) => !c.includes('\u0000') && c.isWellFormed(), 'content must be text: no NUL characters or broken unicode');
 
-/** PUT /api/v1/knowledge/sources/{source} as JSON. */
-export const knowledgeArticleSchema = z.strictObject({
-  title: z
-    .string({ error: 'title must be a string' })
-    .trim()
-    .min(1, 'title must not be empty')
-    .max(TITLE_MAX_CHARS, `title must be at most ${TITLE_MAX_CHARS} characters`)
-    .regex(/^[^\p{Cc}]*$/u, 'title must not contain control characters')
-    .optional()
-    .meta({ description: "Defaults to the markdown's first `# ` heading, else the source's file name." }),
-  content: articleContentSchema,
-  format: z.enum(['markdown', 'text'], { error: 'format must be "markdown" or "text"' }).default('markdown'),
+/** Where a document came from: an absolute http(s) URL, which citations link to. */
+export const documentUrlSchema = z
+  .string({ error: 'url must be a string' })
+  .max(2048, 'url must be at most 2048 characters')
+  .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'url must be an absolute http or https URL')
+  .meta({ example: 'https://help.example.com/hc/articles/refunds' });
+
+/** PUT /api/v1/knowledge/sources/{source}?url= for a body that is not JSON: where the document came from. */
+export const knowledgePutQuerySchema = z.object({
+  url: documentUrlSchema.optional().meta({ description: "Where the document came from (not for JSON bodies, which carry `url`); each answer's source links to it." }),
 });
+
+/** PUT /api/v1/knowledge/sources/{source} as JSON: `content`, or `parts` (a PDF's pages, each chunked apart and cited with its page). */
+export const knowledgeArticleSchema = z
+  .strictObject({
+    title: z
+      .string({ error: 'title must be a string' })
+      .trim()
+      .min(1, 'title must not be empty')
+      .max(TITLE_MAX_CHARS, `title must be at most ${TITLE_MAX_CHARS} characters`)
+      .regex(/^[^\p{Cc}]*$/u, 'title must not contain control characters')
+      .optional()
+      .meta({ description: "Defaults to the markdown's first `# ` heading, else the source's file name." }),
+    content: articleContentSchema.optional(),
+    parts: z
+      .array(
+        z.strictObject({
+          content: articleContentSchema,
+          page: z.int('page must be a whole number').min(1, 'page must be at least 1').optional(),
+        }),
+        { error: 'parts must be an array' },
+      )
+      .min(1, 'parts must not be empty')
+      .max(10_000, 'parts must have at most 10000 items')
+      .optional()
+      .meta({ description: 'The document in parts (a PDF: one per page, with its `page`), instead of `content`.' }),
+    format: z.enum(['markdown', 'text'], { error: 'format must be "markdown" or "text"' }).default('markdown'),
+    url: documentUrlSchema.optional().meta({ description: "Where the document came from; each answer's source links to it." }),
+  })
+  .refine((a) => (a.content === undefined) !== (a.parts === undefined), {
+    error: 'send either content or parts (exactly one)',
+    path: ['content'],
+  });
 
 /** GET /api/v1/knowledge/insights?days=&limit= */
 export const knowledgeInsightsQuerySchema = z.object({

@@ -1,6 +1,7 @@
 import cors from 'cors';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Logger as RateLimitLogger } from 'express-rate-limit';
+import { loggedPath, logWhenAnswered } from '../observability/http';
 import type { Logger } from '../observability/logger';
 import { DatabaseRateLimitStore, RateLimitStoreError, type RateLimitCounters } from '../store/rate-limit-store';
 
@@ -40,7 +41,7 @@ export function widgetCors(allowedOrigins: string[]): RequestHandler {
 export function chatRateLimits(
   settings: RateLimitSettings,
   logger: Logger,
-  provesSession: (req: Request, sessionId: string) => boolean,
+  provesSession: (req: Request, sessionId: string) => Promise<boolean>,
   counters?: RateLimitCounters,
 ): RequestHandler[] {
   const common = {
@@ -65,9 +66,10 @@ export function chatRateLimits(
       // counted per client, never against the session, so it cannot lock the owner out.
       // A request without a session id, or naming one it cannot prove (a new one), is
       // under the per-client limit alone.
-      skip: (req) => {
+      skip: async (req) => {
         const sessionId = sessionIdOf(req);
-        return sessionId === null || !provesSession(req, sessionId);
+        // A token that cannot be checked now (the database is down) proves nothing; the request fails on its own.
+        return sessionId === null || !(await provesSession(req, sessionId).catch(() => false));
       },
     }),
   ];
@@ -113,8 +115,8 @@ export interface AuthFailureSettings {
  * is refused with 429 once its client has presented `perClient` wrong keys in the
  * window, before its key is even checked, so a client over the limit learns
  * nothing, not even with the right key. Each wrong key is counted per client
- * address in the database and logged as a security event (the address and path,
- * never the key). Requests without a key pass untouched; the routes decide what
+ * address in the database and logged as a security event (the address and the
+ * route's pattern, never the key or the path's ids). Requests without a key pass untouched; the routes decide what
  * a wrong key means (401 on the agent endpoints, a public caller on chat). Should
  * the database fail, the request goes on uncounted, as with the other limits.
  */
@@ -129,9 +131,12 @@ export function agentKeyFailureLimit(settings: AuthFailureSettings, logger: Logg
       }
       if (settings.isAgent(req)) return next();
       const { hits } = await settings.counters.hit(key, settings.windowMs);
-      logger.warn(
-        { security_event: 'agent_key_rejected', client: req.ip, method: req.method, path: pathOf(req), failures: hits, limit: settings.perClient },
-        'A wrong agent key was presented',
+      // Logged once answered, when the route is known: the path itself may hold a customer or session id.
+      logWhenAnswered(req, res, () =>
+        logger.warn(
+          { security_event: 'agent_key_rejected', client: req.ip, method: req.method, path: loggedPath(req), failures: hits, limit: settings.perClient },
+          'A wrong agent key was presented',
+        ),
       );
     } catch (error) {
       logger.warn({ err: error }, 'Wrong agent keys not counted for this request: the database could not count them');
@@ -142,14 +147,9 @@ export function agentKeyFailureLimit(settings: AuthFailureSettings, logger: Logg
 
 function refuseGuessing(req: Request, res: Parameters<RequestHandler>[1], settings: AuthFailureSettings, logger: Logger): void {
   const seconds = Math.ceil(settings.windowMs / 1000);
-  logger.warn({ security_event: 'agent_key_guessing_blocked', client: req.ip, method: req.method, path: pathOf(req) }, 'Refused a keyed request: too many wrong agent keys from this client');
+  logger.warn({ security_event: 'agent_key_guessing_blocked', client: req.ip, method: req.method, path: loggedPath(req) }, 'Refused a keyed request: too many wrong agent keys from this client');
   res
     .status(429)
     .set('Retry-After', String(seconds))
     .json({ error: { code: 'too_many_failed_keys', message: `Too many wrong agent keys from this address. Try again in up to ${seconds} s.` } });
-}
-
-/** The path as the client sent it, without the query (req.path is relative to the mount point). */
-function pathOf(req: Request): string {
-  return req.originalUrl.split('?')[0]!;
 }

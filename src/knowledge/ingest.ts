@@ -4,12 +4,7 @@ import type { DocumentChunk, KnowledgeStore } from '../store/types';
 import { chunkDocument, markdownTitle, sha256 } from './chunking';
 import { EmbeddingUnavailableError } from '../errors';
 import { assertDimensions, type Embedder } from './embeddings';
-
-const INGESTIBLE = new Map<string, 'markdown' | 'text'>([
-  ['.md', 'markdown'],
-  ['.markdown', 'markdown'],
-  ['.txt', 'text'],
-]);
+import { convertDocument, DOCUMENT_EXTENSIONS, DocumentSkipped, formatOf, type DocumentFormat, type DocumentPart, type SkipReason } from './sources/convert';
 
 /** One file found for ingestion and the stable name its chunks are stored under. */
 export interface SourceFile {
@@ -19,13 +14,22 @@ export interface SourceFile {
 
 export type IngestOutcome = 'unchanged' | 'added' | 'updated';
 
+/** A file that was not stored, and why (its reason and a sentence for people). */
+export interface SkippedDocument {
+  source: string;
+  reason: SkipReason;
+  message: string;
+}
+
 export interface IngestProgress {
   index: number;
   total: number;
   source: string;
-  outcome: IngestOutcome;
+  outcome: IngestOutcome | 'skipped';
   chunks: number;
   embedded: number;
+  /** Why, when the outcome is `skipped`. */
+  skipped?: SkippedDocument;
 }
 
 export interface IngestSummary {
@@ -33,12 +37,16 @@ export interface IngestSummary {
   unchanged: number;
   added: number;
   updated: number;
+  /** Files not stored (no text layer, empty, unreadable), listed in skippedFiles. */
+  skipped: number;
+  skippedFiles: SkippedDocument[];
   chunks: number;
   embedded: number;
 }
 
 /**
- * Finds the markdown and text files under the given paths. A file's source name is
+ * Finds the documents under the given paths: markdown and text, HTML, PDF and Word
+ * (`.md`, `.markdown`, `.txt`, `.html`, `.htm`, `.pdf`, `.docx`). A file's source name is
  * its path relative to the working directory (`knowledge/help-center/refunds.md`),
  * so a file reached through its folder or named directly is the same source.
  */
@@ -53,7 +61,7 @@ export async function findSourceFiles(paths: string[], cwd = process.cwd()): Pro
     const stat = await fs.stat(absolute).catch(() => null);
     if (!stat) throw new Error(`No such file or folder: ${given}`);
     if (stat.isFile()) {
-      if (!isIngestible(absolute)) throw new Error(`Not a markdown or text file: ${given}`);
+      if (!isIngestible(absolute)) throw new Error(`Not a document the knowledge base takes (${DOCUMENT_EXTENSIONS.join(', ')}): ${given}`);
       add(absolute);
       continue;
     }
@@ -69,22 +77,45 @@ function isIngestible(file: string): boolean {
   return formatOfFile(file) !== undefined;
 }
 
-/** Markdown or plain text, by file name (`.md`, `.markdown`, `.txt`); undefined for anything else. */
-export function formatOfFile(file: string): 'markdown' | 'text' | undefined {
-  return INGESTIBLE.get(path.extname(file).toLowerCase());
+/** A document's format by its file name (see DOCUMENT_EXTENSIONS); undefined for anything else. */
+export function formatOfFile(file: string): DocumentFormat | undefined {
+  return formatOf(null, file) ?? undefined;
+}
+
+/**
+ * A found file read and converted for ingestDocument: markdown and text as they are, HTML,
+ * PDF (a part per page) and DOCX converted to Markdown. Throws DocumentSkipped (with its
+ * reason) for a file that has nothing to store or cannot be read.
+ */
+export async function readSourceFile(file: SourceFile): Promise<DocumentToIngest> {
+  const format = formatOfFile(file.file);
+  if (!format) throw new DocumentSkipped('unsupported_type', `Not a document the knowledge base takes: ${file.source}`);
+  if (format === 'markdown' || format === 'text') {
+    // As before HTML and PDF came: read leniently, chunked whatever it holds.
+    return { source: file.source, text: await fs.readFile(file.file, 'utf8'), format };
+  }
+  const converted = await convertDocument(new Uint8Array(await fs.readFile(file.file)), format);
+  return { source: file.source, title: converted.title, format: converted.format, parts: converted.parts };
 }
 
 /** What ingesting reads and writes of a knowledge store. */
 export type KnowledgeWriter = Pick<KnowledgeStore, 'listSourceChunks' | 'findEmbeddingsByHash' | 'replaceSourceChunks'>;
 
-/** One document's text and the source name its chunks are stored under. */
-export interface DocumentToIngest {
+/**
+ * One document and the source name its chunks are stored under: its whole `text`, or its
+ * `parts` (a PDF's pages, as convertDocument gives them), which are chunked apart so a chunk
+ * never spans two pages and remembers its `page`. `url` (where it came from) goes into every
+ * chunk's metadata, so a citation can link to it.
+ */
+export type DocumentToIngest = {
   source: string;
-  text: string;
+  /** How the text is written (markdown is chunked on its headings first). */
   format: 'markdown' | 'text';
-  /** Defaults to the markdown's first `# ` heading, else the source's file name without extension. */
-  title?: string;
-}
+  /** Defaults to the markdown's first `# ` heading, else the source's last path segment without extension. */
+  title?: string | null;
+  /** The http(s) address the document came from (a page's canonical URL, a PDF's link). */
+  url?: string;
+} & ({ text: string; parts?: never } | { parts: DocumentPart[]; text?: never });
 
 export interface DocumentIngestResult {
   outcome: IngestOutcome;
@@ -93,23 +124,44 @@ export interface DocumentIngestResult {
   embedded: number;
 }
 
-/** A document's title and chunks as they would be stored, each with the hash of what is embedded. */
+/** A document's title and chunks as they would be stored, each with the hash of what is embedded and where it points. */
 export interface DocumentPlan {
   title: string;
-  chunks: { chunkIndex: number; content: string; embeddingInput: string; contentHash: string }[];
+  chunks: { chunkIndex: number; content: string; embeddingInput: string; contentHash: string; page?: number }[];
 }
 
 /** How ingestDocument chunks a document, without embedding or storing anything (a dry run compares it). */
 export async function planDocument(doc: DocumentToIngest): Promise<DocumentPlan> {
-  const { source, text, format } = doc;
-  const title = doc.title ?? ((format === 'markdown' && markdownTitle(text)) || path.basename(source, path.extname(source)));
-  // The title goes into the embedded text so a chunk deep in a document still carries
-  // its topic; the hash covers exactly what is embedded, so a new title re-embeds too.
-  const chunks = (await chunkDocument(text, format)).map((c) => {
-    const embeddingInput = `${title}\n\n${c.content}`;
-    return { ...c, embeddingInput, contentHash: sha256(embeddingInput) };
-  });
+  const { source, format, url } = doc;
+  const parts: DocumentPart[] = doc.parts ?? [{ markdown: doc.text }];
+  const title =
+    doc.title || (format === 'markdown' && parts.length > 0 && markdownTitle(parts[0]!.markdown)) || fallbackTitle(source);
+  const chunks: DocumentPlan['chunks'] = [];
+  for (const part of parts) {
+    // Each part on its own: a chunk never spans two pages of a PDF.
+    for (const c of await chunkDocument(part.markdown, format)) {
+      // The title goes into the embedded text so a chunk deep in a document still carries its
+      // topic; the hash covers what is embedded, so a new title re-embeds too, and where the
+      // chunk points (url, page), so a moved page is stored again (text without either hashes
+      // as it always did).
+      const embeddingInput = `${title}\n\n${c.content}`;
+      const location = url !== undefined || part.page !== undefined ? `\u0000${JSON.stringify({ url, page: part.page })}` : '';
+      chunks.push({
+        chunkIndex: chunks.length,
+        content: c.content,
+        embeddingInput,
+        contentHash: sha256(embeddingInput + location),
+        ...(part.page !== undefined && { page: part.page }),
+      });
+    }
+  }
   return { title, chunks };
+}
+
+/** A source's last path segment without its extension: `refunds` for `knowledge/refunds.md` or `https://help.example.com/refunds/`. */
+function fallbackTitle(source: string): string {
+  const segment = source.replace(/[?#].*$/s, '').replace(/\/+$/, '').split('/').pop() || source;
+  return path.basename(segment, path.extname(segment)) || segment;
 }
 
 /** A whole source's hash, as the knowledge_sources() SQL function computes it: sha256 over its chunks' hashes in order, joined by commas. */
@@ -125,7 +177,7 @@ export function sourceContentHash(chunkHashes: string[]): string {
  * EmbeddingUnavailableError, with nothing written, when the embedder fails.
  */
 export async function ingestDocument(doc: DocumentToIngest, store: KnowledgeWriter, embedder: Embedder): Promise<DocumentIngestResult> {
-  const { source, format } = doc;
+  const { source, format, url } = doc;
   const { title, chunks } = await planDocument(doc);
 
   const stored = await store.listSourceChunks(source);
@@ -161,7 +213,7 @@ export async function ingestDocument(doc: DocumentToIngest, store: KnowledgeWrit
     chunkIndex: c.chunkIndex,
     content: c.content,
     contentHash: c.contentHash,
-    metadata: { format },
+    metadata: { format, ...(url !== undefined && { url }), ...(c.page !== undefined && { page: c.page }) },
     embedding: known.get(c.contentHash)!,
     embeddingModel: embedder.model,
   }));
@@ -169,18 +221,33 @@ export async function ingestDocument(doc: DocumentToIngest, store: KnowledgeWrit
   return { outcome: stored.length === 0 ? 'added' : 'updated', title, chunks: chunks.length, embedded: missing.length };
 }
 
-/** Ingests files one by one with ingestDocument, reporting each. */
+/**
+ * Ingests files one by one with readSourceFile and ingestDocument, reporting each. A file
+ * with nothing to store (a PDF without a text layer, an empty page) or that cannot be read
+ * (an encrypted PDF) is skipped, with why, and the others go on.
+ */
 export async function ingestFiles(
   files: SourceFile[],
   store: KnowledgeWriter,
   embedder: Embedder,
   onProgress: (progress: IngestProgress) => void = () => {},
 ): Promise<IngestSummary> {
-  const summary: IngestSummary = { files: files.length, unchanged: 0, added: 0, updated: 0, chunks: 0, embedded: 0 };
+  const summary: IngestSummary = { files: files.length, unchanged: 0, added: 0, updated: 0, skipped: 0, skippedFiles: [], chunks: 0, embedded: 0 };
 
-  for (const [i, { file, source }] of files.entries()) {
-    const text = await fs.readFile(file, 'utf8');
-    const { outcome, chunks, embedded } = await ingestDocument({ source, text, format: formatOfFile(file)! }, store, embedder);
+  for (const [i, file] of files.entries()) {
+    const { source } = file;
+    let doc: DocumentToIngest;
+    try {
+      doc = await readSourceFile(file);
+    } catch (error) {
+      if (!(error instanceof DocumentSkipped)) throw error;
+      const skipped = { source, reason: error.reason, message: error.message };
+      summary.skipped += 1;
+      summary.skippedFiles.push(skipped);
+      onProgress({ index: i + 1, total: files.length, source, outcome: 'skipped', chunks: 0, embedded: 0, skipped });
+      continue;
+    }
+    const { outcome, chunks, embedded } = await ingestDocument(doc, store, embedder);
     summary[outcome] += 1;
     summary.chunks += chunks;
     summary.embedded += embedded;

@@ -8,9 +8,14 @@ import type { StoredMessage } from '../store/types';
  * How a table that holds customer data is covered by erasure: its rows are erased
  * (with the kind they are counted under in the erasure's answer, and the columns
  * that tie a row to a session or a customer), or kept, with the reason.
+ *
+ * `by[0]` is the key erasure finds every row by: every row has it (not null, not
+ * computed from other columns), and the coverage test fails otherwise. `agedBy`
+ * marks a table whose rows can exist without a stored conversation (written before
+ * the turn's answer, which may never come): the column retention ages them by.
  */
 export type TableCoverage =
-  | { erased: ErasedKind | 'with its conversation'; by: string[] }
+  | { erased: ErasedKind | 'with its conversation'; by: [string, ...string[]]; agedBy?: string }
   | { kept: string };
 
 /** The kinds an erasure counts, as its answer and audit record name them. */
@@ -30,21 +35,27 @@ export type ErasureCounts = Record<ErasedKind, number>;
 
 /**
  * Every table that holds a customer's data, and how erasure covers it. The one
- * place that knows them: the SQL function erase_sessions_core (migration
- * 20261125000100_customer_data_erasure) erases the `erased` ones, and
- * tests/integration/customer-data-erasure.test.ts reads the schema and fails on a
- * table with a session or customer column that is not listed here, and on a listed
- * one whose rows survive an erasure. A new table is added here and to that function.
+ * place that knows them: the SQL function erase_sessions_core (migrations
+ * 20261125000100_customer_data_erasure, 20261126000201) erases the `erased` ones,
+ * unstored_sessions_older_than (20261126000202) finds the `agedBy` ones for
+ * retention, and tests/integration/customer-data-coverage.test.ts reads the schema
+ * and fails on a table with a session or customer column that is not listed here,
+ * on a listed one whose key can be missing from a row, on one that can hold rows
+ * without a conversation and is not `agedBy`, and on a listed one whose rows survive
+ * an erasure. A new table is added here and to those functions.
  */
 export const CUSTOMER_DATA_TABLES: Readonly<Record<string, TableCoverage>> = {
   chat_sessions: { erased: 'conversations', by: ['session_id', 'user_id'] },
   chat_messages: { erased: 'messages', by: ['session_id'] },
   conversation_summaries: { erased: 'memory', by: ['session_id', 'user_id'] },
   answer_feedback: { erased: 'feedback', by: ['session_id'] },
-  idempotency_keys: { erased: 'idempotency_records', by: ['session_id'] },
-  session_customers: { erased: 'bindings', by: ['session_id', 'customer_id'] },
-  session_order_proofs: { erased: 'order_proofs', by: ['session_id'] },
+  // Claimed before the answer (for the session the request runs in), completed with the turn or a queued message.
+  idempotency_keys: { erased: 'idempotency_records', by: ['session_id'], agedBy: 'created_at' },
+  // Bound at the start of a turn, proven during a tool call: both before the answer is stored.
+  session_customers: { erased: 'bindings', by: ['session_id', 'customer_id'], agedBy: 'bound_at' },
+  session_order_proofs: { erased: 'order_proofs', by: ['session_id'], agedBy: 'proven_at' },
   // Keyed 'chat-session:<id>' and 'order-proof-session:<id>'; counters per client address name no customer.
+  // Counted before the answer too, but they expire with their window (minutes), so retention need not age them.
   rate_limit_counters: { erased: 'rate_limit_counters', by: ['key'] },
   customer_profiles: {
     kept: "The shop's own customer record (sample commerce data standing in for the shop's backend, which the agent only reads): exported, erased in the shop's system, not here.",
@@ -81,9 +92,14 @@ export type RetentionBatch =
   | { outcome: 'erased'; result: ErasureResult }
   | { outcome: 'done' }
   | { outcome: 'busy' }
-  | { outcome: 'counted'; conversations: number; messages: number };
+  | { outcome: 'counted'; conversations: number; messages: number; unstoredSessions: number };
 
-/** A conversation as an export shows it. */
+/** A customer erasure's result, with how many labelled, unverified conversations there were (erased only when asked for). */
+export interface CustomerErasureResult extends ErasureResult {
+  labelledConversations: number;
+}
+
+/** A conversation as an export shows it, with its feedback and the orders proved in it. */
 export interface ExportSession {
   sessionId: string;
   userId: string | null;
@@ -97,12 +113,33 @@ export interface ExportSession {
   memoryStrategy: unknown;
   createdAt: Date;
   updatedAt: Date;
+  feedback: Array<{ message_id: string; rating: string; comment: string | null; created_at: string; updated_at: string }>;
+  orderProofs: Array<{ order_id: string; proven_at: string }>;
+}
+
+/** Where a keyset page ended: the row's sort key (a timestamp as Postgres wrote it, microseconds kept) and its id. */
+export interface PageCursor {
+  key: string;
+  id: string;
+}
+
+/** One page of an export's part; `next` is null on the last page. */
+export interface Page<T> {
+  items: T[];
+  next: PageCursor | null;
 }
 
 // Migration 20261125000100_customer_data_erasure (and the read functions it builds on).
 const FN = {
   eraseConversation: sqlFunction('erase_conversation', { p_session_id: 'text', p_actor: 'text', p_customer_pseudonym: 'text', p_langfuse: 'boolean' }),
-  eraseCustomer: sqlFunction('erase_customer', { p_customer_id: 'text', p_actor: 'text', p_customer_pseudonym: 'text', p_langfuse: 'boolean' }),
+  // Migration 20261126000300_customer_ownership.
+  eraseCustomer: sqlFunction('erase_customer', {
+    p_customer_id: 'text',
+    p_actor: 'text',
+    p_customer_pseudonym: 'text',
+    p_langfuse: 'boolean',
+    p_include_labelled: 'boolean',
+  }),
   eraseExpired: sqlFunction('erase_expired_conversations', {
     p_older_than_seconds: 'double precision',
     p_batch_size: 'integer',
@@ -114,12 +151,17 @@ const FN = {
   pendingTraces: sqlFunction('pending_trace_deletions', { p_limit: 'integer' }),
   recordTraceDeletion: sqlFunction('record_trace_deletion', { p_erasure_id: 'integer', p_deleted: 'boolean', p_error: 'text' }),
   sessionIds: sqlFunction('customer_session_ids', { p_customer_id: 'text' }),
-  session: sqlFunction('get_session', { p_session_id: 'text' }),
-  events: sqlFunction('session_events_after', { p_session_id: 'text', p_after_seq: 'integer', p_limit: 'integer' }),
-  feedback: sqlFunction('session_feedback', { p_session_id: 'text' }),
-  proofs: sqlFunction('session_order_proof_list', { p_session_id: 'text' }),
-  memory: sqlFunction('customer_memory', { p_customer_id: 'text' }),
-  orders: sqlFunction('customer_orders', { p_customer_id: 'text' }),
+  labelledSessionIds: sqlFunction('customer_labelled_session_ids', { p_customer_id: 'text' }),
+  sessionsPage: sqlFunction('customer_sessions_page', {
+    p_customer_id: 'text',
+    p_labelled: 'boolean',
+    p_after_key: 'text',
+    p_after_session_id: 'text',
+    p_limit: 'integer',
+  }),
+  memoryPage: sqlFunction('customer_memory_page', { p_customer_id: 'text', p_after_key: 'text', p_after_session_id: 'text', p_limit: 'integer' }),
+  ordersPage: sqlFunction('customer_orders_page', { p_customer_id: 'text', p_after_key: 'text', p_after_order_id: 'text', p_limit: 'integer' }),
+  sessionsMessages: sqlFunction('sessions_messages_page', { p_session_ids: 'text[]', p_after_index: 'integer', p_after_seq: 'integer', p_limit: 'integer' }),
   profile: sqlFunction('find_customer', { p_user_id: 'text' }),
 } as const;
 
@@ -141,7 +183,11 @@ export class CustomerDataStore {
     this.fn = isSqlFunctionCaller(target) ? target : sqlFunctionCaller(target);
   }
 
-  /** Erases one conversation and records the erasure; null when there is no such conversation. */
+  /**
+   * Erases one session and records the erasure: its conversation, and every row
+   * under its id even when no conversation was stored (a turn that failed after
+   * binding the customer or recording an order proof). Null when the id has nothing.
+   */
   async eraseConversation(sessionId: string, actor: 'agent' | 'customer', customerPseudonym: string | null, langfuse: boolean): Promise<ErasureResult | null> {
     const [row] = await this.fn.rows<ErasureRow & { existed: boolean }>(FN.eraseConversation, {
       p_session_id: sessionId,
@@ -152,15 +198,21 @@ export class CustomerDataStore {
     return row?.existed ? toResult(row) : null;
   }
 
-  /** Erases everything of a customer (zeros when nothing is stored) and records the erasure. */
-  async eraseCustomer(customerId: string, customerPseudonym: string, langfuse: boolean): Promise<ErasureResult> {
-    const [row] = await this.fn.rows<ErasureRow>(FN.eraseCustomer, {
+  /**
+   * Erases a customer's verified conversations (bound to them by a customer token)
+   * and the memory filed under them, and records the erasure (zeros when nothing is
+   * stored). Conversations that only carry their id as a label go too when
+   * `includeLabelled`; `labelledConversations` says how many there were either way.
+   */
+  async eraseCustomer(customerId: string, customerPseudonym: string, langfuse: boolean, includeLabelled: boolean): Promise<CustomerErasureResult> {
+    const [row] = await this.fn.rows<ErasureRow & { labelled_conversations: number }>(FN.eraseCustomer, {
       p_customer_id: customerId,
       p_actor: 'agent',
       p_customer_pseudonym: customerPseudonym,
       p_langfuse: langfuse,
+      p_include_labelled: includeLabelled,
     });
-    return toResult(row!);
+    return { ...toResult(row!), labelledConversations: Number(row!.labelled_conversations) };
   }
 
   /** One retention batch (see erase_expired_conversations). */
@@ -175,8 +227,13 @@ export class CustomerDataStore {
       case 'erased':
         return { outcome: 'erased', result: toResult(row) };
       case 'counted': {
-        const counts = parseJsonColumn(row.counts) as unknown as { conversations: number; messages: number };
-        return { outcome: 'counted', conversations: Number(counts.conversations), messages: Number(counts.messages) };
+        const counts = parseJsonColumn(row.counts) as unknown as { conversations: number; messages: number; unstored_sessions?: number };
+        return {
+          outcome: 'counted',
+          conversations: Number(counts.conversations),
+          messages: Number(counts.messages),
+          unstoredSessions: Number(counts.unstored_sessions ?? 0),
+        };
       }
       case 'busy':
         return { outcome: 'busy' };
@@ -231,84 +288,124 @@ export class CustomerDataStore {
     await this.fn.value<boolean>(FN.recordTraceDeletion, { p_erasure_id: erasureId, p_deleted: deleted, p_error: error });
   }
 
-  /** The customer's conversations' ids, oldest first (filed under their id, or bound to them). */
+  /** The ids of the customer's verified conversations (bound to them by a customer token), in the order they were bound. */
   async customerSessionIds(customerId: string): Promise<string[]> {
     const rows = await this.fn.rows<{ session_id: string }>(FN.sessionIds, { p_customer_id: customerId });
     return rows.map((r) => r.session_id);
   }
 
-  async exportSession(sessionId: string): Promise<ExportSession | null> {
-    const [r] = await this.fn.rows<Record<string, unknown>>(FN.session, { p_session_id: sessionId });
-    if (!r) return null;
-    return {
-      sessionId: r['session_id'] as string,
-      userId: (r['user_id'] as string | null) ?? null,
-      agentType: r['agent_type'] as string,
-      title: (r['title'] as string | null) ?? null,
-      summary: (r['summary'] as string | null) ?? null,
-      summarizedThroughSeq: r['summarized_through_seq'] === null ? null : Number(r['summarized_through_seq']),
-      handler: (r['handler'] as string | undefined) ?? 'bot',
-      agentName: (r['agent_name'] as string | null) ?? null,
-      escalated: r['escalated'] === true,
-      memoryStrategy: parseJsonColumn(r['memory_strategy'] as unknown) ?? null,
-      createdAt: new Date(r['created_at'] as string),
-      updatedAt: new Date(r['updated_at'] as string),
-    };
+  /** The ids of the conversations that carry the customer's id only as an unverified label (bound to nobody), oldest first. */
+  async labelledSessionIds(customerId: string): Promise<string[]> {
+    const rows = await this.fn.rows<{ session_id: string }>(FN.labelledSessionIds, { p_customer_id: customerId });
+    return rows.map((r) => r.session_id);
   }
 
-  /** Every message of a session after `afterSeq` (all roles), oldest first, at most `limit`. */
-  async messagesAfter(sessionId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
-    const rows = await this.fn.rows<MessageRow>(FN.events, { p_session_id: sessionId, p_after_seq: afterSeq, p_limit: limit });
-    return rows.map(toStoredMessage);
+  /**
+   * One page of the customer's conversations with their feedback and the orders
+   * proved in them: the verified ones in the order they were bound, or (`labelled`)
+   * those that only carry the id as a label, oldest first. Pass the last page's
+   * `next` as `after`.
+   */
+  async sessionsPage(customerId: string, labelled: boolean, after: PageCursor | null, limit: number): Promise<Page<ExportSession>> {
+    const rows = await this.fn.rows<{ page_key: string; session: Record<string, unknown> | string; feedback: unknown; order_proofs: unknown }>(FN.sessionsPage, {
+      p_customer_id: customerId,
+      p_labelled: labelled,
+      p_after_key: after?.key ?? null,
+      p_after_session_id: after?.id ?? null,
+      p_limit: limit,
+    });
+    const items = rows.map((r) => toExportSession(parseJsonColumn(r.session), parseJsonColumn(r.feedback), parseJsonColumn(r.order_proofs)));
+    return { items, next: pageEnd(rows.at(-1)?.page_key, items.at(-1)?.sessionId, rows.length, limit) };
   }
 
-  async sessionFeedback(sessionId: string): Promise<Array<Record<string, unknown>>> {
-    const rows = await this.fn.rows<Record<string, unknown>>(FN.feedback, { p_session_id: sessionId });
-    return rows.map((r) => ({
-      message_id: r['message_id'],
-      rating: r['rating'],
-      comment: r['comment'] ?? null,
-      created_at: isoOf(r['created_at']),
-      updated_at: isoOf(r['updated_at']),
-    }));
-  }
-
-  async sessionOrderProofs(sessionId: string): Promise<Array<{ order_id: string; proven_at: string }>> {
-    const rows = await this.fn.rows<{ order_id: string; proven_at: Date | string }>(FN.proofs, { p_session_id: sessionId });
-    return rows.map((r) => ({ order_id: r.order_id, proven_at: isoOf(r.proven_at) }));
-  }
-
-  /** Cross-session memory filed under the customer or made from their conversations. */
-  async customerMemory(customerId: string): Promise<Array<Record<string, unknown>>> {
-    const rows = await this.fn.rows<Record<string, unknown>>(FN.memory, { p_customer_id: customerId });
-    return rows.map((r) => ({
+  /** One page of the customer's cross-session memory (filed under them or made from their conversations), oldest first. */
+  async memoryPage(customerId: string, after: PageCursor | null, limit: number): Promise<Page<Record<string, unknown>>> {
+    const rows = await this.fn.rows<Record<string, unknown> & { page_key: string; session_id: string }>(FN.memoryPage, {
+      p_customer_id: customerId,
+      p_after_key: after?.key ?? null,
+      p_after_session_id: after?.id ?? null,
+      p_limit: limit,
+    });
+    const items = rows.map((r) => ({
       session_id: r['session_id'],
       summary: r['summary'],
       summarized_through_seq: Number(r['summarized_through_seq']),
       created_at: isoOf(r['created_at']),
       updated_at: isoOf(r['updated_at']),
     }));
+    return { items, next: pageEnd(rows.at(-1)?.page_key, rows.at(-1)?.session_id, rows.length, limit) };
   }
 
-  /** What the sample commerce data holds: the profile (null when none) and the orders. */
-  async commerceData(customerId: string): Promise<{ profile: Record<string, unknown> | null; orders: Array<Record<string, unknown>> }> {
-    const [profiles, orders] = await Promise.all([
-      this.fn.rows<Record<string, unknown>>(FN.profile, { p_user_id: customerId.trim().toLowerCase() }),
-      this.fn.rows<Record<string, unknown>>(FN.orders, { p_customer_id: customerId }),
-    ]);
-    const profile = profiles[0];
-    return {
-      profile: profile
-        ? { ...profile, purchase_history: parseJsonColumn(profile['purchase_history'] as unknown), created_at: isoOf(profile['created_at']) }
-        : null,
-      orders: orders.map((o) => ({
-        ...o,
-        items: parseJsonColumn(o['items'] as unknown),
-        tracking_events: parseJsonColumn(o['tracking_events'] as unknown),
-        created_at: isoOf(o['created_at']),
-      })),
-    };
+  /** One page of the customer's orders in the sample commerce data (the shop's records), newest first. */
+  async ordersPage(customerId: string, after: PageCursor | null, limit: number): Promise<Page<Record<string, unknown>>> {
+    const rows = await this.fn.rows<Record<string, unknown> & { page_key: string; order_id: string }>(FN.ordersPage, {
+      p_customer_id: customerId,
+      p_after_key: after?.key ?? null,
+      p_after_order_id: after?.id ?? null,
+      p_limit: limit,
+    });
+    const items = rows.map(({ page_key: _key, ...o }) => ({
+      ...o,
+      items: parseJsonColumn(o['items'] as unknown),
+      tracking_events: parseJsonColumn(o['tracking_events'] as unknown),
+      created_at: isoOf(o['created_at']),
+    }));
+    return { items, next: pageEnd(rows.at(-1)?.page_key, rows.at(-1)?.order_id, rows.length, limit) };
   }
+
+  /** The customer's profile in the sample commerce data (the shop's record), or null. */
+  async commerceProfile(customerId: string): Promise<Record<string, unknown> | null> {
+    const [profile] = await this.fn.rows<Record<string, unknown>>(FN.profile, { p_user_id: customerId.trim().toLowerCase() });
+    return profile
+      ? { ...profile, purchase_history: parseJsonColumn(profile['purchase_history'] as unknown), created_at: isoOf(profile['created_at']) }
+      : null;
+  }
+
+  /**
+   * One page of the messages of several conversations, in the order of `sessionIds`
+   * and each oldest first (all roles): at most `limit`, after message `after.seq` of
+   * the `after.index`-th conversation (1-based). `index` says whose each message is.
+   */
+  async sessionsMessagesPage(sessionIds: string[], after: { index: number; seq: number } | null, limit: number): Promise<Array<{ index: number; message: StoredMessage }>> {
+    const rows = await this.fn.rows<{ session_index: number; message: MessageRow | string }>(FN.sessionsMessages, {
+      p_session_ids: sessionIds,
+      p_after_index: after?.index ?? null,
+      p_after_seq: after?.seq ?? null,
+      p_limit: limit,
+    });
+    return rows.map((r) => ({ index: Number(r.session_index), message: toStoredMessage(parseJsonColumn(r.message)) }));
+  }
+}
+
+/** The cursor after a page: null when the page was not full (nothing follows). */
+function pageEnd(key: string | undefined, id: string | undefined, rows: number, limit: number): PageCursor | null {
+  return rows >= limit && key !== undefined && id !== undefined ? { key, id } : null;
+}
+
+/** A row of customer_sessions_page: the session as JSON (timestamps as ISO text), its feedback and order proofs. */
+function toExportSession(r: Record<string, unknown>, feedback: unknown, orderProofs: unknown): ExportSession {
+  return {
+    sessionId: r['session_id'] as string,
+    userId: (r['user_id'] as string | null) ?? null,
+    agentType: r['agent_type'] as string,
+    title: (r['title'] as string | null) ?? null,
+    summary: (r['summary'] as string | null) ?? null,
+    summarizedThroughSeq: r['summarized_through_seq'] === null || r['summarized_through_seq'] === undefined ? null : Number(r['summarized_through_seq']),
+    handler: (r['handler'] as string | undefined) ?? 'bot',
+    agentName: (r['agent_name'] as string | null) ?? null,
+    escalated: r['escalated'] === true,
+    memoryStrategy: r['memory_strategy'] ?? null,
+    createdAt: new Date(r['created_at'] as string),
+    updatedAt: new Date(r['updated_at'] as string),
+    feedback: ((feedback as ExportSession['feedback'] | null) ?? []).map((f) => ({
+      message_id: f.message_id,
+      rating: f.rating,
+      comment: f.comment ?? null,
+      created_at: isoOf(f.created_at),
+      updated_at: isoOf(f.updated_at),
+    })),
+    orderProofs: ((orderProofs as ExportSession['orderProofs'] | null) ?? []).map((p) => ({ order_id: p.order_id, proven_at: isoOf(p.proven_at) })),
+  };
 }
 
 function isoOf(value: unknown): string {

@@ -42,13 +42,23 @@ export class ErasureService {
     return this.finish(result, { actor, scope: 'conversation', customer: pseudonym });
   }
 
-  /** Erases everything of a customer (zeros when nothing is stored); `sessionIds` are woken so their streams end. */
-  async eraseCustomer(customerId: string): Promise<ErasureOutcome> {
+  /**
+   * Erases everything of a customer (zeros when nothing is stored): the conversations
+   * bound to them by a customer token, and with `includeLabelled` also those that
+   * only carry their id as an unverified label. The erased conversations' streams
+   * are woken so they end. `labelledConversations`: how many labelled, unverified
+   * conversations there were (erased, or left when not asked for).
+   */
+  async eraseCustomer(customerId: string, options: { includeLabelled: boolean }): Promise<ErasureOutcome & { labelledConversations: number }> {
     const pseudonym = this.parts.pseudonyms.of(customerId);
-    const sessions = await this.parts.data.customerSessionIds(customerId).catch(() => [] as string[]);
-    const result = await this.parts.data.eraseCustomer(customerId, pseudonym, this.parts.traces.enabled);
-    for (const sessionId of sessions) this.parts.touch(sessionId);
-    return this.finish(result, { actor: 'agent', scope: 'customer', customer: pseudonym });
+    const sessions = await Promise.all([
+      this.parts.data.customerSessionIds(customerId),
+      options.includeLabelled ? this.parts.data.labelledSessionIds(customerId) : [],
+    ]).catch(() => [] as string[][]);
+    const result = await this.parts.data.eraseCustomer(customerId, pseudonym, this.parts.traces.enabled, options.includeLabelled);
+    for (const sessionId of sessions.flat()) this.parts.touch(sessionId);
+    const outcome = this.finish(result, { actor: 'agent', scope: 'customer', customer: pseudonym });
+    return { ...outcome, labelledConversations: result.labelledConversations };
   }
 
   /** Logs the erasure as an event (no content, no raw id) and starts deleting its traces. */

@@ -15,13 +15,17 @@ export interface SweepOutcome {
   dryRun: boolean;
   batches: number;
   counts: ErasureCounts;
+  /** Dry run: sessions never stored as a conversation whose rows (binding, order proofs, idempotency record) are older than the period. */
+  unstoredSessions?: number;
 }
 
 /**
  * One sweep: erases, batch after batch (each its own short transaction, see
  * erase_expired_conversations), every conversation whose last message is older
- * than the retention period, until none is left. With `dryRun` it only counts
- * (conversations and messages). `onBatch` hears of each batch (progress).
+ * than the retention period, and every session never stored as a conversation
+ * whose rows are older (a turn that failed after binding its customer or
+ * recording an order proof), until none is left. With `dryRun` it only counts
+ * (conversations, messages, sessions never stored). `onBatch` hears of each batch (progress).
  */
 export async function sweepExpiredConversations(
   parts: { data: CustomerDataStore; erasure: ErasureService; langfuse: boolean },
@@ -36,8 +40,9 @@ export async function sweepExpiredConversations(
     if (batch.outcome === 'counted') {
       totals.conversations = batch.conversations;
       totals.messages = batch.messages;
+      return { busy: false, dryRun: true, batches: 0, counts: totals, unstoredSessions: batch.unstoredSessions };
     }
-    return { busy: false, dryRun: true, batches: 0, counts: totals };
+    return { busy: false, dryRun: true, batches: 0, counts: totals, unstoredSessions: 0 };
   }
   let batches = 0;
   while (batches < (options.maxBatches ?? Number.POSITIVE_INFINITY)) {
@@ -87,7 +92,7 @@ export class RetentionSchedule {
       try {
         const outcome = await sweepExpiredConversations(this.parts, this.settings);
         if (outcome.busy) this.logger.info('Retention sweep skipped: another instance is sweeping');
-        else if (outcome.counts.conversations > 0) {
+        else if (outcome.batches > 0) {
           this.logger.info(
             { event: 'retention_sweep', batches: outcome.batches, counts: outcome.counts, retention_days: this.settings.retentionDays },
             `Retention sweep erased ${outcome.counts.conversations} conversation(s)`,

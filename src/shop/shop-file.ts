@@ -80,7 +80,7 @@ const wordsSchema = z.strictObject({
 const knowledgeSchema = z.strictObject({
   /** Folders of Markdown and text files, relative to the shop file; ingested when the knowledge base is empty. */
   folders: z.array(text(1000)).default([]),
-  /** Sites (a sitemap or a start page) for the knowledge sync, as KNOWLEDGE_SYNC_URLS would list them. */
+  /** Sites (a sitemap or a start page) the shop's help lives on, for the knowledge sync of sites (docs/knowledge.md); not yet synced by the service itself. */
   sites: z.array(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })).default([]),
 });
 

@@ -7,6 +7,8 @@ const FN = {
   proofMatches: sqlFunction('order_proof_matches', { p_order_id: 'text', p_email: 'text', p_postcode: 'text' }),
   recordProof: sqlFunction('record_order_proof', { p_session_id: 'text', p_order_id: 'text' }),
   proven: sqlFunction('order_proven_in_session', { p_session_id: 'text', p_order_id: 'text' }),
+  // Migration 20261126000204_session_token_nonce.
+  tokenNonce: sqlFunction('session_token_nonce', { p_session_id: 'text' }),
 } as const;
 
 /** Who a session belongs to, and which orders its visitor proved: kept in the database, so every instance agrees. */
@@ -34,5 +36,14 @@ export class IdentityStore {
 
   orderProvenInSession(sessionId: string, orderId: string): Promise<boolean> {
     return this.fn.value<boolean>(FN.proven, { p_session_id: sessionId, p_order_id: orderId });
+  }
+
+  /**
+   * The nonce the session's tokens are signed over (see SessionTokens): null for a
+   * conversation made before nonces existed, undefined when there is no such conversation.
+   */
+  async sessionTokenNonce(sessionId: string): Promise<string | null | undefined> {
+    const [row] = await this.fn.rows<{ token_nonce: string | null }>(FN.tokenNonce, { p_session_id: sessionId });
+    return row === undefined ? undefined : row.token_nonce;
   }
 }

@@ -1,7 +1,7 @@
 import type { SqlQueryable } from './database';
 
 /** The Postgres types the store's function arguments have. */
-export type ArgumentType = 'text' | 'integer' | 'double precision' | 'boolean' | 'jsonb' | 'uuid' | 'text[]' | 'vector';
+export type ArgumentType = 'text' | 'integer' | 'bigint' | 'double precision' | 'boolean' | 'jsonb' | 'uuid' | 'text[]' | 'vector';
 
 /**
  * A SQL function of the migrations, as the store calls it: its name and its

@@ -84,9 +84,11 @@ const FN = {
     p_after_session_id: 'text',
     p_limit: 'integer',
   }),
+  // Migration 20261126000200_idempotency_key_session.
   claimIdempotencyKey: sqlFunction('claim_idempotency_key', {
     p_key: 'text',
     p_request_hash: 'text',
+    p_session_id: 'text',
     p_ttl_seconds: 'integer',
     p_lease_seconds: 'integer',
   }),
@@ -327,7 +329,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
     };
   }
 
-  async claimIdempotencyKey(key: string, requestHash: string, options: { ttlSeconds: number; leaseSeconds: number }): Promise<IdempotencyClaim> {
+  async claimIdempotencyKey(key: string, requestHash: string, sessionId: string, options: { ttlSeconds: number; leaseSeconds: number }): Promise<IdempotencyClaim> {
     const [row] = await this.fn.rows<{
       outcome: IdempotencyClaim['outcome'];
       claim_token: string | null;
@@ -336,6 +338,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
     }>(FN.claimIdempotencyKey, {
       p_key: key,
       p_request_hash: requestHash,
+      p_session_id: sessionId,
       p_ttl_seconds: options.ttlSeconds,
       p_lease_seconds: options.leaseSeconds,
     });

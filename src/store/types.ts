@@ -313,11 +313,13 @@ export type IdempotencyClaim =
  */
 export interface IdempotencyStore {
   /**
-   * Claims `key` for a request whose body has digest `requestHash`. A key expires
+   * Claims `key` for a request whose body has digest `requestHash`, running in
+   * session `sessionId` (the record belongs to it: erasing the session erases it;
+   * completing the key records the session the turn was stored in). A key expires
    * `ttlSeconds` after it was first claimed; a claim not completed within
    * `leaseSeconds` may be taken over by a retry (its first holder then can no longer complete it).
    */
-  claimIdempotencyKey(key: string, requestHash: string, options: { ttlSeconds: number; leaseSeconds: number }): Promise<IdempotencyClaim>;
+  claimIdempotencyKey(key: string, requestHash: string, sessionId: string, options: { ttlSeconds: number; leaseSeconds: number }): Promise<IdempotencyClaim>;
 
   /** Gives the key up after a failed request, so a retry runs it. False when the claim was no longer held. */
   releaseIdempotencyKey(claim: IdempotencyClaimToken): Promise<boolean>;

@@ -3,11 +3,13 @@
  * (PGlite, offline model), driven by the keyboard only: an agent signs in, goes to
  * Knowledge, sees the most cited article and the question that found nothing,
  * searches and reads an article's chunks, uploads a markdown file (then replaces it),
- * and deletes it after confirming (Escape cancels first).
+ * and deletes it after confirming (Escape cancels first); then uploads a PDF and a Word
+ * file, and sees a scanned PDF refused with the reason.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { noTextPdf, policyDocx, threePagePdf } from '../support/documents';
 import { ARTIFACTS_DIR, closeTestPage, contrastRatio, launchBrowser, openTestPage, textColours, type TestPage } from '../support/browser';
 import { makeTempDir, startTestService, TEST_AGENT_KEY, type TestService } from '../support/test-service';
 
@@ -143,4 +145,39 @@ test('an agent manages the knowledge base with the keyboard alone', async () => 
   await page.locator('#transcript .entry').first().waitFor();
   expect(await page.locator('#knowledge').isVisible()).toBe(false);
   await expect(page.locator('#transcript').textContent()).resolves.toContain('telescopes');
+});
+
+test('an agent uploads a PDF manual and a Word file, and a scanned PDF is refused with the reason, storing nothing', async () => {
+  const files = {
+    manual: path.join(uploadDir, 'kettle-manual.pdf'),
+    policy: path.join(uploadDir, 'warranty-policy.docx'),
+    scan: path.join(uploadDir, 'scanned-invoice.pdf'),
+  };
+  await fs.writeFile(files.manual, await threePagePdf());
+  await fs.writeFile(files.policy, await policyDocx());
+  await fs.writeFile(files.scan, await noTextPdf());
+
+  await page.goto(`${service.baseURL}/review`);
+  await page.getByLabel('Agent key').fill(TEST_AGENT_KEY);
+  await page.getByLabel('Agent key').press('Enter');
+  await page.locator('#view-knowledge').click();
+  await articleButtons().first().waitFor();
+
+  const upload = async (file: string) => {
+    await page.locator('#upload-source').fill('');
+    await page.locator('#upload-file').setInputFiles(file);
+    await page.locator('#upload-form button[type="submit"]').click();
+    await page.waitForFunction(() => !/^Uploading/.test((globalThis as any).document.getElementById('upload-status').textContent));
+    return page.locator('#upload-status').textContent();
+  };
+
+  await expect(upload(files.manual)).resolves.toBe('Added “kettle-manual” (3 chunks).');
+  await page.waitForFunction(() => (globalThis as any).document.getElementById('chunks').textContent.includes('serial number'));
+  await expect(upload(files.policy)).resolves.toMatch(/^Added “Warranty policy” \(\d+ chunks?\)\.$/);
+  await page.waitForFunction(() => (globalThis as any).document.getElementById('chunks').textContent.includes('| Kettle | 2 years |'));
+
+  await expect(upload(files.scan)).resolves.toBe(
+    'The file was not uploaded: The PDF has no text layer (a scan?): there is no text to store. Nothing was stored.',
+  );
+  expect((await service.request('GET', `/api/v1/knowledge/sources/${encodeURIComponent('knowledge/uploads/scanned-invoice.pdf')}`)).status).toBe(404);
 });

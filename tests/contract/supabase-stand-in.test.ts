@@ -170,12 +170,13 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
       expect(row!.n).toBe(2);
       expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: 'ok', storage: 'supabase' });
       // Everything went through the API (start-up check, seeding, the stored titles search_knowledge_base's
-      // description names, rate limits, one answer, one replay).
+      // description names, rate limits, one answer, one replay, the session token's nonce).
       const called = standIn.requests.map((r) => r.path.split('/').at(-1));
       expect(new Set(called)).toEqual(
         new Set([
           'storage_ping', 'embedding_models', 'source_chunks', 'embeddings_by_hash', 'replace_source_chunks', 'rate_limit_hit',
           'get_session', 'claim_idempotency_key', 'hybrid_search', 'append_answer_turn', 'keep_service_secret', 'knowledge_sources',
+          'session_token_nonce',
         ]),
       );
       expect(called.filter((fn) => fn === 'append_answer_turn')).toHaveLength(1);

@@ -125,6 +125,14 @@ describe('an action built from the shop’s OpenAPI document', () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it('reads its OpenAPI document from a URL at start, through the guard', async () => {
+    const tools = await toolsOf({ openapi: `${api.baseURL}/openapi.yaml`, operations: ['getOrder'], bind: {} });
+    expect([...tools.keys()]).toEqual(['getOrder']);
+    expect(api.requests.map((r) => r.path)).toEqual(['/openapi.yaml']);
+    const problems = await problemsOf([{ openapi: `${api.baseURL}/openapi.yaml`, operations: ['getOrder'], bind: {}, allow_private_network: false }]);
+    expect(problems[0]).toMatch(/^actions\[0\]\.openapi: cannot read the OpenAPI document http:\/\/127\.0\.0\.1:\d+\/openapi\.yaml: .* a loopback or private address: refused unless allow_private_network is set$/);
+  });
+
   it('fills a bound property of a write’s JSON body from the verified customer', async () => {
     const tools = await toolsOf({ operations: ['cancelOrder'], allow_writes: ['cancelOrder'] });
     const cancel = tools.get('cancelOrder')!;
@@ -170,6 +178,16 @@ describe('an action built from the shop’s OpenAPI document', () => {
     expect(api.requests.map((r) => r.path)).toEqual(['/flaky', '/flaky']);
     expect(result).toBe("deliveryEstimate failed: the shop's system answered HTTP 503 (the system is failing), so nothing could be looked up.");
     expect(RETRY_WAIT_MS).toBeGreaterThan(0);
+  });
+
+  it('refuses a path parameter that would reach another path of the API (empty, "." or "..")', async () => {
+    const tools = await toolsOf({ bind: {}, operations: ['getOrder'] });
+    for (const orderId of ['..', '.', '%2e%2E', ' ']) {
+      expect(await tools.get('getOrder')!.invoke({ orderId }, asCustomer(ADA))).toBe(`getOrder: "${orderId}" is not a valid orderId.`);
+    }
+    expect(api.requests).toHaveLength(0);
+    await tools.get('getOrder')!.invoke({ orderId: '../export' }, asCustomer(ADA));
+    expect(api.requests.map((r) => r.path)).toEqual(['/orders/..%2Fexport']);
   });
 
   it('tells the model that a 404 found nothing, in one sentence', async () => {

@@ -1,15 +1,18 @@
 /**
  * One module (src/privacy/customer-data.ts) knows every table that holds customer
  * data. These tests read the migrated schema (information_schema) and fail when a
- * table with a session or customer column is not listed there, and check on a real
- * PGlite that every table listed as erased really is emptied of a customer's rows
- * by an erasure, while another customer's rows stay.
+ * table with a session or customer column is not listed there, when a listed
+ * table's rows can lack the key erasure finds them by, or can exist without a
+ * conversation and are not aged by retention; and check on a real PGlite that every
+ * table listed as erased really is emptied of a customer's rows by an erasure,
+ * while another customer's rows stay, also for a session whose answer was never stored.
  */
-import { CUSTOMER_DATA_TABLES, CustomerDataStore } from '../../src/privacy/customer-data';
+import { CUSTOMER_DATA_TABLES, CustomerDataStore, type TableCoverage } from '../../src/privacy/customer-data';
 import { writeCustomerExport } from '../../src/privacy/export';
 import type { SqlDatabase } from '../../src/store/database';
 import type { SqlStore } from '../../src/store/sql-store';
 import { openTestStore } from '../support/database';
+import { erasureDataCases } from './erasure-data.cases';
 
 let db: SqlDatabase;
 let store: SqlStore;
@@ -26,12 +29,62 @@ afterAll(async () => {
 /** A column that ties a row to a conversation or a customer, by its name. */
 const TIES_TO_CUSTOMER = /(^|_)(session|customer|user)(_|$)|session_id|customer_id|user_id/;
 
-it('every table with a session or customer column is covered by erasure (listed as erased or kept, with why)', async () => {
-  const columns = await db.query<{ table_name: string; column_name: string }>(
-    `select c.table_name, c.column_name from information_schema.columns c
+interface ColumnInfo {
+  table_name: string;
+  column_name: string;
+  is_nullable: 'YES' | 'NO';
+  is_generated: string;
+  data_type: string;
+}
+
+/** Columns of the public schema's tables. */
+const schemaColumns = () =>
+  db.query<ColumnInfo>(
+    `select c.table_name, c.column_name, c.is_nullable, c.is_generated, c.data_type from information_schema.columns c
      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
      where c.table_schema = 'public' and t.table_type = 'BASE TABLE'`,
   );
+
+/** Tables whose session_id refers to chat_sessions (their rows cannot outlive or precede a conversation). */
+const tablesReferringToConversations = async () =>
+  new Set(
+    (
+      await db.query<{ table_name: string }>(
+        `select k.table_name from information_schema.referential_constraints r
+         join information_schema.key_column_usage k on k.constraint_name = r.constraint_name and k.constraint_schema = r.constraint_schema
+         join information_schema.constraint_column_usage u on u.constraint_name = r.constraint_name and u.constraint_schema = r.constraint_schema
+         where k.table_schema = 'public' and k.column_name = 'session_id' and u.table_name = 'chat_sessions' and u.column_name = 'session_id'`,
+      )
+    ).map((r) => r.table_name),
+  );
+
+/**
+ * What is wrong with a coverage list against the schema: an erased table whose key
+ * (`by[0]`) a row can lack (nullable, or computed from other columns), and one whose
+ * rows can exist without a conversation (session key, no reference to chat_sessions)
+ * that retention does not age (`agedBy`, a timestamp every row has).
+ */
+function keyProblems(tables: Readonly<Record<string, TableCoverage>>, columns: ColumnInfo[], referring: Set<string>): string[] {
+  const problems: string[] = [];
+  const column = (table: string, name: string) => columns.find((c) => c.table_name === table && c.column_name === name);
+  for (const [table, coverage] of Object.entries(tables)) {
+    if (!('erased' in coverage)) continue;
+    const key = column(table, coverage.by[0]);
+    if (!key) problems.push(`${table}.${coverage.by[0]} does not exist`);
+    else if (key.is_generated !== 'NEVER') problems.push(`${table}.${key.column_name} is generated: the row's content, not what it belongs to, decides it`);
+    else if (key.is_nullable !== 'NO') problems.push(`${table}.${key.column_name} can be null: a row without it escapes erasure`);
+    const canExistWithoutConversation = coverage.by[0] === 'session_id' && table !== 'chat_sessions' && !referring.has(table);
+    if (canExistWithoutConversation && !coverage.agedBy) problems.push(`${table} can hold rows without a conversation, and no agedBy column says how retention ages them`);
+    if (coverage.agedBy) {
+      const aged = column(table, coverage.agedBy);
+      if (!aged || aged.is_nullable !== 'NO' || !aged.data_type.startsWith('timestamp')) problems.push(`${table}.${coverage.agedBy} is not a timestamp every row has`);
+    }
+  }
+  return problems;
+}
+
+it('every table with a session or customer column is covered by erasure (listed as erased or kept, with why)', async () => {
+  const columns = await schemaColumns();
   const tied = [...new Set(columns.filter((c) => TIES_TO_CUSTOMER.test(c.column_name)).map((c) => c.table_name))].sort();
   expect(tied.length).toBeGreaterThanOrEqual(8);
   expect(tied.filter((t) => !(t in CUSTOMER_DATA_TABLES))).toEqual([]);
@@ -45,6 +98,39 @@ it('every table with a session or customer column is covered by erasure (listed 
     } else {
       expect(coverage.kept.length).toBeGreaterThan(20);
     }
+  }
+});
+
+it('every row of an erased table has the key erasure finds it by, and rows that can exist without a conversation are aged by retention', async () => {
+  expect(keyProblems(CUSTOMER_DATA_TABLES, await schemaColumns(), await tablesReferringToConversations())).toEqual([]);
+  // The tables whose rows are written before the answer is stored, as the SQL finds them (unstored_sessions_older_than).
+  const aged = Object.entries(CUSTOMER_DATA_TABLES).filter(([, c]) => 'erased' in c && c.agedBy).map(([t]) => t).sort();
+  expect(aged).toEqual(['idempotency_keys', 'session_customers', 'session_order_proofs']);
+});
+
+it('the key check fails on a listed table whose key is nullable or generated, or that can hold rows without a conversation unaged', async () => {
+  await db.exec(`
+    create table coverage_probe_nullable (session_id text, at timestamptz not null default now());
+    create table coverage_probe_generated (answer jsonb not null, session_id text generated always as (answer->>'session_id') stored);
+    create table coverage_probe_unaged (session_id text not null);`);
+  try {
+    const problems = keyProblems(
+      {
+        coverage_probe_nullable: { erased: 'messages', by: ['session_id'], agedBy: 'at' },
+        coverage_probe_generated: { erased: 'messages', by: ['session_id'], agedBy: 'answer' },
+        coverage_probe_unaged: { erased: 'messages', by: ['session_id'] },
+      },
+      await schemaColumns(),
+      await tablesReferringToConversations(),
+    );
+    expect(problems).toEqual([
+      'coverage_probe_nullable.session_id can be null: a row without it escapes erasure',
+      "coverage_probe_generated.session_id is generated: the row's content, not what it belongs to, decides it",
+      'coverage_probe_generated.answer is not a timestamp every row has',
+      'coverage_probe_unaged can hold rows without a conversation, and no agedBy column says how retention ages them',
+    ]);
+  } finally {
+    await db.exec('drop table coverage_probe_nullable; drop table coverage_probe_generated; drop table coverage_probe_unaged;');
   }
 });
 
@@ -66,7 +152,7 @@ it('a customer erasure leaves no row of theirs in any table listed as erased, an
       await db.query('select record_order_proof($1, $2)', [sessionId, 'ZX-14440']);
       await db.query(`select * from rate_limit_hit($1, 60000)`, [`chat-session:${sessionId}`]);
       await db.query(`select * from rate_limit_hit($1, 60000)`, [`order-proof-session:${sessionId}`]);
-      const [claim] = await db.query<{ claim_token: string }>(`select * from claim_idempotency_key($1, 'h', 3600, 60)`, [`key-${sessionId}`]);
+      const [claim] = await db.query<{ claim_token: string }>(`select * from claim_idempotency_key($1, 'h', $2, 3600, 60)`, [`key-${sessionId}`, sessionId]);
       await db.query(`select * from append_turn_idempotent($1, $2::uuid, $3, $4, 'support', $5::jsonb, $6::jsonb)`, [
         `key-${sessionId}`,
         claim!.claim_token,
@@ -75,12 +161,25 @@ it('a customer erasure leaves no row of theirs in any table listed as erased, an
         JSON.stringify([{ role: 'user', content: 'again', token_count: 1 }]),
         JSON.stringify({ session_id: sessionId, response: 'stored answer' }),
       ]);
+      // A person takes over, and a message with an Idempotency-Key is queued for them: its record is the session's too.
+      await db.query(`select * from take_over_session($1, 'Mia', false, $2::jsonb)`, [sessionId, JSON.stringify({ role: 'system', content: 'Mia joined', token_count: 2 })]);
+      const [queuedClaim] = await db.query<{ claim_token: string }>(`select * from claim_idempotency_key($1, 'h', $2, 3600, 60)`, [`queued-${sessionId}`, sessionId]);
+      const queued = await db.query(`select * from queue_customer_message_idempotent($1, $2::uuid, $3, $4::jsonb)`, [
+        `queued-${sessionId}`,
+        queuedClaim!.claim_token,
+        sessionId,
+        JSON.stringify({ role: 'user', content: 'Are you there?', token_count: 3 }),
+      ]);
+      expect(queued).toHaveLength(1);
     }
   };
   await seed('erin@example.com', ['cov-erin-1', 'cov-erin-2']);
   await seed('olaf@example.com', ['cov-olaf-1']);
-  // A binding made before its session's first turn (a failed first answer) is hers too.
+  // A binding made before its session's first turn (a failed first answer) is hers too,
+  // with what that turn wrote before it failed: an order proof and its key's claim.
   await db.query('select bind_session_customer($1, $2)', ['cov-erin-unstored', 'Erin@Example.com']);
+  await db.query('select record_order_proof($1, $2)', ['cov-erin-unstored', 'ZX-59197']);
+  await db.query(`select * from claim_idempotency_key('key-cov-erin-unstored', 'h', 'cov-erin-unstored', 3600, 60)`);
 
   const rowsOf = async (sessions: string[], customer: string) => {
     const counts: Record<string, number> = {};
@@ -105,15 +204,17 @@ it('a customer erasure leaves no row of theirs in any table listed as erased, an
   expect(Object.entries(before).filter(([, n]) => n === 0)).toEqual([]);
   const olafBefore = await rowsOf(['cov-olaf-1'], 'olaf@example.com');
 
-  const result = await data.eraseCustomer('ERIN@example.com ', 'c_test', false);
+  const result = await data.eraseCustomer('ERIN@example.com ', 'c_test', false, false);
   expect(result.counts).toEqual({
     conversations: 2,
-    messages: 6,
+    // Per conversation: the turn, the retried turn, the takeover note and the queued message.
+    messages: 10,
     summaries: 2,
     memory: 2,
     feedback: 2,
-    idempotency_records: 2,
-    order_proofs: 2,
+    // Per conversation an answer's and a queued message's, and the unstored session's claim.
+    idempotency_records: 5,
+    order_proofs: 3,
     bindings: 3,
     rate_limit_counters: 4,
   });
@@ -121,7 +222,7 @@ it('a customer erasure leaves no row of theirs in any table listed as erased, an
   expect(Object.values(await rowsOf(erin, 'erin@example.com')).every((n) => n === 0)).toBe(true);
   expect(await rowsOf(['cov-olaf-1'], 'olaf@example.com')).toEqual(olafBefore);
 
-  const again = await data.eraseCustomer('erin@example.com', 'c_test', false);
+  const again = await data.eraseCustomer('erin@example.com', 'c_test', false, false);
   expect(Object.values(again.counts).every((n) => n === 0)).toBe(true);
 });
 
@@ -140,11 +241,17 @@ it('an erased conversation cannot come back: storing a turn, a binding or an ord
 });
 
 it('an export streams a long conversation a page at a time and still is one valid document with every message in order', async () => {
+  // Bound to the customer by a customer token (as a signed-in customer's conversations are).
+  await db.query('select bind_session_customer($1, $2)', ['cov-long', 'long@example.com']);
+  await db.query('select bind_session_customer($1, $2)', ['cov-short', 'LONG@example.com']);
   const messages = Array.from({ length: 1203 }, (_, i) => ({ role: (i % 2 === 0 ? 'user' : 'assistant') as 'user' | 'assistant', content: `message ${i + 1}`, tokenCount: 2 }));
   await store.appendTurn({ sessionId: 'cov-long', userId: 'long@example.com', agentType: 'support', messages });
   await store.appendTurn({ sessionId: 'cov-short', userId: 'LONG@example.com', agentType: 'support', messages: [{ role: 'user', content: 'short one', tokenCount: 2 }] });
   const pieces: string[] = [];
-  await writeCustomerExport(data, 'long@example.com', { write: async (text) => void pieces.push(text), closed: () => false }, new Date('2026-11-25T00:00:00Z'));
+  await writeCustomerExport(data, 'long@example.com', { write: async (text) => void pieces.push(text), closed: () => false }, {
+    includeLabelled: false,
+    now: new Date('2026-11-25T00:00:00Z'),
+  });
   // Written in pieces (the head, each conversation, each page of messages), never as one string.
   expect(pieces.length).toBeGreaterThanOrEqual(6);
   const doc = JSON.parse(pieces.join(''));
@@ -156,6 +263,10 @@ it('an export streams a long conversation a page at a time and still is one vali
 
   // A receiver that went away stops the export early.
   const partial: string[] = [];
-  await writeCustomerExport(data, 'long@example.com', { write: async (text) => void partial.push(text), closed: () => partial.length >= 2 });
+  await writeCustomerExport(data, 'long@example.com', { write: async (text) => void partial.push(text), closed: () => partial.length >= 2 }, { includeLabelled: false });
   expect(partial.length).toBeLessThan(pieces.length);
+});
+
+describe('sessions never stored, tombstones and dropped answers (PGlite)', () => {
+  erasureDataCases(() => ({ db, store }));
 });

@@ -5,6 +5,7 @@
  * (customer-data-postgres.test.ts), where an answer in flight on one instance races
  * an erasure on the other for real.
  */
+import { createHmac } from 'node:crypto';
 import { signCustomerToken } from '../../src/identity/customer-token';
 import { openEventStream } from '../support/event-stream';
 import type { OpenAIStub } from '../support/openai-stub';
@@ -175,5 +176,100 @@ export function customerDataCases(harness: () => CustomerDataHarness): void {
     const next = await call(`${base(1)}/api/v1/audit/erasures?limit=2&cursor=${first.body.next_cursor}`, { headers: agent });
     expect([...first.body.erasures, ...next.body.erasures].map((r: any) => r.id)).toEqual(records.slice(0, 4).map((r: any) => r.id));
     expect((await call(`${base()}/api/v1/audit/erasures`)).status).toBe(401);
+  });
+
+  it('erasing a conversation erases the record of a message queued for a person with an Idempotency-Key: a retry with that key is new', async () => {
+    const { query } = harness();
+    const first = await chat({ message: 'Can a person help me?', session_id: 'life-queued' });
+    expect(first.status).toBe(200);
+    const token = { 'x-session-token': first.body.session_token };
+    expect((await call(`${base()}/api/v1/conversations/life-queued/takeover`, { method: 'POST', body: { agent_name: 'Mia' }, headers: agent })).status).toBe(200);
+    const keyed = { ...token, 'idempotency-key': 'queued-key-1' };
+    const queued = await chat({ message: 'Thanks, I am waiting.', session_id: 'life-queued' }, keyed, 1);
+    expect(queued.status).toBe(202);
+    const replay = await chat({ message: 'Thanks, I am waiting.', session_id: 'life-queued' }, keyed);
+    expect(replay.status).toBe(202);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const [record] = await query<{ n: number }>(`select count(*)::int as n from idempotency_keys where session_id = 'life-queued'`);
+    expect(record!.n).toBe(1);
+
+    const erased = await call(`${base(1)}/api/v1/chat/conversation/life-queued`, { method: 'DELETE', headers: token });
+    expect(erased.status).toBe(200);
+    expect(erased.body.erased).toMatchObject({ conversations: 1, messages: 4, idempotency_records: 1 });
+    const [left] = await query<{ n: number }>(`select count(*)::int as n from idempotency_keys where session_id = 'life-queued'`);
+    expect(left!.n).toBe(0);
+
+    // The retry is a new request: not the stored 202, but a turn in a conversation that was just erased.
+    const retry = await chat({ message: 'Thanks, I am waiting.', session_id: 'life-queued' }, keyed);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.status).toBe(410);
+    expect(retry.body.error.code).toBe('conversation_erased');
+  });
+
+  it('once an erased id is used again (its tombstone gone), the erased conversation\'s token opens nothing: the new conversation has tokens of its own', async () => {
+    const { query } = harness();
+    const first = await chat({ message: 'Do you ship to Malta?', session_id: 'life-reused' });
+    expect(first.status).toBe(200);
+    const oldToken = { 'x-session-token': first.body.session_token };
+    expect((await call(`${base()}/api/v1/chat/conversation/life-reused`, { method: 'DELETE', headers: oldToken })).status).toBe(200);
+    // A day later the tombstone is pruned, and someone else starts a conversation under the same id.
+    await query(`delete from erased_sessions where session_id = 'life-reused'`);
+    const stranger = await chat({ message: 'My own private question', session_id: 'life-reused' }, {}, 1);
+    expect(stranger.status).toBe(200);
+    expect(stranger.body.session_token).not.toBe(first.body.session_token);
+
+    const readBack = (headers: Record<string, string>, i = 0) => call(`${base(i)}/api/v1/chat/conversation/life-reused`, { headers });
+    expect((await readBack(oldToken)).status).toBe(401);
+    expect((await readBack(oldToken, 1)).status).toBe(401);
+    expect((await chat({ message: 'Show me what they wrote', session_id: 'life-reused' }, oldToken)).body.error.code).toBe('session_token_required');
+    expect((await call(`${base()}/api/v1/chat/conversation/life-reused`, { method: 'DELETE', headers: oldToken })).status).toBe(403);
+    const own = await readBack({ 'x-session-token': stranger.body.session_token }, 1);
+    expect(own.status).toBe(200);
+    expect(own.body.messages.map((m: any) => m.content)).toContain('My own private question');
+  });
+
+  it('a conversation made before session tokens were signed over a nonce keeps its token of the id alone, until it is erased', async () => {
+    const { query } = harness();
+    const first = await chat({ message: 'Is the kettle in stock?', session_id: 'life-legacy' });
+    expect(first.status).toBe(200);
+    // As a conversation stored before migration 20261126000204: no nonce, and a token of the id alone.
+    await query(`update chat_sessions set token_nonce = null where session_id = 'life-legacy'`);
+    const [secret] = await query<{ value: string }>(`select value from service_secrets where name = 'session_token_secret'`);
+    const legacy = { 'x-session-token': createHmac('sha256', secret!.value).update('session-token:life-legacy').digest('base64url') };
+    expect(first.body.session_token).toMatch(/^[0-9a-f]{32}\./);
+    expect((await call(`${base(1)}/api/v1/chat/conversation/life-legacy`, { headers: legacy })).status).toBe(200);
+    const next = await chat({ message: 'And the toaster?', session_id: 'life-legacy' }, legacy);
+    expect(next.status).toBe(200);
+    expect((await call(`${base()}/api/v1/chat/conversation/life-legacy`, { method: 'DELETE', headers: legacy })).status).toBe(200);
+    await query(`delete from erased_sessions where session_id = 'life-legacy'`);
+    expect((await chat({ message: 'Someone else', session_id: 'life-legacy' }, {}, 1)).status).toBe(200);
+    expect((await call(`${base()}/api/v1/chat/conversation/life-legacy`, { headers: legacy })).status).toBe(401);
+  });
+
+  it('a session whose turn failed after binding its customer and proving an order has no conversation, yet is erased by id (200, counted), then unknown (404)', async () => {
+    const { stub, query } = harness();
+    // Signed in, the model proves someone else's order by its e-mail address, then fails: nothing of the turn is stored.
+    stub.enqueueChat(
+      { toolCalls: [{ id: 'proof_1', name: 'lookup_order', arguments: { order_id: 'ZX-14440', email: 'lukas@example.com' } }] },
+      { status: 500, error: 'model down' },
+    );
+    const failed = await chat({ message: 'Where is order ZX-14440? The email is lukas@example.com', session_id: 'life-unstored' }, await signedIn('priya.raman@example.com'));
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    const rows = async () =>
+      (
+        await query<{ sessions: number; bindings: number; proofs: number }>(
+          `select (select count(*)::int from chat_sessions where session_id = 'life-unstored') as sessions,
+                  (select count(*)::int from session_customers where session_id = 'life-unstored') as bindings,
+                  (select count(*)::int from session_order_proofs where session_id = 'life-unstored') as proofs`,
+        )
+      )[0]!;
+    expect(await rows()).toEqual({ sessions: 0, bindings: 1, proofs: 1 });
+
+    const url = `${base(1)}/api/v1/chat/conversation/life-unstored`;
+    const erased = await call(url, { method: 'DELETE', headers: agent });
+    expect(erased.status).toBe(200);
+    expect(erased.body.erased).toMatchObject({ conversations: 0, messages: 0, bindings: 1, order_proofs: 1 });
+    expect(await rows()).toEqual({ sessions: 0, bindings: 0, proofs: 0 });
+    expect((await call(url, { method: 'DELETE', headers: agent })).status).toBe(404);
   });
 }

@@ -47,8 +47,9 @@ describeOnTestServer('erasure racing turns (PostgreSQL server)', () => {
       const settled = await Promise.allSettled([
         turn(1),
         turn(2),
-        // Erasure in the middle of the turns, half the rounds by conversation, half by customer.
-        round % 2 === 0 ? data.eraseConversation(sessionId, 'agent', null, false) : data.eraseCustomer('racer@example.com', 'c_racer', false),
+        // Erasure in the middle of the turns, half the rounds by conversation, half by customer (the
+        // conversation carries the customer's id as a label until the binding: include_labelled).
+        round % 2 === 0 ? data.eraseConversation(sessionId, 'agent', null, false) : data.eraseCustomer('racer@example.com', 'c_racer', false, true),
         turn(3),
         db.query('select bind_session_customer($1, $2)', [sessionId, 'racer@example.com']),
       ]);

@@ -272,7 +272,8 @@ describe('request logs', () => {
     expect(new Set(ids).size).toBe(3);
     await new Promise((r) => setTimeout(r, 50));
     expect(JSON.stringify(logLines)).not.toContain(TEST_AGENT_KEY);
-    expect(logLines.filter((l) => l.msg === 'GET /api/v1/chat/history/log-1 200').map((l) => l.request_id)).toEqual(ids);
+    // The access line names the route's pattern, not the session id in the path.
+    expect(logLines.filter((l) => l.msg === 'GET /api/v1/chat/history/:session_id 200').map((l) => l.request_id)).toEqual(ids);
   });
 
   it('keeps the id on the lines of a request refused before any route (malformed JSON)', async () => {

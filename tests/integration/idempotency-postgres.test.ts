@@ -46,14 +46,14 @@ describeOnTestServer('idempotency keys on a PostgreSQL server', () => {
   const messagesOf = (sessionId: string) => count('select count(*)::int as n from chat_messages where session_id = $1', [sessionId]);
 
   it('claims a new key once; the same request then waits, another body is refused', async () => {
-    const first = await store().claimIdempotencyKey('key-a', 'hash-1', TTL);
+    const first = await store().claimIdempotencyKey('key-a', 'hash-1', 'idem-a', TTL);
     expect(first.outcome).toBe('claimed');
-    expect(await store(1).claimIdempotencyKey('key-a', 'hash-1', TTL)).toEqual({ outcome: 'in_progress' });
-    expect(await store(1).claimIdempotencyKey('key-a', 'hash-2', TTL)).toEqual({ outcome: 'mismatch' });
+    expect(await store(1).claimIdempotencyKey('key-a', 'hash-1', 'idem-a', TTL)).toEqual({ outcome: 'in_progress' });
+    expect(await store(1).claimIdempotencyKey('key-a', 'hash-2', 'idem-a', TTL)).toEqual({ outcome: 'mismatch' });
   });
 
   it('stores the turn with its key in one statement and hands the answer, with the stored message id, to every later claim', async () => {
-    const claimed = await store().claimIdempotencyKey('key-b', 'hash-b', TTL);
+    const claimed = await store().claimIdempotencyKey('key-b', 'hash-b', 'idem-b', TTL);
     if (claimed.outcome !== 'claimed') throw new Error(claimed.outcome);
     const rows = await store().appendTurn({
       sessionId: 'idem-b',
@@ -62,22 +62,22 @@ describeOnTestServer('idempotency keys on a PostgreSQL server', () => {
       messages: turn('q'),
       idempotency: { ...claimed.claim, response: { session_id: 'idem-b', message_id: '', response: 'answer to q' } },
     });
-    const again = await store(1).claimIdempotencyKey('key-b', 'hash-b', TTL);
+    const again = await store(1).claimIdempotencyKey('key-b', 'hash-b', 'idem-b', TTL);
     expect(again).toEqual({
       outcome: 'completed',
       response: { session_id: 'idem-b', message_id: rows.at(-1)!.id, response: 'answer to q' },
       sessionCreated: true,
     });
-    expect(await store(1).claimIdempotencyKey('key-b', 'another-body', TTL)).toEqual({ outcome: 'mismatch' });
+    expect(await store(1).claimIdempotencyKey('key-b', 'another-body', 'idem-b', TTL)).toEqual({ outcome: 'mismatch' });
     expect(await messagesOf('idem-b')).toBe(2);
   });
 
   it('gives a released key to the next request, and no longer to the one that released it', async () => {
-    const claimed = await store().claimIdempotencyKey('key-c', 'hash-c', TTL);
+    const claimed = await store().claimIdempotencyKey('key-c', 'hash-c', 'idem-c', TTL);
     if (claimed.outcome !== 'claimed') throw new Error(claimed.outcome);
     expect(await store().releaseIdempotencyKey(claimed.claim)).toBe(true);
     expect(await store().releaseIdempotencyKey(claimed.claim)).toBe(false);
-    const retry = await store(1).claimIdempotencyKey('key-c', 'hash-c', TTL);
+    const retry = await store(1).claimIdempotencyKey('key-c', 'hash-c', 'idem-c', TTL);
     expect(retry.outcome).toBe('claimed');
     await expect(
       store().appendTurn({ sessionId: 'idem-c', userId: null, agentType: 'support', messages: turn('late'), idempotency: { ...claimed.claim, response: {} } }),
@@ -86,8 +86,8 @@ describeOnTestServer('idempotency keys on a PostgreSQL server', () => {
   });
 
   it('lets a retry take over a lapsed claim; the lapsed request then stores nothing', async () => {
-    const lapsed = await store().claimIdempotencyKey('key-d', 'hash-d', { ttlSeconds: 3600, leaseSeconds: 0 });
-    const retry = await store(1).claimIdempotencyKey('key-d', 'hash-d', TTL);
+    const lapsed = await store().claimIdempotencyKey('key-d', 'hash-d', 'idem-d', { ttlSeconds: 3600, leaseSeconds: 0 });
+    const retry = await store(1).claimIdempotencyKey('key-d', 'hash-d', 'idem-d', TTL);
     if (lapsed.outcome !== 'claimed' || retry.outcome !== 'claimed') throw new Error('both should claim');
     expect(retry.claim.claimToken).not.toBe(lapsed.claim.claimToken);
     await expect(
@@ -98,16 +98,16 @@ describeOnTestServer('idempotency keys on a PostgreSQL server', () => {
   });
 
   it('forgets a key after its time to live, and deletes expired keys as it goes', async () => {
-    const old = await store().claimIdempotencyKey('key-e', 'hash-e', { ttlSeconds: 0, leaseSeconds: 300 });
+    const old = await store().claimIdempotencyKey('key-e', 'hash-e', 'idem-e', { ttlSeconds: 0, leaseSeconds: 300 });
     expect(old.outcome).toBe('claimed');
-    for (let i = 0; i < 5; i++) await store().claimIdempotencyKey(`expired-${i}`, 'h', { ttlSeconds: 0, leaseSeconds: 300 });
+    for (let i = 0; i < 5; i++) await store().claimIdempotencyKey(`expired-${i}`, 'h', 'idem-expired', { ttlSeconds: 0, leaseSeconds: 300 });
     // Expired: the key is free again, even for another body.
-    expect((await store(1).claimIdempotencyKey('key-e', 'another-body', TTL)).outcome).toBe('claimed');
+    expect((await store(1).claimIdempotencyKey('key-e', 'another-body', 'idem-e', TTL)).outcome).toBe('claimed');
     expect(await count(`select count(*)::int as n from idempotency_keys where key like 'expired-%'`)).toBe(0);
   });
 
   it('claims a key exactly once when 20 requests ask for it at the same moment, from two pools', async () => {
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => store(i).claimIdempotencyKey('key-hot', 'hash-hot', TTL)));
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => store(i).claimIdempotencyKey('key-hot', 'hash-hot', 'idem-hot', TTL)));
     expect(outcomes.filter((o) => o.outcome === 'claimed')).toHaveLength(1);
     expect(outcomes.filter((o) => o.outcome === 'in_progress')).toHaveLength(19);
   });

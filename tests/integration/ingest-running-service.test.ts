@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { helpArticlePage, noTextPdf, threePagePdf } from '../support/documents';
 import { startServiceProcess, stopServiceProcess, tsxNodeArgs, waitUntilServing, type ServiceProcess } from '../support/processes';
 import { makeTempDir, REPO_ROOT, TEST_AGENT_KEY } from '../support/test-service';
 
@@ -98,6 +99,39 @@ test('ingests a folder through the running service, then syncs it: dry run first
   const again = await ingest('--prune', 'help');
   expect(again.stdout).toMatch(/3 files \(0 added, 0 updated, 3 unchanged, 0 removed\)/);
 }, 120_000);
+
+test('sends a PDF page by page and a web page through the running service, and reports a scan as skipped with why', async () => {
+  await fs.mkdir(path.join(dir, 'manuals'));
+  await fs.writeFile(path.join(dir, 'manuals/kettle.pdf'), await threePagePdf());
+  await fs.writeFile(path.join(dir, 'manuals/scan.pdf'), await noTextPdf());
+  await fs.writeFile(path.join(dir, 'manuals/refunds.html'), helpArticlePage());
+
+  const result = await ingest('manuals');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/3 files \(2 added, 0 updated, 0 unchanged, 1 skipped\)/);
+  expect(result.stderr).toMatch(/skipped\s+manuals\/scan\.pdf \(no_text_layer: The PDF has no text layer/);
+  expect((await sources()).map((s) => s.source)).toEqual(expect.arrayContaining(['manuals/kettle.pdf', 'manuals/refunds.html']));
+  expect((await sources()).map((s) => s.source)).not.toContain('manuals/scan.pdf');
+
+  // The pages survived the trip through the API: the answer cites the manual's page.
+  const answer = await fetch(`${service.baseURL}/api/v1/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: 'Where do I send the serial number from the base plate of my kettle?' }),
+  }).then((r) => r.json() as Promise<any>);
+  expect(answer.sources.find((s: any) => s.source === 'manuals/kettle.pdf')).toMatchObject({ page: 3 });
+
+  const again = await ingest('manuals');
+  expect(again.stdout).toMatch(/3 files \(0 added, 0 updated, 2 unchanged, 1 skipped\)/);
+
+  // A document over the service's KNOWLEDGE_DOCUMENT_MAX_BYTES is skipped with why; the rest goes on.
+  await fs.writeFile(path.join(dir, 'manuals/huge.md'), article('Huge', 'All about kettles. '.repeat(20_000)));
+  const big = await ingest('manuals');
+  expect(big.code).toBe(0);
+  expect(big.stderr).toMatch(/skipped\s+manuals\/huge\.md \(too_large: A document may be at most 262144 bytes/);
+  expect(big.stdout).toMatch(/4 files \(0 added, 0 updated, 2 unchanged, 2 skipped\)/);
+  await fs.rm(path.join(dir, 'manuals/huge.md'));
+}, 180_000);
 
 test('bad usage is refused with the usage text', async () => {
   const result = await ingest('--purge', 'help');

@@ -98,6 +98,36 @@ describe('MCP servers as tool sources', () => {
   });
 });
 
+describe('an MCP tool that does not answer in time', () => {
+  it('gives the model one sentence after timeout_ms', async () => {
+    const source = await connectMcpServers([server({ name: 'slow', command: process.execPath, args: [STDIO_SERVER], tools: ['stockCount'], timeout_ms: 2000 })], context());
+    try {
+      const startedAt = Date.now();
+      const result = await toolNamed(source, 'stockCount').invoke({}, asCustomer(null));
+      expect(result).toBe("stockCount did not answer within 2000 ms, so nothing could be looked up; the shop's system may be busy, try again later.");
+      expect(Date.now() - startedAt).toBeLessThan(10_000);
+    } finally {
+      await source.close();
+    }
+  });
+});
+
+describe('an MCP server over streamable HTTP', () => {
+  it('is reached through the network guard: its host name is resolved by the guard’s resolver, which the system does not know', async () => {
+    const http = await startMcpHttpServer();
+    const port = new URL(http.url).port;
+    const guard = new NetworkGuard({ resolve: async (host) => (host === 'shipping.bookshop.test' ? [{ address: '127.0.0.1', family: 4 }] : []) });
+    const source = await connectMcpServers([httpServer(`http://shipping.bookshop.test:${port}/mcp`)], { ...context(), guard });
+    try {
+      expect(source.status()[0]).toMatchObject({ connected: true, tools: ['shippingQuote'] });
+      expect(http.headers[0]!.host).toBe(`shipping.bookshop.test:${port}`);
+    } finally {
+      await source.close();
+      await http.close();
+    }
+  });
+});
+
 describe('an MCP server that is down at start', () => {
   it('is reported and left out; the others work; it is connected once it is up', async () => {
     // A port that was just free: nothing listens on it until the test starts the server there.

@@ -78,7 +78,14 @@ test('request bodies and parameters come from the validating zod schemas, with e
   expect(body.schema.additionalProperties).toBe(false);
   expect(body.example.message).toBeTruthy();
   const put = doc.paths['/api/v1/knowledge/sources/{source}'].put;
-  expect(Object.keys(put.requestBody.content).sort()).toEqual(['application/json', 'text/markdown', 'text/plain']);
+  expect(Object.keys(put.requestBody.content).sort()).toEqual([
+    'application/json',
+    'application/pdf',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    'text/html',
+    'text/markdown',
+    'text/plain',
+  ]);
   expect(put.description).toContain(String(service.config.knowledgeDocumentMaxBytes));
   expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '409', '413', '415', '503']));
   const history = doc.paths['/api/v1/chat/history/{session_id}'].get;

@@ -221,7 +221,7 @@ describe('rate limits when the database cannot be reached', () => {
     const unreachable = openPostgresDatabase({ connectionString: 'postgres://nobody@127.0.0.1:1/none', poolMax: 1 });
     const app = express();
     app.use(express.json());
-    app.post('/chat', ...chatRateLimits({ windowMs: 60_000, perClient: 1, perSession: 1 }, logs.logger, () => true, new RateLimitCounters(unreachable)), (_req, res) => {
+    app.post('/chat', ...chatRateLimits({ windowMs: 60_000, perClient: 1, perSession: 1 }, logs.logger, async () => true, new RateLimitCounters(unreachable)), (_req, res) => {
       res.json({ answered: true });
     });
     const { server, baseURL } = await listen(app);

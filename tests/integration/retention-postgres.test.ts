@@ -18,6 +18,7 @@ import { openPostgresDatabase } from '../../src/store/postgres';
 import { SqlStore } from '../../src/store/sql-store';
 import { createTestDatabase, describeOnTestServer, migrateTestDatabase, testServerHasPgvector } from '../support/postgres';
 import { REPO_ROOT } from '../support/test-service';
+import { erasureDataCases } from './erasure-data.cases';
 
 const hasPgvector = testServerHasPgvector();
 const run = promisify(execFile);
@@ -121,4 +122,8 @@ describeOnTestServer('retention (PostgreSQL server)', () => {
     expect(real.stdout).toContain('Erased 5 conversation(s) in 3 batch(es)');
     expect(await countSessions('cli')).toBe(0);
   }, 60_000);
+
+  describe('sessions never stored, tombstones and dropped answers', () => {
+    erasureDataCases(() => ({ db: pools[0]!, store }));
+  });
 });

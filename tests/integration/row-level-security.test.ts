@@ -41,7 +41,7 @@ function describeRowLevelSecurity(backend: string, open: () => Promise<{ db: Sql
         ],
       });
       await store.saveSummary('rls-session', { summary: 'Asked about ZX-14440.', throughSeq: 2, shareWithUser: true });
-      await store.claimIdempotencyKey('rls-key', 'hash', { ttlSeconds: 3600, leaseSeconds: 300 });
+      await store.claimIdempotencyKey('rls-key', 'hash', 'rls-session', { ttlSeconds: 3600, leaseSeconds: 300 });
       await new RateLimitCounters(db).hit('chat-client:rls', 60_000);
       await db.exec(GRANT_LIKE_SUPABASE);
       tables = (await db.query<{ tablename: string }>(`select tablename from pg_tables where schemaname = 'public' order by tablename`)).map((r) => r.tablename);

@@ -20,4 +20,9 @@ server.registerTool(
 );
 server.registerTool('resetCatalogue', { description: 'Deletes the whole catalogue.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'deleted' }] }));
 
+server.registerTool('stockCount', { description: 'Counts the stock; takes 30 s.', inputSchema: {} }, async () => {
+  await new Promise((resolve) => setTimeout(resolve, 30_000));
+  return { content: [{ type: 'text', text: '12' }] };
+});
+
 await server.connect(new StdioServerTransport());

@@ -42,6 +42,7 @@ export function oneMegabyteOfOrders(): string {
 
 export async function startOrdersApi(): Promise<OrdersApi> {
   const requests: RecordedApiRequest[] = [];
+  let baseURL = '';
   const big = oneMegabyteOfOrders();
   const sockets = new Set<import('node:net').Socket>();
   const server: Server = createServer(async (req, res) => {
@@ -72,6 +73,10 @@ export async function startOrdersApi(): Promise<OrdersApi> {
       res.on('close', () => clearTimeout(timer));
       return;
     }
+    if (req.method === 'GET' && url.pathname === '/openapi.yaml') {
+      res.writeHead(200, { 'content-type': 'application/yaml' });
+      return res.end(ordersOpenApi(baseURL));
+    }
     if (req.method === 'GET' && url.pathname === '/flaky') return json(503, { error: 'busy' });
     if (req.method === 'GET' && url.pathname === '/payment') return json(200, { card: '4242 4242 4242 4242', holder: 'Ada' });
     if (req.method === 'POST' && url.pathname.endsWith('/cancel')) return json(200, { cancelled: true });
@@ -82,7 +87,7 @@ export async function startOrdersApi(): Promise<OrdersApi> {
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     baseURL,
     requests,

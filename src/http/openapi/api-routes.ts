@@ -17,6 +17,7 @@ import {
   knowledgeInsightsQuerySchema,
   knowledgeInsightsSchema,
   knowledgeListQuerySchema,
+  knowledgePutQuerySchema,
   knowledgePutResultSchema,
   knowledgeSourceDetailSchema,
   knowledgeSourceListSchema,
@@ -298,17 +299,29 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
       method: 'put',
       path: '/api/v1/knowledge/sources/:source',
       tag: 'knowledge',
-      summary: 'Create or replace one article',
+      summary: 'Create or replace one document (article, page, PDF, Word file)',
       description:
-        `Chunked and embedded like \`npm run ingest\` and written in one transaction: answers see the old article or the new one, never a mix. ` +
+        `Chunked and embedded like \`npm run ingest\` and written in one transaction: answers see the old document or the new one, never a mix. ` +
+        'By content type: markdown and plain text as they are; an HTML page keeps its main content only (navigation, header, footer, ' +
+        'cookie banners, related links, scripts and forms dropped) as Markdown with headings, lists, tables and code; a PDF is stored ' +
+        'page by page (each chunk cites its page); a Word file (.docx) keeps its headings, lists and tables. `?url=` (or `url` in JSON) ' +
+        "names where the document came from: every answer citing it carries that url. " +
         `Unchanged content changes nothing (outcome \`unchanged\`). Bodies over ${limits.knowledgeDocumentMaxBytes} bytes ` +
-        '(KNOWLEDGE_DOCUMENT_MAX_BYTES) are refused with 413; empty or non-text content with 400; while the embedding model is ' +
+        '(KNOWLEDGE_DOCUMENT_MAX_BYTES) are refused with 413; other content types with 415; empty or non-text content with 400; ' +
+        'an encrypted or corrupt PDF or Word file with 422 `unreadable_document`, a PDF without a text layer (a scan) with 422 `no_text_layer`, ' +
+        'a page with nothing left once its chrome is gone with 422 `empty_document`; while the embedding model is ' +
         'unavailable 503 (with Retry-After), and 409 while the knowledge base holds vectors of another embedding model. Nothing is written then.',
       security: ['agentKey'],
       params: sourceParam,
+      query: knowledgePutQuerySchema,
       body: {
         'text/markdown': { schema: z.string().meta({ description: 'The article as markdown; its first `# ` heading is the title.' }), example: articleExample.content },
         'text/plain': { schema: z.string().meta({ description: 'The article as plain text.' }) },
+        'text/html': { schema: z.string().meta({ description: "A web page; its charset from the Content-Type or its <meta charset>. The title is its h1, else its <title>." }) },
+        'application/pdf': { schema: z.string().meta({ format: 'binary', description: 'A PDF with a text layer; the title is the source name unless given.' }) },
+        'application/vnd.openxmlformats-officedocument.wordprocessingml.document': {
+          schema: z.string().meta({ format: 'binary', description: 'A Word file (.docx); the title is its first level-1 heading.' }),
+        },
         'application/json': { schema: knowledgeArticleSchema, example: articleExample },
       },
       responses: {
@@ -319,7 +332,7 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
           example: { source: 'knowledge/help-center/refunds.md', title: 'Refund Policy', outcome: 'added', chunk_count: 1, embedded: 1, embedding_model: 'text-embedding-3-small' },
         },
       },
-      errors: [400, 401, 409, 413, 415, 503],
+      errors: [400, 401, 409, 413, 415, 422, 503],
     },
     {
       method: 'delete',

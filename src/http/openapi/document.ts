@@ -24,7 +24,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict (see the code).',
   413: 'The body is too large.',
   415: 'Unsupported content type.',
-  422: 'The Idempotency-Key was used with another body.',
+  422: 'The body cannot be used (see the code): an Idempotency-Key used with another body, a document that is unreadable or has no text.',
   429: 'Rate limited; see Retry-After.',
   500: 'Server error.',
   502: 'A model failed.',

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { CUSTOMER_TOKEN_HEADER } from '../../identity/customer-token';
 import { ERASED_KINDS } from '../../privacy/customer-data';
-import { erasureAuditQuerySchema } from '../routes/privacy';
+import { customerErasureQuerySchema, erasureAuditQuerySchema } from '../routes/privacy';
 import { sessionIdSchema, userIdSchema } from '../schemas';
 import { SESSION_TOKEN_HEADER } from '../session-token';
 import type { ApiRoute } from './api-route';
@@ -17,6 +17,15 @@ const countsSchema = z
 export const erasureResultSchema = z.object({
   erased: countsSchema,
   erasure_id: z.int().meta({ description: 'The audit record of this erasure (GET /api/v1/audit/erasures).' }),
+});
+
+export const customerErasureResultSchema = erasureResultSchema.extend({
+  labelled_unverified: z
+    .object({
+      conversations: z.int().min(0).meta({ description: 'Conversations that carry this id only as an unverified `user_id` label (bound to no customer).' }),
+      erased: z.boolean().meta({ description: 'Whether they were erased (and counted in `erased`): `include_labelled=true`. Otherwise they are left.' }),
+    })
+    .meta({ description: 'The labelled, unverified conversations: not the customer\'s by proof, so erased only when asked for.' }),
 });
 
 export const erasureAuditSchema = z.object({
@@ -60,10 +69,25 @@ const exportExample = {
   ],
 };
 
+const agentExportExample = {
+  ...exportExample,
+  labelled_unverified_conversations: [
+    {
+      session_id: 'session-456',
+      user_id: 'lukas@example.com',
+      title: 'Can you send it to another address?',
+      feedback: [],
+      order_proofs: [],
+      messages: [{ id: '…', seq: 1, role: 'user', content: 'Can you send it to another address?', created_at: '…', sources: [], metadata: {} }],
+    },
+  ],
+};
+
 const exportDescription =
-  'One JSON document, streamed (conversations and messages are read a page at a time): the customer id, `profile` and `orders` ' +
-  '(what the sample commerce data holds), `memory` (cross-session summaries), and `conversations`, each with every message ' +
-  '(all roles, times, sources and metadata), its rolling summary, its feedback and the orders proved in it.';
+  'One JSON document, streamed (every part is read a page at a time): the customer id, `profile` and `orders` ' +
+  '(what the sample commerce data holds), `memory` (cross-session summaries), and `conversations`: those bound to the customer ' +
+  'by a customer token, each with every message (all roles, times, sources and metadata), its rolling summary, its feedback ' +
+  'and the orders proved in it.';
 
 export function privacyApiRoutes(): ApiRoute[] {
   return [
@@ -72,10 +96,13 @@ export function privacyApiRoutes(): ApiRoute[] {
       path: '/api/v1/customers/:user_id/export',
       tag: 'privacy',
       summary: 'Export everything stored about a customer',
-      description: exportDescription,
+      description:
+        `${exportDescription} Then \`labelled_unverified_conversations\`, in the same shape: conversations that carry the id only ` +
+        'as a `user_id` label, bound to no customer. Anyone may type an id as a label, so they are not in the customer\'s own ' +
+        'export; the agent decides about them (DELETE …?include_labelled=true erases them too).',
       security: ['agentKey'],
       params: { user_id: userIdSchema },
-      responses: { 200: { description: 'The export (Content-Disposition: attachment).', schema: z.looseObject({}), example: exportExample } },
+      responses: { 200: { description: 'The export (Content-Disposition: attachment).', schema: z.looseObject({}), example: agentExportExample } },
       errors: [400, 401],
     },
     {
@@ -83,10 +110,13 @@ export function privacyApiRoutes(): ApiRoute[] {
       path: '/api/v1/me/export',
       tag: 'privacy',
       summary: 'Export everything stored about me (the signed-in customer)',
-      description: `${exportDescription} The customer is the one the X-Customer-Token vouches for.`,
+      description:
+        `${exportDescription} The customer is the one the X-Customer-Token vouches for; conversations that only carry their id ` +
+        'as a label are not included. Limited per customer to CUSTOMER_EXPORTS_PER_HOUR (default 5): beyond it 429 ' +
+        '`export_rate_limited` with Retry-After.',
       headers: { [CUSTOMER_TOKEN_HEADER]: { schema: z.string(), description: "The shop's signed token for the signed-in customer (required)." } },
       responses: { 200: { description: 'The export.', schema: z.looseObject({}), example: exportExample } },
-      errors: [401],
+      errors: [401, 429],
     },
     {
       method: 'delete',
@@ -94,13 +124,16 @@ export function privacyApiRoutes(): ApiRoute[] {
       tag: 'privacy',
       summary: "Erase a customer's data",
       description:
-        'In one transaction: every conversation filed under or bound to the customer with its messages, summaries, feedback, ' +
+        'In one transaction: every conversation bound to the customer by a customer token with its messages, summaries, feedback, ' +
         'idempotency records, order proofs, handoff state and rate-limit counters, and their cross-session memory. ' +
+        'Conversations that carry the id only as an unverified `user_id` label are left (and counted in `labelled_unverified`) ' +
+        'unless `include_labelled=true`. ' +
         "Recorded in the erasure audit (the customer as a pseudonym); their Langfuse traces are deleted where Langfuse is configured. " +
         "The shop's own records (sample profile and orders) are exported but not erased here.",
       security: ['agentKey'],
       params: { user_id: userIdSchema },
-      responses: { 200: { description: 'What was erased (zeros when nothing was stored).', schema: erasureResultSchema } },
+      query: customerErasureQuerySchema,
+      responses: { 200: { description: 'What was erased (zeros when nothing was stored).', schema: customerErasureResultSchema } },
       errors: [400, 401],
     },
     {
@@ -111,7 +144,9 @@ export function privacyApiRoutes(): ApiRoute[] {
       description:
         "By its customer (the conversation's X-Session-Token) or an agent (agent key). 401 without either, 403 " +
         '`session_token_invalid` for a wrong token (counted against the caller: 429 `too_many_failed_tokens` past ' +
-        'AUTH_FAILURES_PER_CLIENT), 404 for an unknown conversation. An answer still being generated is not stored ' +
+        'AUTH_FAILURES_PER_CLIENT), 404 for an id with nothing stored under it. A session whose answer was never stored ' +
+        '(a failed turn that left a customer binding, order proofs or an idempotency record) is erased too: 200 with ' +
+        '`conversations: 0`. An answer still being generated is not stored ' +
         '(its request gets 410 `conversation_erased`), and open event streams end with an `erased` event.',
       security: ['sessionToken', 'agentKey'],
       params: { session_id: sessionIdSchema },

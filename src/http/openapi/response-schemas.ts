@@ -12,7 +12,13 @@ export const errorSchema = z
 
 const timestamp = z.iso.datetime();
 
-export const sourceReferenceSchema = z.object({ title: z.string(), source: z.string(), score: z.number() });
+export const sourceReferenceSchema = z.object({
+  title: z.string(),
+  source: z.string(),
+  score: z.number(),
+  url: z.string().optional().meta({ description: "Where the document came from (a page's canonical URL, a PDF's link), when it was ingested with one." }),
+  page: z.int().optional().meta({ description: 'The PDF page of the cited passage (from 1).' }),
+});
 
 const tokenFields = {
   prompt_tokens: z.int(),

@@ -55,8 +55,8 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
   const agentOnly = requireAgentKey(parts.agentApiKey);
   const isAgent = agentKeyCheck(parts.agentApiKey);
   /** The session token for this id, or the agent key: either lets a caller continue the session. */
-  const provesSession = (req: Request, sessionId: string) =>
-    parts.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER)) || isAgent(req);
+  const provesSession = async (req: Request, sessionId: string) =>
+    isAgent(req) || (await parts.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER)));
 
   /** The validated request, or a 4xx before anything is answered or stored. */
   const readChatRequest = async (req: Request): Promise<ChatRequest> => {
@@ -74,7 +74,7 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
       clientAddress: req.ip,
       message: body.message,
       sessionId: body.session_id,
-      mayContinueSession: body.session_id !== undefined && provesSession(req, body.session_id),
+      mayContinueSession: body.session_id !== undefined && (await provesSession(req, body.session_id)),
       userId: body.user_id,
       agentType: body.agent_type,
       memoryStrategy: body.memory_strategy,
@@ -100,13 +100,13 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
    * The answer as the client gets it, with the session's token: only a request
    * that started the session or proved it may continue it gets this far.
    */
-  const withSessionToken = (outcome: ChatOutcome) => ({
+  const withSessionToken = async (outcome: ChatOutcome) => ({
     ...outcome.answer,
-    session_token: parts.sessionTokens.issue(outcome.answer.session_id),
+    session_token: await parts.sessionTokens.issue(outcome.answer.session_id),
   });
   /** A stored answer replayed for a repeated Idempotency-Key: the token only if its request started the session, or this one proves it may continue it. */
-  const replayed = (req: Request, outcome: ChatOutcome) =>
-    outcome.sessionCreated || provesSession(req, outcome.answer.session_id) ? withSessionToken(outcome) : outcome.answer;
+  const replayed = async (req: Request, outcome: ChatOutcome) =>
+    outcome.sessionCreated || (await provesSession(req, outcome.answer.session_id)) ? withSessionToken(outcome) : outcome.answer;
 
   /** The turn as the chat endpoints hand it over: the request, its Idempotency-Key and who is asking. */
   const readTurn = async (req: Request): Promise<TurnRequest> => {
@@ -128,11 +128,11 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
         res.status(202).json(result.queued);
         return;
       case 'replayed':
-        res.set(IDEMPOTENT_REPLAYED_HEADER, 'true').json(replayed(req, result.outcome));
+        res.set(IDEMPOTENT_REPLAYED_HEADER, 'true').json(await replayed(req, result.outcome));
         return;
       case 'answered':
         if (result.outcome.stages) res.set('Server-Timing', serverTiming(result.outcome.stages));
-        res.json(withSessionToken(result.outcome));
+        res.json(await withSessionToken(result.outcome));
     }
   });
 
@@ -182,10 +182,10 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
         case 'replayed':
           // A repeated Idempotency-Key: the stored answer as the one `done` event, nothing streamed again.
           open(200, { [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
-          send('done', replayed(req, result.outcome));
+          send('done', await replayed(req, result.outcome));
           return;
         case 'answered':
-          send('done', withSessionToken(result.outcome));
+          send('done', await withSessionToken(result.outcome));
       }
     } catch (error) {
       if (abort.signal.aborted) return;
@@ -201,7 +201,7 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
 
   router.get('/chat/conversation/:session_id', async (req, res) => {
     const sessionId = parseInput(sessionIdSchema, req.params.session_id);
-    if (!parts.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER))) {
+    if (!(await parts.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER)))) {
       throw new UnauthorizedError('Send the session token this conversation was given in the X-Session-Token header.');
     }
     const session = await parts.store.getSession(sessionId);

@@ -64,7 +64,7 @@ export function feedbackRoutes(parts: FeedbackRoutesParts): Router {
       throw new AppError(415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
     }
     const body = parseInput(feedbackRequestSchema, req.body);
-    if (!parts.sessionTokens.verify(body.session_id, req.get(SESSION_TOKEN_HEADER)) && !holdsAgentKey(req, res)) {
+    if (!(await parts.sessionTokens.verify(body.session_id, req.get(SESSION_TOKEN_HEADER))) && !holdsAgentKey(req, res)) {
       throw new UnauthorizedError('Send the session token this conversation was given in the X-Session-Token header.');
     }
     // A card number in a comment is masked before it is stored or sent anywhere (REDACT).

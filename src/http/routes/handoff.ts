@@ -150,7 +150,7 @@ export function handoffRoutes(parts: HandoffRoutesParts): Router {
   router.get('/chat/conversation/:session_id/events', async (req, res) => {
     const sessionId = parseInput(sessionIdSchema, req.params.session_id);
     const agent = isAgent(req);
-    if (!agent && !parts.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER))) {
+    if (!agent && !(await parts.sessionTokens.verify(sessionId, req.get(SESSION_TOKEN_HEADER)))) {
       throw new UnauthorizedError('Send the session token this conversation was given in the X-Session-Token header.');
     }
     // Last-Event-ID (an EventSource reconnecting) wins over after_seq; neither: from now on.

@@ -2,6 +2,7 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import { AppError, EmbeddingModelMismatchError, EmbeddingUnavailableError, NotFoundError } from '../../errors';
 import type { Embedder } from '../../knowledge/embeddings';
 import { ingestDocument, type DocumentToIngest, type KnowledgeWriter } from '../../knowledge/ingest';
+import { convertDocument, DocumentSkipped, formatOfContentType, type SkipReason } from '../../knowledge/sources/convert';
 import { keepRequestContext } from '../../observability/http';
 import type { Logger } from '../../observability/logger';
 import type { KnowledgeAdminStore, KnowledgeSourceSummary } from '../../store/knowledge-admin-store';
@@ -10,6 +11,7 @@ import { requireAgentKey } from '../auth';
 import {
   articleContentSchema,
   knowledgeArticleSchema,
+  knowledgePutQuerySchema,
   knowledgeInsightsQuerySchema,
   knowledgeListQuerySchema,
   knowledgeSourceSchema,
@@ -30,11 +32,20 @@ export interface KnowledgeRoutesParts {
   logger: Logger;
 }
 
-/** Body types PUT accepts, and the format each is chunked as. */
+/** Body types PUT accepts as text, and the format each is chunked as. */
 const TEXT_FORMATS: Record<string, 'markdown' | 'text'> = {
   'text/markdown': 'markdown',
   'text/x-markdown': 'markdown',
   'text/plain': 'text',
+};
+
+/** How a document that cannot be stored is answered: 422 with a code per reason. */
+const SKIP_ERRORS: Record<SkipReason, { status: number; code: string }> = {
+  no_text_layer: { status: 422, code: 'no_text_layer' },
+  empty: { status: 422, code: 'empty_document' },
+  unreadable: { status: 422, code: 'unreadable_document' },
+  unsupported_type: { status: 415, code: 'unsupported_media_type' },
+  too_large: { status: 413, code: 'payload_too_large' },
 };
 
 /** Seconds a client should wait before retrying when the embedding model is down. */
@@ -75,7 +86,7 @@ export function knowledgeRoutes(parts: KnowledgeRoutesParts): Router {
 
   router.put('/knowledge/sources/:source', boundedRawBody(parts.documentMaxBytes), async (req, res) => {
     const source = parseInput(knowledgeSourceSchema, req.params.source);
-    const doc = readArticle(req, source);
+    const doc = await readDocument(req, source, parts.documentMaxBytes);
     await refuseMixedEmbeddingModels(parts.store, parts.embedder);
     let result;
     try {
@@ -160,12 +171,38 @@ function boundedRawBody(maxBytes: number): RequestHandler {
       const tooLarge = (error as { type?: string } | undefined)?.type === 'entity.too.large';
       // Reading the body loses the request's log context (as after express.json in app.ts): restore it.
       keepRequestContext(req, res, () =>
-        next(tooLarge ? new AppError(413, 'payload_too_large', `An article may be at most ${maxBytes} bytes (KNOWLEDGE_DOCUMENT_MAX_BYTES).`) : error),
+        next(tooLarge ? new AppError(413, 'payload_too_large', `A document may be at most ${maxBytes} bytes (KNOWLEDGE_DOCUMENT_MAX_BYTES).`) : error),
       );
     });
 }
 
-/** The article in the body: markdown or plain text as is, or JSON {title, content, format}. */
+/**
+ * The document in the body: an HTML page, a PDF or a Word file converted to Markdown (PDF
+ * page by page), markdown or plain text as is, or JSON {title, content | parts, format, url}.
+ * `?url=` names where a non-JSON document came from. A document with nothing to store is
+ * refused (422) before anything is written.
+ */
+async function readDocument(req: Request, source: string, maxBytes: number): Promise<DocumentToIngest> {
+  const contentType = req.get('content-type') ?? '';
+  const format = formatOfContentType(contentType);
+  const { url } = parseInput(knowledgePutQuerySchema, req.query);
+  if (format !== 'html' && format !== 'pdf' && format !== 'docx') {
+    const article = readArticle(req, source);
+    return 'url' in article || url === undefined ? article : { ...article, url };
+  }
+  const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (bytes.length === 0) throw new AppError(400, 'invalid_request', 'The document is empty.');
+  try {
+    const converted = await convertDocument(bytes, format, { url, contentType, maxBytes });
+    return { source, title: converted.title, format: converted.format, parts: converted.parts, ...(url !== undefined && { url }) };
+  } catch (error) {
+    if (!(error instanceof DocumentSkipped)) throw error;
+    const { status, code } = SKIP_ERRORS[error.reason];
+    throw new AppError(status, code, `${error.message} Nothing was stored.`, { cause: error.cause });
+  }
+}
+
+/** The article in the body: markdown or plain text as is, or JSON {title, content | parts, format, url}. */
 function readArticle(req: Request, source: string): DocumentToIngest {
   const type = (req.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const charset = /;\s*charset="?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
@@ -176,7 +213,9 @@ function readArticle(req: Request, source: string): DocumentToIngest {
     throw new AppError(
       415,
       'unsupported_media_type',
-      'Send the article as text/markdown or text/plain, or as JSON {"title", "content"} with Content-Type: application/json.',
+      'Send the document as text/markdown, text/plain, text/html, application/pdf or a Word file ' +
+        '(application/vnd.openxmlformats-officedocument.wordprocessingml.document), ' +
+        'or as JSON {"title", "content"} with Content-Type: application/json.',
     );
   }
   const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -194,7 +233,10 @@ function readArticle(req: Request, source: string): DocumentToIngest {
       throw new AppError(400, 'invalid_json', 'The request body is not valid JSON.');
     }
     const article = parseInput(knowledgeArticleSchema, json);
-    return { source, text: article.content, format: article.format, title: article.title };
+    const common = { source, format: article.format, title: article.title, ...(article.url !== undefined && { url: article.url }) };
+    return article.parts
+      ? { ...common, parts: article.parts.map((p) => ({ markdown: p.content, ...(p.page !== undefined && { page: p.page }) })) }
+      : { ...common, text: article.content! };
   }
   return { source, text: parseInput(articleContentSchema, text), format: TEXT_FORMATS[type]! };
 }

@@ -1,7 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { AppError, NotFoundError, UnauthorizedError } from '../../errors';
+import { AppError, ExportLimitError, NotFoundError, UnauthorizedError } from '../../errors';
 import { CUSTOMER_TOKEN_HEADER, type CustomerTokenVerifier } from '../../identity/customer-token';
+import { loggedPath, logCustomerPseudonym } from '../../observability/http';
 import type { Logger } from '../../observability/logger';
 import type { CustomerDataStore, ErasureRecord } from '../../privacy/customer-data';
 import type { ErasureService } from '../../privacy/erasure';
@@ -22,8 +23,26 @@ export interface PrivacyRoutesParts {
   customerTokens: CustomerTokenVerifier;
   /** Wrong session tokens per client, counted like wrong agent keys (AUTH_FAILURES_PER_CLIENT per AUTH_FAILURE_WINDOW_MS). */
   tokenFailures: { counters: Pick<RateLimitCounters, 'peek' | 'hit'>; perClient: number; windowMs: number };
+  /** A signed-in customer's own exports (/me/export), counted per customer in the database: CUSTOMER_EXPORTS_PER_HOUR. */
+  exportLimit: { counters: Pick<RateLimitCounters, 'hit'>; perHour: number };
   logger: Logger;
 }
+
+/** The window of CUSTOMER_EXPORTS_PER_HOUR. */
+const EXPORT_WINDOW_MS = 3_600_000;
+
+/** DELETE /api/v1/customers/:user_id?include_labelled= */
+export const customerErasureQuerySchema = z.object({
+  include_labelled: z
+    .enum(['true', 'false'], { error: 'include_labelled must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true')
+    .meta({
+      description:
+        'Also erase the conversations that carry this id only as an unverified `user_id` label (bound to no customer by a customer token). ' +
+        'Default false: they are left, and counted in `labelled_unverified.conversations`.',
+    }),
+});
 
 /** GET /api/v1/audit/erasures?limit=&cursor= */
 export const erasureAuditQuerySchema = z.object({
@@ -59,28 +78,40 @@ export function privacyRoutes(parts: PrivacyRoutesParts): Router {
 
   router.get('/customers/:user_id/export', agentOnly, async (req, res) => {
     const customerId = parseInput(userIdSchema, req.params.user_id);
-    await streamExport(req, res, parts, customerId);
+    logCustomerPseudonym(res, parts.erasure.pseudonymOf(customerId));
+    // The agent sees the labelled, unverified conversations too, apart, to decide about them.
+    await streamExport(req, res, parts, customerId, { includeLabelled: true });
   });
 
   router.get('/me/export', async (req, res) => {
     const token = req.get(CUSTOMER_TOKEN_HEADER);
     if (token === undefined) throw new UnauthorizedError('Send the X-Customer-Token the shop signed for you.');
     const { customerId } = await parts.customerTokens.verify(token.trim());
-    await streamExport(req, res, parts, customerId);
+    const pseudonym = parts.erasure.pseudonymOf(customerId);
+    logCustomerPseudonym(res, pseudonym);
+    await countOwnExport(parts, pseudonym);
+    await streamExport(req, res, parts, customerId, { includeLabelled: false });
   });
 
   router.delete('/customers/:user_id', agentOnly, async (req, res) => {
     const customerId = parseInput(userIdSchema, req.params.user_id);
-    const outcome = await parts.erasure.eraseCustomer(customerId);
-    res.json({ erased: outcome.counts, erasure_id: outcome.erasureId });
+    const query = parseInput(customerErasureQuerySchema, req.query);
+    logCustomerPseudonym(res, parts.erasure.pseudonymOf(customerId));
+    const outcome = await parts.erasure.eraseCustomer(customerId, { includeLabelled: query.include_labelled });
+    res.json({
+      erased: outcome.counts,
+      erasure_id: outcome.erasureId,
+      labelled_unverified: { conversations: outcome.labelledConversations, erased: query.include_labelled },
+    });
   });
 
   router.delete('/chat/conversation/:session_id', async (req, res) => {
     const sessionId = parseInput(sessionIdSchema, req.params.session_id);
     const actor = isAgent(req) ? 'agent' : await customerProvesSession(req, parts, sessionId);
+    // A session whose turn failed before its answer was stored has no conversation, but may have
+    // a binding, order proofs or an idempotency record: those are erased too (404 only for nothing at all).
     const session = await parts.store.getSession(sessionId);
-    if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
-    const outcome = await parts.erasure.eraseConversation(sessionId, actor, session.userId);
+    const outcome = await parts.erasure.eraseConversation(sessionId, actor, session?.userId ?? null);
     if (!outcome) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
     res.json({ erased: outcome.counts, erasure_id: outcome.erasureId });
   });
@@ -112,20 +143,38 @@ async function customerProvesSession(req: Request, parts: PrivacyRoutesParts, se
   if ((await counters.peek(key, windowMs).catch(() => 0)) >= perClient) {
     throw new AppError(429, 'too_many_failed_tokens', `Too many wrong session tokens from this address. Try again in up to ${Math.ceil(windowMs / 1000)} s.`);
   }
-  if (parts.sessionTokens.verify(sessionId, token)) return 'customer';
+  if (await parts.sessionTokens.verify(sessionId, token)) return 'customer';
   const hits = await counters
     .hit(key, windowMs)
     .then((h) => h.hits)
     .catch(() => null);
   parts.logger.warn(
-    { security_event: 'session_token_rejected', client: req.ip, method: req.method, path: req.baseUrl + req.path, failures: hits, limit: perClient },
+    { security_event: 'session_token_rejected', client: req.ip, method: req.method, path: loggedPath(req), failures: hits, limit: perClient },
     'A wrong session token was presented',
   );
   throw new SessionTokenInvalidError();
 }
 
+/**
+ * Counts a signed-in customer's own export against CUSTOMER_EXPORTS_PER_HOUR (keyed
+ * by pseudonym: the counters hold no raw id); 429 with Retry-After beyond it. An
+ * export reads everything the customer has, so it is the costly request a stolen
+ * or scripted token would repeat. Should the database fail to count, the export
+ * goes on uncounted (it reads the same database, and says so if it cannot).
+ */
+async function countOwnExport(parts: PrivacyRoutesParts, pseudonym: string): Promise<void> {
+  const { counters, perHour } = parts.exportLimit;
+  const counted = await counters.hit(`customer-export:${pseudonym}`, EXPORT_WINDOW_MS).catch((error: unknown) => {
+    parts.logger.warn({ err: error }, 'A customer export was not counted: the database could not count it');
+    return null;
+  });
+  if (counted && counted.hits > perHour) {
+    throw new ExportLimitError(perHour, Math.max(1, Math.ceil((counted.resetAt.getTime() - Date.now()) / 1000)));
+  }
+}
+
 /** Streams the export as one JSON document; a failure after the first byte cuts the response off (never a valid-looking partial). */
-async function streamExport(req: Request, res: Response, parts: PrivacyRoutesParts, customerId: string): Promise<void> {
+async function streamExport(req: Request, res: Response, parts: PrivacyRoutesParts, customerId: string, options: { includeLabelled: boolean }): Promise<void> {
   let started = false;
   const sink = {
     write: async (text: string) => {
@@ -137,19 +186,30 @@ async function streamExport(req: Request, res: Response, parts: PrivacyRoutesPar
           'Cache-Control': 'no-store',
         });
       }
-      if (!res.write(text) && !res.destroyed) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      if (!res.write(text) && !res.destroyed) await drained(res);
     },
     closed: () => res.destroyed,
   };
   try {
-    await writeCustomerExport(parts.data, customerId, sink);
+    await writeCustomerExport(parts.data, customerId, sink, options);
     res.end();
     parts.logger.info({ event: 'customer_data_exported', customer: parts.erasure.pseudonymOf(customerId) }, 'Exported a customer\'s data');
   } catch (error) {
     if (!started) throw error;
-    parts.logger.error({ err: error, path: req.path }, 'A customer export failed after it started; the response was cut off');
+    parts.logger.error({ err: error, path: loggedPath(req) }, 'A customer export failed after it started; the response was cut off');
     res.destroy(error as Error);
   }
+}
+
+/** Resolves when the response may take more (drain) or is gone (close); removes both listeners, so a long export adds none. */
+function drained(res: Response): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 function toAuditItem(r: ErasureRecord) {

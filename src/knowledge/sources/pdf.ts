@@ -1,0 +1,51 @@
+import { extractText, getDocumentProxy } from 'unpdf';
+import { DocumentUnreadableError } from './errors';
+
+/** One page's text; `page` counts from 1. */
+export interface PdfPage {
+  page: number;
+  text: string;
+}
+
+/**
+ * The text of a PDF, page by page (pages without text left out, the others keep their
+ * number). An empty result means the PDF has no text layer (a scan): callers report it
+ * skipped, never store it empty. Throws DocumentUnreadableError for an encrypted PDF that
+ * needs a password and for bytes that are not a readable PDF.
+ */
+export async function pdfToPages(bytes: Uint8Array): Promise<PdfPage[]> {
+  let pdf;
+  try {
+    // pdf.js may take over (detach) the buffer it is given, and refuses a Buffer: hand it a plain copy.
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });
+  } catch (error) {
+    throw unreadable(error);
+  }
+  try {
+    const { text } = await extractText(pdf, { mergePages: false });
+    return text.map((t, k) => ({ page: k + 1, text: tidyPageText(t) })).filter((p) => p.text !== '');
+  } catch (error) {
+    throw unreadable(error);
+  } finally {
+    await pdf.destroy().catch(() => {});
+  }
+}
+
+function unreadable(error: unknown): DocumentUnreadableError {
+  const name = (error as { name?: string } | null)?.name;
+  if (name === 'PasswordException') {
+    return new DocumentUnreadableError('The PDF is encrypted and needs a password: save it without protection and send it again.', { cause: error });
+  }
+  const detail = name === 'InvalidPDFException' ? 'its structure is invalid (corrupt or truncated)' : (error as Error)?.message ?? String(error);
+  return new DocumentUnreadableError(`The PDF cannot be read: ${detail}.`, { cause: error });
+}
+
+/** Lines trimmed, runs of spaces collapsed, at most one empty line in a row. */
+function tidyPageText(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

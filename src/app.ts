@@ -9,7 +9,7 @@ import { chatRoutes, type ChatRoutesParts } from './http/routes/chat';
 import { conversationRoutes } from './http/routes/conversations';
 import { feedbackRoutes, type FeedbackRoutesParts } from './http/routes/feedback';
 import { handoffRoutes, type HandoffRoutesParts } from './http/routes/handoff';
-import { DEFAULT_PUBLIC_DIR, pagesRoutes, type DemoShop } from './http/routes/pages';
+import { DEFAULT_PUBLIC_DIR, pagesRoutes, type ShopPages } from './http/routes/pages';
 import { healthRoutes, type HealthParts } from './http/routes/health';
 import { knowledgeRoutes, type KnowledgeRoutesParts } from './http/routes/knowledge';
 import { privacyRoutes, type PrivacyRoutesParts } from './http/routes/privacy';
@@ -40,8 +40,8 @@ export interface AppParts {
   authFailures: AuthFailureSettings;
   /** Who may read /metrics (METRICS_TOKEN, NODE_ENV). */
   metricsAccess: MetricsAccess;
-  /** The demo shop page's signed-in mode (only with the generated demo secret). */
-  demoShop?: DemoShop;
+  /** The shop's pages: its name and widget's words, and the sample shop's demo page. */
+  shopPages: ShopPages;
   /** Express's `trust proxy`: how many proxies to believe for the client address (TRUST_PROXY). */
   trustProxy: number;
 }
@@ -99,14 +99,14 @@ export function createApp(parts: AppParts): Express {
       historyLimitMax: parts.chat.historyLimitMax,
       agentTypes: parts.chat.agentTypes,
       knowledgeDocumentMaxBytes: parts.knowledge.documentMaxBytes,
-      demoPage: parts.demoShop !== undefined,
+      demoPage: parts.shopPages.demoShop !== undefined,
     }),
     { version: API_VERSION },
   );
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  app.use(pagesRoutes({ publicDir: DEFAULT_PUBLIC_DIR, demoShop: parts.demoShop }));
+  app.use(pagesRoutes({ publicDir: DEFAULT_PUBLIC_DIR, ...parts.shopPages }));
   app.use(notFoundHandler);
   app.use(keepRequestContextOnError);
   app.use(errorHandler(parts.logger));

@@ -201,7 +201,9 @@ export const environmentSchema = z.object({
   /** Prices per million tokens by model, for the estimated cost of answers (none shown when unset). */
   MODEL_PRICES: priceTable.optional(),
 
-  /** `none` turns seeding off. */
+  /** The shop file (YAML or JSON): the shop, its agents, actions, MCP servers, knowledge, words and hours; unset: the sample shop. */
+  SHOP_FILE: optionalText,
+  /** The sample shop's help center, ingested into an empty knowledge base; `none` turns seeding off. Not used with SHOP_FILE. */
   KNOWLEDGE_SEED_DIR: z.string().trim().default('./knowledge/help-center'),
   /** The largest article PUT /api/v1/knowledge/sources/{source} accepts (413 above it). */
   KNOWLEDGE_DOCUMENT_MAX_BYTES: positiveInt.min(1024).max(10 * 1024 * 1024).default(256 * 1024),
@@ -299,7 +301,12 @@ export interface Config {
   handoff: { delivery: 'listen' | 'poll'; pollMs: number; supportHours: string | null; supportTimezone: string };
   /** Caps on open event streams: per client address (agent-key streams exempt) and per instance. */
   eventStreams: { perClient: number; perInstance: number };
-  /** Folder ingested on first start when the knowledge base is empty; null: none. */
+  /**
+   * SHOP_FILE (absolute; null: the sample shop runs from its own file,
+   * shops/sample/shop.yaml), and the environment its `${VAR}`s are read from.
+   */
+  shop: { file: string | null; env: Readonly<Record<string, string | undefined>> };
+  /** The sample shop's folder ingested on first start when the knowledge base is empty; null: none. A shop file names its own. */
   knowledgeSeedDir: string | null;
   /** The largest article the knowledge API accepts, in bytes. */
   knowledgeDocumentMaxBytes: number;
@@ -538,6 +545,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       supportHours: e.SUPPORT_HOURS ?? null,
       supportTimezone: checkedTimeZone(e.SUPPORT_TIMEZONE),
     },
+    shop: { file: e.SHOP_FILE ? path.resolve(e.SHOP_FILE) : null, env: { ...env } },
     knowledgeSeedDir: e.KNOWLEDGE_SEED_DIR === 'none' ? null : path.resolve(e.KNOWLEDGE_SEED_DIR),
     knowledgeDocumentMaxBytes: e.KNOWLEDGE_DOCUMENT_MAX_BYTES,
     knowledgeSyncMaxRemovalPercent: e.KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT,

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, loadDotEnvFile } from './config';
 import { createDependencies } from './dependencies';
 import { answerParserErrorsAsJson } from './http/parser-errors';
 import { createLogger, type Logger } from './observability/logger';
+import { ShopFileRejectedError } from './shop/load-shop';
 import { MigrationError } from './store/migrations';
 import { DataDirInUseError } from './store/pglite';
 import { localServiceUrl, removeServiceAddress, writeServiceAddress } from './service-address';
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const deps = await createDependencies(config, logger);
+  // The shop's tools may never call the service itself.
+  deps.networkGuard.setServicePort(config.port);
   const app = createApp(deps.appParts);
   // Where npm run ingest finds this service while it holds the embedded database.
   const dataDir = config.storage.kind === 'pglite' ? config.storage.dataDir : null;
@@ -86,6 +89,11 @@ function displayHost(host: string): string {
 }
 
 main().catch((error) => {
+  if (error instanceof ShopFileRejectedError) {
+    // One line per problem: the file, the field's path and what was expected.
+    console.error(`Failed to start: the shop file has ${error.problems.length} problem(s):\n${error.message}`);
+    process.exit(1);
+  }
   // Known start-up problems have a message that says what to do; anything else needs its stack.
   const known = error instanceof DataDirInUseError || error instanceof ConfigError || error instanceof MigrationError;
   console.error('Failed to start:', known ? error.message : error);

@@ -144,13 +144,19 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
   }
 }
 
-/** What the customer is told when an answer is escalated: a person is promised only when one can follow up. */
-export function handoffNoteText(support: LiveReady['support'] | null): { lead: string; text: string } {
+/** The widget's outside-hours note unless the shop file's `words.widget.outside_hours` says otherwise; `{hours}` becomes the hours. */
+export const DEFAULT_OUTSIDE_HOURS_NOTE =
+  'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.';
+
+/**
+ * What the customer is told when an answer is escalated: a person is promised only when one can follow up.
+ * Outside support hours, the shop's note, its first sentence in bold (`lead`).
+ */
+export function handoffNoteText(support: LiveReady['support'] | null, outsideHours = DEFAULT_OUTSIDE_HOURS_NOTE): { lead: string; text: string } {
   if (support?.open === false) {
-    return {
-      lead: 'Our support team is offline right now. ',
-      text: `They answer ${support.hours ?? 'during support hours'}; your conversation is flagged for them and their reply will appear here.`,
-    };
+    const note = outsideHours.replaceAll('{hours}', support.hours ?? 'during support hours');
+    const firstSentence = /^.*?[.!?](?:\s+|$)/.exec(note)?.[0] ?? '';
+    return { lead: firstSentence, text: note.slice(firstSentence.length) };
   }
   return { lead: 'Asked for a person. ', text: 'Someone from our support team can take over this conversation; their reply will appear right here.' };
 }

@@ -4,7 +4,7 @@
  *   <script src="https://support.example.com/widget.js" data-title="Northwind Home support" defer></script>
  *
  * data-api-base: where the API is (default: where widget.js came from);
- * data-title: the panel's heading (default "Support");
+ * data-title: the panel's heading (default: the shop file's words.widget.title, which the server fills in);
  * data-user-id: the shop's id for its customer (optional): a label shown to agents, it unlocks nothing;
  * data-user-token: the signed token the shop's backend issued for its signed-in customer (optional), sent as
  *   X-Customer-Token with every request: with it the assistant may answer about that customer's orders and account.
@@ -16,7 +16,7 @@
  */
 import { apiErrorOf, ApiError, getJson } from './api';
 import { el, renderAnswerText, sourceHref, sourcePage, type CitedSource } from './dom';
-import { handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
+import { DEFAULT_OUTSIDE_HOURS_NOTE, handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
 
 interface WidgetConfig {
   apiBase: string;
@@ -69,7 +69,48 @@ type Rating = 'up' | 'down';
 const MESSAGE_MAX_CHARS = 4000;
 const SESSION_TOKEN_HEADER = 'X-Session-Token';
 const CUSTOMER_TOKEN_HEADER = 'X-Customer-Token';
-const DEFAULT_SUBTITLE = 'Answers from our help center, any time';
+/**
+ * The shop's words (the shop file's `words.widget`): the server writes them over
+ * this literal as it serves widget.js. Left as it is (the file served from
+ * elsewhere), the defaults below apply.
+ */
+const SHOP_WIDGET_WORDS = '__SHOP_WIDGET_WORDS__';
+
+interface WidgetWords {
+  title: string;
+  subtitle: string;
+  /** `{title}` becomes the panel's title. */
+  welcome: string;
+  /** Under an escalated answer outside support hours; `{hours}` becomes the hours. */
+  outside_hours: string;
+}
+
+const DEFAULT_WORDS: WidgetWords = {
+  title: 'Support',
+  subtitle: 'Answers from our help center, any time',
+  welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
+  outside_hours: DEFAULT_OUTSIDE_HOURS_NOTE,
+};
+
+/** The shop's words as the server filled them in, each checked, else the defaults. */
+function shopWidgetWords(): WidgetWords {
+  let given: Partial<Record<keyof WidgetWords, unknown>> = {};
+  try {
+    given = JSON.parse(SHOP_WIDGET_WORDS) as typeof given;
+  } catch {
+    // not filled in: the defaults
+  }
+  const text = (value: unknown, fallback: string) => (typeof value === 'string' && value.trim() ? value.trim() : fallback);
+  return {
+    title: text(given.title, DEFAULT_WORDS.title),
+    subtitle: text(given.subtitle, DEFAULT_WORDS.subtitle),
+    welcome: text(given.welcome, DEFAULT_WORDS.welcome),
+    outside_hours: text(given.outside_hours, DEFAULT_WORDS.outside_hours),
+  };
+}
+
+const WORDS = shopWidgetWords();
+const DEFAULT_SUBTITLE = WORDS.subtitle;
 
 start();
 
@@ -88,7 +129,8 @@ function start(): void {
 function readConfig(script: HTMLScriptElement | null): WidgetConfig {
   const scriptOrigin = script?.src ? new URL(script.src, location.href).origin : location.origin;
   const apiBase = parseApiBase(script?.dataset['apiBase']?.trim(), scriptOrigin);
-  const title = script?.dataset['title']?.trim().slice(0, 80) || 'Support';
+  // A page's data-title wins over the shop file's title.
+  const title = script?.dataset['title']?.trim().slice(0, 80) || WORDS.title.slice(0, 80);
   const userId = script?.dataset['userId']?.trim() || undefined;
   const userToken = script?.dataset['userToken']?.trim() || undefined;
   return { apiBase, title, userId, userToken };
@@ -247,7 +289,7 @@ function mount(config: WidgetConfig): void {
 
   /** Rewrites the escalation notes once it is known whether people answer now. */
   function refreshHandoffNotes(): void {
-    const note = handoffNoteText(support);
+    const note = handoffNoteText(support, WORDS.outside_hours);
     for (const p of log.querySelectorAll('.handoff')) p.replaceChildren(el('strong', {}, note.lead), note.text);
   }
 
@@ -362,7 +404,7 @@ function mount(config: WidgetConfig): void {
   function showWelcome(): void {
     if (log.childElementCount > 0) return;
     const welcome = el('div', { class: 'message assistant welcome' });
-    renderAnswerText(welcome, `Hi! I am the ${config.title} assistant. Ask me about orders, delivery, returns or payments.`);
+    renderAnswerText(welcome, WORDS.welcome.replaceAll('{title}', config.title));
     log.append(welcome);
   }
 
@@ -588,7 +630,7 @@ function finishedAnswer(text: string, sources: unknown, escalated: boolean, supp
   answer.append(el('span', { class: 'visually-hidden' }, 'Support: '), answerText);
   renderSources(answer, sources);
   if (escalated) {
-    const note = handoffNoteText(support);
+    const note = handoffNoteText(support, WORDS.outside_hours);
     answer.append(el('p', { class: 'handoff' }, el('strong', {}, note.lead), note.text));
   }
   return answer;

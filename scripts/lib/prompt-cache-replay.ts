@@ -11,7 +11,10 @@ import path from 'node:path';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { buildSystemPrompt, formatKnowledge } from '../../src/agent/prompts';
 import { createSupportTools } from '../../src/agent/tools';
-import { supportAgent } from '../../src/agent-specs/support/spec';
+import { loadSampleShop } from '../../src/shop/sample-shop';
+
+/** The sample shop's default agent. */
+const supportAgent = loadSampleShop().agents[0]!;
 import { chunkDocument, markdownTitle } from '../../src/knowledge/chunking';
 import type { OrderProofs } from '../../src/identity/order-proofs';
 import type { Retriever } from '../../src/knowledge/retriever';

@@ -3,7 +3,7 @@ import { ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/m
 import type { SupportGraph } from '../agent/graph';
 import { isSameCustomer, type ConversationIdentity } from '../agent/tools/conversation-customer';
 import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
-import { DEFAULT_AGENT_TYPE, type AgentSpec } from '../agent-specs';
+import type { AgentSpec } from '../agent-specs/spec';
 import type { Config } from '../config';
 import { CustomerMismatchError, SessionAccessError } from '../errors';
 import { retrievalRecord } from '../knowledge/retrieval-record';
@@ -33,6 +33,8 @@ export interface ChatServiceParts {
   /** Which verified customer each session is bound to. */
   identity: IdentityStore;
   agents: ReadonlyMap<string, AgentRuntime>;
+  /** The agent a request without agent_type gets: the shop file's first. */
+  defaultAgentType: string;
   tokenCounter: TokenCounter;
   history: Config['history'];
   /** MODEL_INPUT_MAX_TOKENS: history loading is bounded by it too. */
@@ -326,7 +328,8 @@ export class ChatService {
 
   /** The requested agent; a session stored under an agent type that no longer exists gets the default. */
   private agentFor(agentType: string | undefined): AgentRuntime {
-    return this.parts.agents.get(agentType ?? DEFAULT_AGENT_TYPE) ?? this.parts.agents.get(DEFAULT_AGENT_TYPE)!;
+    const fallback = this.parts.defaultAgentType;
+    return this.parts.agents.get(agentType ?? fallback) ?? this.parts.agents.get(fallback)!;
   }
 
   /** A tool call or tool result of this turn, as it is stored (results in full). */

@@ -1,4 +1,5 @@
 const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+const MINUTES_PER_DAY = 24 * 60;
 
 /** Whether people answer now, so the pages promise a person only when one can follow up. */
 export interface SupportAvailability {
@@ -9,42 +10,121 @@ export interface SupportAvailability {
 }
 
 /**
- * SUPPORT_HOURS ("mon-fri 09:00-17:00", "mon,wed,fri 08:30-12:00") in a time zone.
- * Days are a comma list whose items may be ranges (fri-mon wraps); the end time is
- * exclusive; 24:00 means midnight at the end of the day.
+ * A week of support hours: entries of days (`mon-fri`, `sat,sun`, `fri-mon` wraps)
+ * and a time range (`09:00-17:00`; `22:00-02:00` crosses midnight into the next
+ * day; the end is exclusive; `24:00` is the end of the day), in one time zone,
+ * and dates (YYYY-MM-DD, in that zone) on which nobody answers.
+ */
+export interface SupportSchedule {
+  /** e.g. [{ days: 'mon-fri', hours: '09:00-17:00' }, { days: 'sat', hours: '10:00-14:00' }] */
+  entries: Array<{ days: string; hours: string }>;
+  timeZone: string;
+  /** A range that starts on a closed date is closed, also after midnight. */
+  closedDates?: string[];
+}
+
+/** One opening: starts on `day` at `from` minutes and lasts until `to` minutes (above 1440: into the next day). */
+interface Opening {
+  day: number;
+  from: number;
+  to: number;
+}
+
+/** `mon-fri`, `sat,sun`, `fri-mon`: the weekday numbers (0 = Sunday), or null when a name is not a day. */
+export function parseDays(spec: string): number[] | null {
+  const days = new Set<number>();
+  for (const part of spec.toLowerCase().replace(/\s+/g, '').split(',')) {
+    const [first, last = first, extra] = part.split('-');
+    const start = DAYS.indexOf(first as (typeof DAYS)[number]);
+    const end = DAYS.indexOf(last as (typeof DAYS)[number]);
+    if (start < 0 || end < 0 || extra !== undefined) return null;
+    for (let d = start; ; d = (d + 1) % 7) {
+      days.add(d);
+      if (d === end) break;
+    }
+  }
+  return [...days];
+}
+
+/** `09:00-17:00` as minutes from midnight; an end at or before the start crosses midnight (to > 1440). Null when malformed. */
+export function parseTimeRange(spec: string): { from: number; to: number } | null {
+  const match = /^\s*([01]\d|2[0-3]):([0-5]\d)\s*-\s*([01]\d|2[0-4]):([0-5]\d)\s*$/.exec(spec);
+  if (!match) return null;
+  const from = Number(match[1]) * 60 + Number(match[2]);
+  const end = Number(match[3]) * 60 + Number(match[4]);
+  if (end > MINUTES_PER_DAY) return null;
+  if (end === from) return null;
+  return { from, to: end > from ? end : end + MINUTES_PER_DAY };
+}
+
+/**
+ * Support hours in a time zone: from SUPPORT_HOURS ("mon-fri 09:00-17:00",
+ * "mon-sun 22:00-02:00") and SUPPORT_TIMEZONE, or from a shop file's schedule
+ * (SupportHours.fromSchedule). A range that crosses midnight is open until its
+ * end on the next day.
  */
 export class SupportHours {
-  private readonly days = new Set<number>();
-  private readonly from: number;
-  private readonly to: number;
+  private readonly openings: Opening[] = [];
+  private readonly closed: Set<string>;
+  private readonly timeZone: string;
+  private description: string | null;
 
-  constructor(
-    private readonly spec: string | null,
-    private readonly timeZone: string,
-  ) {
-    const match = spec ? /^\s*(\S.*?)\s+(\d\d):(\d\d)\s*-\s*(\d\d):(\d\d)\s*$/.exec(spec) : null;
-    this.from = match ? Number(match[2]) * 60 + Number(match[3]) : 0;
-    this.to = match ? Number(match[4]) * 60 + Number(match[5]) : 0;
-    if (!match) return;
-    for (const part of match[1]!.toLowerCase().replace(/\s+/g, '').split(',')) {
-      const [first, last = first] = part.split('-') as [string, string?];
-      const start = DAYS.indexOf(first as (typeof DAYS)[number]);
-      const end = DAYS.indexOf(last as (typeof DAYS)[number]);
-      for (let d = start; ; d = (d + 1) % 7) {
-        this.days.add(d);
-        if (d === end) break;
-      }
-    }
+  constructor(spec: string | null, timeZone: string) {
+    const match = spec ? /^\s*(\S.*?)\s+(\d\d:\d\d\s*-\s*\d\d:\d\d)\s*$/.exec(spec) : null;
+    this.timeZone = timeZone;
+    this.closed = new Set();
+    this.description = spec && match ? `${spec.trim()} ${timeZone}` : null;
+    if (match) this.add(match[1]!, match[2]!);
+  }
+
+  /** The shop file's hours. Entries are assumed valid (the shop file's schema checked them); a bad one opens nothing. */
+  static fromSchedule(schedule: SupportSchedule): SupportHours {
+    const hours = new SupportHours(null, schedule.timeZone);
+    for (const entry of schedule.entries) hours.add(entry.days, entry.hours);
+    for (const date of schedule.closedDates ?? []) hours.closed.add(date);
+    const written = schedule.entries.map((e) => `${e.days} ${e.hours}`).join(', ');
+    hours.description = schedule.entries.length > 0 ? `${written} ${schedule.timeZone}` : null;
+    return hours;
+  }
+
+  private add(days: string, range: string): void {
+    const dayList = parseDays(days);
+    const times = parseTimeRange(range);
+    if (!dayList || !times) return;
+    for (const day of dayList) this.openings.push({ day, ...times });
   }
 
   availability(now = new Date()): SupportAvailability {
-    if (!this.spec) return { open: null, hours: null };
-    const parts = new Intl.DateTimeFormat('en-US', { timeZone: this.timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-      .formatToParts(now)
+    if (!this.description) return { open: null, hours: null };
+    const today = this.localTime(now);
+    const yesterday = this.localTime(new Date(now.getTime() - MINUTES_PER_DAY * 60_000));
+    const open = this.openings.some(
+      (o) =>
+        // A range that started today, or one that started yesterday and runs past midnight.
+        (o.day === today.day && !this.closed.has(today.date) && today.minute >= o.from && today.minute < o.to) ||
+        (o.day === yesterday.day && !this.closed.has(yesterday.date) && today.minute + MINUTES_PER_DAY >= o.from && today.minute + MINUTES_PER_DAY < o.to),
+    );
+    return { open, hours: this.description };
+  }
+
+  /** The weekday, date (YYYY-MM-DD) and minute of the day at `moment` in the time zone. */
+  private localTime(moment: Date): { day: number; date: string; minute: number } {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: this.timeZone,
+      weekday: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(moment)
       .reduce<Record<string, string>>((all, p) => ({ ...all, [p.type]: p.value }), {});
-    const day = DAYS.indexOf(parts['weekday']!.toLowerCase().slice(0, 3) as (typeof DAYS)[number]);
-    const minute = Number(parts['hour']) * 60 + Number(parts['minute']);
-    const open = this.days.has(day) && minute >= this.from && minute < this.to;
-    return { open, hours: `${this.spec.trim()} ${this.timeZone}` };
+    return {
+      day: DAYS.indexOf(parts['weekday']!.toLowerCase().slice(0, 3) as (typeof DAYS)[number]),
+      date: `${parts['year']}-${parts['month']}-${parts['day']}`,
+      minute: Number(parts['hour']) * 60 + Number(parts['minute']),
+    };
   }
 }

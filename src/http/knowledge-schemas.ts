@@ -177,7 +177,7 @@ export const knowledgeSyncsQuerySchema = z.object({
 export const knowledgeSyncRunSchema = z.object({
   id: z.int(),
   site: z.string().meta({ description: 'The sitemap or start page URL the run synced.' }),
-  trigger: z.string().meta({ description: '`schedule` (the service, KNOWLEDGE_SYNC_URLS) or `cli` (npm run ingest).' }),
+  trigger: z.string().meta({ description: '`schedule` (the service: KNOWLEDGE_SYNC_URLS and the shop file sites) or `cli` (npm run ingest).' }),
   status: z.enum(['running', 'succeeded', 'held', 'failed']).meta({
     description: '`held`: stored what changed but removed nothing, since it would have removed more than KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT of the pages.',
   }),

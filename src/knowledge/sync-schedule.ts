@@ -11,7 +11,7 @@ import type { KnowledgeSyncLease } from '../store/knowledge-sync-lease';
 export type SyncOneSite = (siteUrl: string, signal: AbortSignal) => Promise<unknown>;
 
 export interface KnowledgeSyncSettings {
-  /** The sites to sync, in order: KNOWLEDGE_SYNC_URLS (and the shop file's `knowledge:` sites). */
+  /** The sites to sync, in order: KNOWLEDGE_SYNC_URLS and the shop file's `knowledge.sites`. */
   siteUrls: string[];
   /** KNOWLEDGE_SYNC_INTERVAL_MINUTES, in milliseconds. */
   intervalMs: number;

@@ -5,6 +5,9 @@ import type { TokenCounter } from '../memory/tokens';
 import { ExtractiveChatModel, OFFLINE_CHAT_MODEL } from './extractive-chat-model';
 import { retryRateLimitsWithBackoff } from './retries';
 
+/** What the offline responder needs of the shop: its order numbers (to call lookup_order) and its offline notice. */
+export type OfflineShopWords = Pick<ConstructorParameters<typeof ExtractiveChatModel>[1] & object, 'orderNumbers' | 'offlineNotice'>;
+
 /** A chat model and the name answers are recorded under. */
 export interface ChatModelChoice {
   model: BaseChatModel;
@@ -16,10 +19,10 @@ export interface ChatModelChoice {
  * client's own defaults, ten minutes and six retries, would hold a customer for
  * minutes behind a dead model); the offline extractive responder otherwise.
  */
-export function createChatModel(config: Config, tokenCounter: TokenCounter, model = config.openai.chatModel): ChatModelChoice {
+export function createChatModel(config: Config, tokenCounter: TokenCounter, model = config.openai.chatModel, offline: OfflineShopWords = {}): ChatModelChoice {
   const { apiKey, baseURL, timeoutMs, maxRetries } = config.openai;
   if (!apiKey) {
-    return { model: new ExtractiveChatModel(tokenCounter, { streamPieceDelayMs: config.offlineStreamDelayMs }), name: OFFLINE_CHAT_MODEL };
+    return { model: new ExtractiveChatModel(tokenCounter, { streamPieceDelayMs: config.offlineStreamDelayMs, ...offline }), name: OFFLINE_CHAT_MODEL };
   }
   return {
     model: new ChatOpenAI({

@@ -7,6 +7,7 @@ import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { parseKnowledge, type PromptPassage } from '../agent/prompts';
 import { tokenizeWords } from '../knowledge/words';
 import type { TokenCounter } from '../memory/tokens';
+import { orderNumberPattern, type OrderNumberFormat } from '../agent/tools/lookup-order';
 
 export const OFFLINE_CHAT_MODEL = 'offline-extractive';
 
@@ -14,11 +15,9 @@ export const OFFLINE_CHAT_MODEL = 'offline-extractive';
 const PASSAGES_QUOTED = 2;
 const SENTENCES_QUOTED = 3;
 
+/** The first sentence of an offline answer, unless the shop file's `words.offline_notice` says otherwise. */
 export const OFFLINE_NOTICE =
   'I am running in offline mode (no language model is configured), so I can only quote our help center and our records.';
-
-/** An order number as customers type it ("ZX-14440", "zx 14440", "#ZX14440"). */
-const ORDER_NUMBER_IN_TEXT = /#?\bZX[-\s]?\d{5}\b/i;
 
 /** An e-mail address in a message (the proof of an anonymous order lookup). */
 const EMAIL_IN_TEXT = /[^\s@<>()[\],;:"']+@[^\s@<>()[\],;:"']+\.[a-z]{2,}/i;
@@ -30,9 +29,14 @@ const EMAIL_IN_TEXT = /[^\s@<>()[\],;:"']+@[^\s@<>()[\],;:"']+\.[a-z]{2,}/i;
  */
 const POSTCODE_IN_TEXT = /\b(?:post\s?code|postal\s+code|zip(?:\s?code)?|eircode)\b(?:\s+is)?\s*:?\s*([a-z0-9]{2,5}(?:[\s-](?=[a-z]*\d)[a-z0-9]{2,4})?)\b/i;
 
-/** The order lookup's arguments from a message: the order number and any e-mail address or postcode given with it. */
-export function orderLookupArguments(text: string): { order_id: string; email?: string; postcode?: string } | null {
-  const orderId = ORDER_NUMBER_IN_TEXT.exec(text)?.[0];
+/**
+ * The order lookup's arguments from a message: the order number (in the shop's
+ * format, as customers type it: "ZX-14440", "zx 14440", "#ZX14440") and any
+ * e-mail address or postcode given with it. Without a format nothing is taken
+ * for an order number.
+ */
+export function orderLookupArguments(text: string, format: OrderNumberFormat | null = null): { order_id: string; email?: string; postcode?: string } | null {
+  const orderId = format ? orderNumberPattern(format, false).exec(text)?.[0] : undefined;
   if (!orderId) return null;
   const email = EMAIL_IN_TEXT.exec(text)?.[0].replace(/[.]+$/, '');
   const postcode = POSTCODE_IN_TEXT.exec(text)?.[1];
@@ -53,6 +57,10 @@ export class ExtractiveChatModel extends BaseChatModel {
       streamPieceDelayMs?: number;
       /** The tools it may call (bindTools); it calls them by simple rules. */
       toolNames?: readonly string[];
+      /** The shop's order numbers, which make it call lookup_order; null or absent: it never does. */
+      orderNumbers?: OrderNumberFormat | null;
+      /** The answer's first sentence (the shop file's `words.offline_notice`); default OFFLINE_NOTICE. */
+      offlineNotice?: string;
     } & BaseChatModelParams = {},
   ) {
     super(options);
@@ -110,7 +118,8 @@ export class ExtractiveChatModel extends BaseChatModel {
     const question = messages[questionAt]?.text ?? '';
     const toolResults = messages.slice(questionAt + 1).filter((m) => ToolMessage.isInstance(m));
 
-    const lookup = orderLookupArguments(question);
+    const notice = this.options.offlineNotice ?? OFFLINE_NOTICE;
+    const lookup = orderLookupArguments(question, this.options.orderNumbers ?? null);
     const toolCall =
       toolResults.length === 0 && lookup && (this.options.toolNames ?? []).includes('lookup_order')
         ? { id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, name: 'lookup_order', args: lookup, type: 'tool_call' as const }
@@ -118,8 +127,8 @@ export class ExtractiveChatModel extends BaseChatModel {
     const answer = toolCall
       ? ''
       : toolResults.length > 0
-        ? composeToolAnswer(question, toolResults)
-        : composeExtractiveAnswer(question, parseKnowledge(knowledge));
+        ? composeToolAnswer(question, toolResults, notice)
+        : composeExtractiveAnswer(question, parseKnowledge(knowledge), notice);
 
     const promptTokens = messages.reduce((sum, m) => sum + this.tokenCounter.countMessage({ content: m.text }), 0);
     const completionTokens = this.tokenCounter.countText(answer) + (toolCall ? this.tokenCounter.countText(JSON.stringify(toolCall.args)) : 0);
@@ -137,30 +146,30 @@ export class ExtractiveChatModel extends BaseChatModel {
 }
 
 /** The offline answer: the notice, then the best excerpt of the best passages with their sources. */
-export function composeExtractiveAnswer(question: string, passages: PromptPassage[]): string {
+export function composeExtractiveAnswer(question: string, passages: PromptPassage[], notice = OFFLINE_NOTICE): string {
   if (passages.length === 0) {
-    return `${OFFLINE_NOTICE} I found nothing in the help center about that.`;
+    return `${notice} I found nothing in the help center about that.`;
   }
   const questionWords = new Set(tokenizeWords(question));
   const quotes = passages
     .slice(0, PASSAGES_QUOTED)
     .map((p) => `From "${p.title}" (${p.source}):\n> ${bestExcerpt(p.content, questionWords)}`);
-  return `${OFFLINE_NOTICE} Here is what it says:\n\n${quotes.join('\n\n')}`;
+  return `${notice} Here is what it says:\n\n${quotes.join('\n\n')}`;
 }
 
 /** The offline answer from this turn's tool results: orders and profiles described, passages quoted, refusals passed on. */
-export function composeToolAnswer(question: string, results: ToolMessage[]): string {
+export function composeToolAnswer(question: string, results: ToolMessage[], notice = OFFLINE_NOTICE): string {
   const parts = results.map((result) => {
     if (result.name === 'lookup_order') return describeOrder(result.text) ?? result.text;
     const data = parseJsonObject(result.text);
     if (result.name === 'get_user_profile' && data) return describeProfile(data);
     if (result.name === 'search_knowledge_base') {
       const passages = parseKnowledge(result.text);
-      if (passages.length > 0) return composeExtractiveAnswer(question, passages).slice(OFFLINE_NOTICE.length).trim();
+      if (passages.length > 0) return composeExtractiveAnswer(question, passages, '').trim();
     }
     return result.text;
   });
-  return `${OFFLINE_NOTICE} ${parts.join('\n\n')}`;
+  return `${notice} ${parts.join('\n\n')}`;
 }
 
 /**

@@ -15,6 +15,7 @@ import { EmbeddingModelMismatchError } from '../../src/errors';
 import { createLogger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';
 import { applyMigrations } from '../../src/store/migrations';
+import { seedSampleData } from '../../src/shop/sample-shop';
 import { openPgliteDatabase } from '../../src/store/pglite';
 import { SqlCommerceStore } from '../../src/store/commerce-store';
 import { HandoffStore } from '../../src/store/handoff-store';
@@ -57,6 +58,7 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
   beforeAll(async () => {
     db = await openPgliteDatabase();
     await applyMigrations(db);
+    await seedSampleData(db);
     standIn = await startPostgrestStandIn(db, SERVICE_ROLE_KEY);
     store = new SqlStore(supabaseFunctionCaller(createSupabaseClient({ url: standIn.url, serviceRoleKey: SERVICE_ROLE_KEY })));
   });
@@ -169,13 +171,14 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
       const [row] = await db.query<{ n: number }>(`select count(*)::int as n from chat_messages where session_id = 'supabase-session'`);
       expect(row!.n).toBe(2);
       expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: 'ok', storage: 'supabase' });
-      // Everything went through the API (start-up check, seeding, the redaction backfill, rate limits, one answer, one replay, the session token's nonce).
+      // Everything went through the API (start-up check, seeding, the stored titles search_knowledge_base's
+      // description names, the redaction backfill, rate limits, one answer, one replay, the session token's nonce).
       const called = standIn.requests.map((r) => r.path.split('/').at(-1));
       expect(new Set(called)).toEqual(
         new Set([
           'storage_ping', 'embedding_models', 'source_chunks', 'embeddings_by_hash', 'replace_source_chunks', 'rate_limit_hit',
-          'get_session', 'claim_idempotency_key', 'hybrid_search', 'append_answer_turn', 'keep_service_secret', 'session_token_nonce',
-          'redaction_backfill_batch',
+          'get_session', 'claim_idempotency_key', 'hybrid_search', 'append_answer_turn', 'keep_service_secret', 'knowledge_sources',
+          'session_token_nonce', 'redaction_backfill_batch',
         ]),
       );
       expect(called.filter((fn) => fn === 'append_answer_turn')).toHaveLength(1);

@@ -101,6 +101,7 @@ beforeAll(async () => {
     store,
     identity: new IdentityStore(db),
     agents: new Map([['support', { spec, graph }]]),
+    defaultAgentType: 'support',
     tokenCounter,
     history: config.history,
     inputMaxTokens: config.modelInputMaxTokens,

@@ -1,5 +1,8 @@
 import { HUMAN_HANDOFF_OFFER } from '../../src/agent/nodes/generate-response';
-import { supportAgent } from '../../src/agent-specs/support/spec';
+import { loadSampleShop } from '../../src/shop/sample-shop';
+
+/** The sample shop's default agent. */
+const supportAgent = loadSampleShop().agents[0]!;
 import { DatabaseUnavailableError } from '../../src/errors';
 import { sha256 } from '../../src/knowledge/chunking';
 import { createEmbedder } from '../../src/knowledge/embeddings';

@@ -7,6 +7,7 @@
  */
 import type { SqlDatabase } from '../../src/store/database';
 import { applyMigrations } from '../../src/store/migrations';
+import { seedSampleData } from '../../src/shop/sample-shop';
 import { openPgliteDatabase } from '../../src/store/pglite';
 import { openPostgresDatabase } from '../../src/store/postgres';
 import { RateLimitCounters } from '../../src/store/rate-limit-store';
@@ -112,6 +113,8 @@ function describeRowLevelSecurity(backend: string, open: () => Promise<{ db: Sql
 describeRowLevelSecurity('PGlite', async () => {
   const db = await openPgliteDatabase();
   await applyMigrations(db);
+  // The sample shop's customers and orders fill those tables, as where the sample shop runs.
+  await seedSampleData(db);
   return { db, close: () => db.close() };
 });
 

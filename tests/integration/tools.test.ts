@@ -14,6 +14,10 @@ import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import type { SqlDatabase, SqlQueryable } from '../../src/store/database';
 import type { SqlStore } from '../../src/store/sql-store';
 import { openTestStore } from '../support/database';
+import { loadSampleShop } from '../../src/shop/sample-shop';
+
+/** The sample shop's tools speak for it: its name and its order numbers (ZX-14440). */
+const SAMPLE_SHOP = loadSampleShop();
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const HELP_CENTER_DIR = path.join(REPO_ROOT, 'knowledge/help-center');
@@ -50,7 +54,7 @@ beforeAll(async () => {
   await ingestFiles(files, store, embedder);
   const retriever = createRetriever(store, embedder, { topK: 2, minSimilarity: 0.1 });
   orderProofs = new OrderProofs(new IdentityStore(db), new RateLimitCounters(db), { maxFailures: 5, windowMs: 3_600_000 });
-  tools = byName(createSupportTools({ commerce: new SqlCommerceStore(db), orderProofs, retriever }));
+  tools = byName(createSupportTools({ commerce: new SqlCommerceStore(db), orderProofs, retriever, shop: SAMPLE_SHOP }));
 });
 afterAll(async () => {
   await db.close();
@@ -337,7 +341,7 @@ describe('search_knowledge_base', () => {
 
   it('answers with a sentence when nothing matches', async () => {
     const strict = createRetriever(store, embedder, { topK: 2, minSimilarity: 0.99 });
-    const search = byName(createSupportTools({ commerce: new SqlCommerceStore(db), orderProofs, retriever: strict })).get('search_knowledge_base')!;
+    const search = byName(createSupportTools({ commerce: new SqlCommerceStore(db), orderProofs, retriever: strict, shop: SAMPLE_SHOP })).get('search_knowledge_base')!;
     expect(await search.invoke({ query: 'quantum zebra migration' })).toBe('No help-center article matched "quantum zebra migration".');
     expect(await call('search_knowledge_base', { query: '   ' })).toBe(
       'The search query was empty. Search the help center with a few words about the question.',

@@ -13,6 +13,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Pool } from 'pg';
 import type { SqlDatabase } from '../../src/store/database';
 import { applyMigrations, readMigrations } from '../../src/store/migrations';
+import { seedSampleData } from '../../src/shop/sample-shop';
 
 /** Admin URL of the test server (any database on it; each suite creates its own). */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -83,6 +84,13 @@ const NEEDS_PGVECTOR = /\bvector\b|\bdocuments\b/;
  * schema), so a server without the extension can still test conversations.
  */
 export async function migrateTestDatabase(db: SqlDatabase, withPgvector: boolean): Promise<string[]> {
+  const applied = await migrateSchema(db, withPgvector);
+  // The sample shop's customers and orders, as the service seeds them when it runs the sample shop.
+  await seedSampleData(db);
+  return applied;
+}
+
+async function migrateSchema(db: SqlDatabase, withPgvector: boolean): Promise<string[]> {
   if (withPgvector) return applyMigrations(db);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'chat-migrations-'));
   try {

@@ -48,7 +48,9 @@ const NO_PROOFS = {
     throw new Error('no proof is checked in these tests');
   },
 } as unknown as OrderProofs;
-const lookupOrder = createLookupOrderTool(commerce, NO_PROOFS);
+/** The sample shop's order numbers (shops/sample/shop.yaml): "ZX" and five digits. */
+const SAMPLE_ORDER_NUMBERS = { prefix: 'ZX', digits: 5 };
+const lookupOrder = createLookupOrderTool(commerce, NO_PROOFS, { name: 'Northwind Home', orderNumbers: SAMPLE_ORDER_NUMBERS });
 /** The run config of a conversation whose verified customer placed ORDER. */
 const asOwner = { configurable: { identity: identityOf('lukas@example.com') } };
 function identityOf(customer: string | null): ConversationIdentity {
@@ -57,7 +59,7 @@ function identityOf(customer: string | null): ConversationIdentity {
 const getUserProfile = createGetUserProfileTool(commerce);
 
 const counter = new TokenCounter('gpt-4o-mini');
-const offlineModel = () => new ExtractiveChatModel(counter);
+const offlineModel = () => new ExtractiveChatModel(counter, { orderNumbers: SAMPLE_ORDER_NUMBERS });
 const withTools = () => offlineModel().bindTools([lookupOrder, getUserProfile]);
 
 const SYSTEM = buildSystemPrompt({});
@@ -103,7 +105,7 @@ describe('the offline responder with tools', () => {
       ['Where is my order ZX-14440?', { order_id: 'ZX-14440' }],
       ['My email is lukas@example.com', null],
     ];
-    for (const [message, args] of cases) expect({ message, args: orderLookupArguments(message) }).toEqual({ message, args });
+    for (const [message, args] of cases) expect({ message, args: orderLookupArguments(message, SAMPLE_ORDER_NUMBERS) }).toEqual({ message, args });
   });
 
   it('gives every call its own id', async () => {

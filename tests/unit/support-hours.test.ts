@@ -41,10 +41,62 @@ describe('support hours', () => {
   });
 });
 
+describe('support hours that cross midnight', () => {
+  // Wednesday 25 November 2026 in New York (UTC-5): 23:00, then 01:00 on Thursday, then 12:00.
+  const at = (local: string) => new Date(`${local}-05:00`);
+
+  it('SUPPORT_HOURS "mon-sun 22:00-02:00" is open inside the range, on both sides of midnight, and closed outside it', () => {
+    const nights = new SupportHours('mon-sun 22:00-02:00', 'America/New_York');
+    expect(nights.availability(at('2026-11-25T23:00:00')).open).toBe(true);
+    expect(nights.availability(at('2026-11-26T01:00:00')).open).toBe(true);
+    expect(nights.availability(at('2026-11-26T12:00:00')).open).toBe(false);
+    expect(nights.availability(at('2026-11-26T02:00:00')).open).toBe(false); // the end is exclusive
+    expect(nights.availability(at('2026-11-25T21:59:00')).open).toBe(false);
+  });
+
+  it("a range that starts on the last day runs into the next day only: Friday night's hours reach Saturday 01:00, not Sunday's", () => {
+    const fridayNight = new SupportHours('fri 22:00-02:00', 'America/New_York');
+    expect(fridayNight.availability(at('2026-11-27T23:00:00')).open).toBe(true); // Friday 23:00
+    expect(fridayNight.availability(at('2026-11-28T01:00:00')).open).toBe(true); // Saturday 01:00
+    expect(fridayNight.availability(at('2026-11-29T01:00:00')).open).toBe(false); // Sunday 01:00
+    expect(fridayNight.availability(at('2026-11-27T01:00:00')).open).toBe(false); // Friday 01:00 (Thursday had none)
+  });
+
+  it("a shop file's schedule: several ranges per weekday in the shop's time zone, and closed dates", () => {
+    const hours = SupportHours.fromSchedule({
+      timeZone: 'America/New_York',
+      entries: [
+        { days: 'mon-fri', hours: '09:00-17:00' },
+        { days: 'wed', hours: '22:00-02:00' },
+      ],
+      closedDates: ['2026-11-26'],
+    });
+    expect(hours.availability(at('2026-11-25T12:00:00'))).toEqual({ open: true, hours: 'mon-fri 09:00-17:00, wed 22:00-02:00 America/New_York' });
+    expect(hours.availability(at('2026-11-25T23:00:00')).open).toBe(true);
+    // Thursday 26 November is closed, but Wednesday's night range still runs until 02:00.
+    expect(hours.availability(at('2026-11-26T01:00:00')).open).toBe(true);
+    expect(hours.availability(at('2026-11-26T12:00:00')).open).toBe(false);
+    expect(hours.availability(at('2026-11-27T12:00:00')).open).toBe(true);
+  });
+
+  it('a closed date closes the range that starts on it, also after midnight', () => {
+    const hours = SupportHours.fromSchedule({ timeZone: 'UTC', entries: [{ days: 'mon-sun', hours: '22:00-02:00' }], closedDates: ['2026-12-24'] });
+    expect(hours.availability(new Date('2026-12-24T23:00:00Z')).open).toBe(false);
+    expect(hours.availability(new Date('2026-12-25T01:00:00Z')).open).toBe(false);
+    expect(hours.availability(new Date('2026-12-25T23:00:00Z')).open).toBe(true);
+  });
+});
+
 describe("the widget's escalation note", () => {
   it('offers a person in this chat while people answer, or when no hours are set', () => {
     expect(handoffNoteText({ open: true, hours: 'mon-fri 09:00-17:00 UTC' }).text).toContain('their reply will appear right here');
     expect(handoffNoteText(null).text).toContain('their reply will appear right here');
+  });
+
+  it("uses the shop file's outside-hours note, its first sentence as the lead", () => {
+    const note = handoffNoteText({ open: false, hours: 'mon-fri 09:00-18:00 Europe/Lisbon' }, 'Our gardeners are away. They answer {hours} and will reply here.');
+    expect(note).toEqual({ lead: 'Our gardeners are away. ', text: 'They answer mon-fri 09:00-18:00 Europe/Lisbon and will reply here.' });
+    expect(handoffNoteText({ open: true, hours: 'mon-fri 09:00-18:00 UTC' }, 'Away. {hours}').text).toContain('their reply will appear right here');
   });
 
   it('says the team is offline, and when it answers, outside support hours', () => {

@@ -7,13 +7,50 @@ import { conversationIdentity, isSameCustomer, SIGN_IN_HINT } from './conversati
 
 export const LOOKUP_ORDER = 'lookup_order';
 
-// 'ZX-14440', and the ways customers type it: 'zx14440', 'ZX 14440', '#ZX-14440'.
-const ORDER_NUMBER = /^#?ZX[-\s]?(\d{5})$/i;
+/** The shop's order numbers, from its shop file (`order_numbers`): a prefix and a number of digits, stored as PREFIX-digits. */
+export interface OrderNumberFormat {
+  prefix: string;
+  digits: number;
+}
+
+/** Who the built-in tools speak for: the shop's name and, for lookup_order, its order number format (null: any reference). */
+export interface ShopIdentity {
+  name: string;
+  orderNumbers: OrderNumberFormat | null;
+}
+
+/** Used where no shop is given (tests of other parts): a neutral name, any order reference. */
+export const UNNAMED_SHOP: ShopIdentity = { name: 'the shop', orderNumbers: null };
+
+// Without a format: an order reference as written, up to 40 letters, digits and hyphens.
+const ANY_ORDER_REFERENCE = /^#?([A-Za-z0-9][A-Za-z0-9-]{0,39})$/;
+const EXAMPLE_DIGITS = '14440987654321098765';
+const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+
+/** The ways customers type an order number: 'PREFIX-12345', 'prefix12345', 'PREFIX 12345', '#PREFIX-12345'. */
+export function orderNumberPattern(format: OrderNumberFormat, anchored: boolean): RegExp {
+  const core = `#?${anchored ? '' : '\\b'}${format.prefix}[-\\s]?(\\d{${format.digits}})`;
+  return anchored ? new RegExp(`^${core}$`, 'i') : new RegExp(`${core}\\b`, 'i');
+}
+
+/** An order number as the shop writes it, for descriptions and hints ('ZX-14440'). */
+export function exampleOrderNumber(format: OrderNumberFormat): string {
+  return `${format.prefix.toUpperCase()}-${EXAMPLE_DIGITS.slice(0, format.digits).padEnd(format.digits, '0')}`;
+}
 
 /** The order number in its stored form ('ZX-14440'), or null when the text is not one. */
-export function normalizeOrderId(text: string): string | null {
-  const match = ORDER_NUMBER.exec(text.trim());
-  return match ? `ZX-${match[1]}` : null;
+export function normalizeOrderId(text: string, format: OrderNumberFormat | null = null): string | null {
+  if (!format) return ANY_ORDER_REFERENCE.exec(text.trim())?.[1] ?? null;
+  const match = orderNumberPattern(format, true).exec(text.trim());
+  return match ? `${format.prefix.toUpperCase()}-${match[1]}` : null;
+}
+
+/** What the model is told when the text is not an order number of the shop. */
+function notAnOrderNumber(text: string, shop: ShopIdentity): string {
+  const format = shop.orderNumbers;
+  if (!format) return `${quoteShort(text)} is not an order number of ${shop.name}: an order number is up to 40 letters, digits and hyphens.`;
+  const digits = NUMBER_WORDS[format.digits] ?? String(format.digits);
+  return `${quoteShort(text)} is not a ${shop.name} order number. Order numbers look like ${exampleOrderNumber(format)}: "${format.prefix.toUpperCase()}", a hyphen and ${digits} digits.`;
 }
 
 /**
@@ -25,13 +62,12 @@ export function normalizeOrderId(text: string): string | null {
  * not, so order numbers cannot be walked through. A proof that does not match
  * says only that. Too many of those (OrderProofs) stop the turn with a 429.
  */
-export function createLookupOrderTool(commerce: CommerceStore, proofs: OrderProofs) {
+export function createLookupOrderTool(commerce: CommerceStore, proofs: OrderProofs, shop: ShopIdentity = UNNAMED_SHOP) {
+  const example = shop.orderNumbers ? exampleOrderNumber(shop.orderNumbers) : null;
   return tool(
     async ({ order_id, email, postcode }, config) => {
-      const orderId = normalizeOrderId(order_id);
-      if (!orderId) {
-        return `${quoteShort(order_id)} is not a Northwind Home order number. Order numbers look like ZX-14440: "ZX", a hyphen and five digits.`;
-      }
+      const orderId = normalizeOrderId(order_id, shop.orderNumbers);
+      if (!orderId) return notAnOrderNumber(order_id, shop);
       const identity = conversationIdentity(config);
       const customer = identity.verifiedCustomerId;
       if (customer) {
@@ -66,12 +102,12 @@ export function createLookupOrderTool(commerce: CommerceStore, proofs: OrderProo
     {
       name: LOOKUP_ORDER,
       description:
-        'Look up a Northwind Home order by its order number (like ZX-14440). Returns the status, carrier, ship date, ' +
+        `Look up a ${shop.name} order by its order number${example ? ` (like ${example})` : ''}. Returns the status, carrier, ship date, ` +
         'destination city, items and the carrier tracking events, newest first. Use it when the customer asks where ' +
         'an order is, what it contains, or what happened to a delivery. Unless the order is on the signed-in ' +
         "customer's account, it needs the e-mail address or the delivery postcode on the order, exactly as the customer wrote it.",
       schema: z.object({
-        order_id: z.string().describe('The order number as the customer gave it, e.g. "ZX-14440".'),
+        order_id: z.string().describe(`The order number as the customer gave it${example ? `, e.g. "${example}"` : ''}.`),
         email: z.string().max(254).optional().describe('The e-mail address the customer gave for this order, if any. Never guess it.'),
         postcode: z.string().max(20).optional().describe('The delivery postcode the customer gave for this order, if any. Never guess it.'),
       }),

@@ -7,6 +7,29 @@ import { formatKnowledge } from '../prompts';
 
 export const SEARCH_KNOWLEDGE_BASE = 'search_knowledge_base';
 
+/** At most this many stored titles describe the knowledge base to the model, each cut to TITLE_MAX_CHARS. */
+export const DESCRIBED_TITLES_MAX = 12;
+const TITLE_MAX_CHARS = 60;
+
+/** What the knowledge base holds, as the tool's description tells the model: the shop's name and stored sources' titles. */
+export interface KnowledgeBaseOutline {
+  shopName: string;
+  /** Titles of stored sources (the first DESCRIBED_TITLES_MAX are used). */
+  titles: string[];
+}
+
+/** The tool's description: what it searches, from what is stored, not from a list written for one shop. */
+export function describeKnowledgeBase(outline: KnowledgeBaseOutline): string {
+  const titles = [...new Set(outline.titles.map((t) => t.trim()).filter(Boolean))]
+    .slice(0, DESCRIBED_TITLES_MAX)
+    .map((t) => (t.length > TITLE_MAX_CHARS ? `${t.slice(0, TITLE_MAX_CHARS - 1)}…` : t));
+  const holds = titles.length > 0 ? ` (articles such as: ${titles.join('; ')})` : '';
+  return (
+    `Search ${outline.shopName}'s knowledge base${holds} for passages that answer a question. Use it for policies, prices, ` +
+    'deadlines and procedures; answer from the passages and cite their titles.'
+  );
+}
+
 /**
  * search_knowledge_base(query): the help-center passages nearest to the query,
  * fenced by formatKnowledge as reference data (so instructions inside a passage
@@ -15,7 +38,7 @@ export const SEARCH_KNOWLEDGE_BASE = 'search_knowledge_base';
  * cites them as sources. Retrieval failures (embedding model unavailable)
  * propagate as errors.
  */
-export function createSearchKnowledgeBaseTool(retriever: Retriever) {
+export function createSearchKnowledgeBaseTool(retriever: Retriever, outline: KnowledgeBaseOutline = { shopName: 'the shop', titles: [] }) {
   return tool(
     async ({ query }, config): Promise<[string, RetrievedDocument[]]> => {
       const text = query.trim();
@@ -27,10 +50,7 @@ export function createSearchKnowledgeBaseTool(retriever: Retriever) {
     {
       name: SEARCH_KNOWLEDGE_BASE,
       responseFormat: 'content_and_artifact',
-      description:
-        "Search Northwind Home's help center (shipping, tracking, returns, refunds, payments, warranty, account, " +
-        'invoices, cancellations, contact) for passages that answer a question. Use it for policies, prices, ' +
-        'deadlines and procedures; answer from the passages and cite their titles.',
+      description: describeKnowledgeBase(outline),
       schema: z.object({
         query: z.string().describe('What to look up, in a few words, e.g. "refund after a return".'),
       }),

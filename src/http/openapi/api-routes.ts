@@ -412,7 +412,7 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
 /** The built pages (npm run build): 503 pages_not_built until they are. */
 function pageRoutes(demoPage: boolean): ApiRoute[] {
   const files: [string, string, string][] = [
-    ['/', 'text/html', 'The demo shop page with the chat widget'],
+    ['/', 'text/html', "The shop's page with the chat widget (without SHOP_FILE: the sample shop's demo page)"],
     ['/review', 'text/html', 'The review console'],
     ['/widget.js', 'text/javascript', 'The chat widget, to embed with one script tag'],
     ['/review.js', 'text/javascript', "The review console's script"],

@@ -6,11 +6,20 @@ import { AppError } from '../../errors';
 /** Where `npm run build` (scripts/build-web.ts) writes the pages. */
 export const DEFAULT_PUBLIC_DIR = path.resolve(__dirname, '../../../public');
 
-export interface PagesOptions {
+/** The shop as its pages show it. */
+export interface ShopPages {
+  shopName: string;
+  /** The widget's words (title, subtitle, welcome), built into widget.js as it is served. */
+  widget: { title: string; subtitle: string; welcome: string; outside_hours: string };
+  /** True: / is the sample shop's demo page (web/index.html); false: a plain page naming the shop, with the widget. */
+  sampleShop: boolean;
+  /** The demo's signed-in customer (sample shop only); absent (a shop's real secret is configured): the page shows the anonymous visitor only. */
+  demoShop?: DemoShop;
+}
+
+export interface PagesOptions extends ShopPages {
   /** The built pages: index.html, review.html, widget.js, review.js and their stylesheets. */
   publicDir: string;
-  /** The demo's signed-in customer; absent (a shop's real secret is configured): the page shows the anonymous visitor only. */
-  demoShop?: DemoShop;
 }
 
 /**
@@ -25,6 +34,8 @@ export interface DemoShop {
 /** Where index.html marks the demo's account bar. */
 const DEMO_ACCOUNT_MARK = '<!-- demo-account -->';
 const WIDGET_TAG = '<script src="/widget.js"';
+/** Where widget.js (web/widget.ts) holds the shop's words: a string literal the server fills in as it serves the file. */
+const WIDGET_WORDS_MARK = /(["'])__SHOP_WIDGET_WORDS__\1/;
 
 /**
  * Our own pages allow only our own scripts and requests. Inline styles stay
@@ -48,7 +59,12 @@ export function pagesRoutes(options: PagesOptions): Router {
   const sendPage = (file: string) => (_req: unknown, res: Response) => sendBuilt(res, options.publicDir, file, PAGE_SECURITY_HEADERS);
 
   const demoShop = options.demoShop;
-  if (demoShop) {
+  if (!options.sampleShop) {
+    // A shop of its own: / names the shop and carries the widget; the sample shop's demo page is not served.
+    router.get('/', (_req, res) => {
+      res.set({ 'Cache-Control': 'no-cache', ...PAGE_SECURITY_HEADERS }).type('html').send(shopPage(options.shopName));
+    });
+  } else if (demoShop) {
     // Both modes of the demo: an anonymous visitor (/), and a signed-in customer whose
     // token the "shop" renders into the widget's tag, as a shop's own page template would.
     router.get('/', async (_req, res) => {
@@ -69,9 +85,15 @@ export function pagesRoutes(options: PagesOptions): Router {
   }
   router.get('/review', sendPage('review.html'));
   // Shops load widget.js from their own pages, so it may be used cross-origin.
-  router.get('/widget.js', (_req, res) =>
-    sendBuilt(res, options.publicDir, 'widget.js', { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'cross-origin' }),
-  );
+  // Its words are the shop's: filled in here, so every page that embeds it shows them without another request.
+  router.get('/widget.js', async (_req, res) => {
+    const script = await readBuilt(options.publicDir, 'widget.js');
+    const words = JSON.stringify(JSON.stringify(options.widget)).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+    res
+      .set({ 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'cross-origin' })
+      .type('text/javascript')
+      .send(script.replace(WIDGET_WORDS_MARK, () => words));
+  });
   for (const file of ['review.js', 'review.css', 'shop.css']) {
     router.get(`/${file}`, (_req, res) => sendBuilt(res, options.publicDir, file, { 'X-Content-Type-Options': 'nosniff' }));
   }
@@ -110,6 +132,29 @@ async function readBuilt(publicDir: string, file: string): Promise<string> {
     throw new AppError(503, 'pages_not_built', `The web pages are not built yet: run \`npm run build\` (\`npm start\` does it first). Missing: ${file}`);
   }
   return fs.promises.readFile(filePath, 'utf8');
+}
+
+/** The page at / for a shop of its own: its name and the widget, nothing of the sample shop. */
+function shopPage(shopName: string): string {
+  const name = escapeHtml(shopName);
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <link rel="icon" href="data:," />
+    <title>${name} support</title>
+  </head>
+  <body style="font-family: system-ui, sans-serif; margin: 3rem auto; max-width: 40rem; padding: 0 1rem">
+    <main>
+      <h1>${name}</h1>
+      <p>Questions about an order, a delivery or a return? Ask in the chat below.</p>
+      <p>The review console is at <a href="/review">/review</a>.</p>
+    </main>
+    <script src="/widget.js" defer></script>
+  </body>
+</html>
+`;
 }
 
 function escapeHtml(text: string): string {

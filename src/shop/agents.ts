@@ -1,0 +1,64 @@
+import { compileSupportGraph, type SupportGraphParts } from '../agent/graph';
+import { toolsNow, type ToolList } from '../agent/tool-list';
+import { createSupportTools, type SupportToolParts } from '../agent/tools';
+import { DESCRIBED_TITLES_MAX } from '../agent/tools/search-knowledge-base';
+import type { AgentSpec } from '../agent-specs/spec';
+import type { AgentRuntime } from '../chat/chat-service';
+import type { SupportHours } from '../chat/support-hours';
+import type { ConnectorContext } from '../connectors/connector-context';
+import type { KnowledgeAdminStore } from '../store/knowledge-admin-store';
+import type { Shop } from './load-shop';
+import { connectShopSystems } from './shop-tools';
+import { escalationOffer } from './shop-words';
+
+/** Everything an agent's graph needs that is the same for every agent of the shop. */
+export type SharedGraphParts = Omit<SupportGraphParts, 'tools' | 'instructions' | 'escalationOffer'>;
+
+/** The shop's agents, ready to answer, and the connections to its own systems to let go of on shutdown. */
+export interface ShopAgents {
+  agents: Map<string, AgentRuntime>;
+  /** The agent a request without agent_type gets: the shop file's first. */
+  defaultAgentType: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The shop file's agents: the built-in tools speaking for the shop (its name,
+ * its order numbers, the titles of its stored knowledge), the tools of its own
+ * systems (actions, MCP servers), and one graph per agent with exactly the
+ * tools it names and the shop's words at the end of an escalated answer.
+ */
+export async function createShopAgents(parts: {
+  shop: Shop;
+  builtInTools: Omit<SupportToolParts, 'shop' | 'knowledgeTitles'>;
+  knowledgeAdmin: KnowledgeAdminStore;
+  supportHours: SupportHours;
+  graph: SharedGraphParts;
+  /** What the connectors need (network guard, redactor, token counter, tracing, logger, the environment for `${VAR}`). */
+  connectors: Omit<ConnectorContext, 'shopFileDir'>;
+}): Promise<ShopAgents> {
+  const { shop } = parts;
+  const knowledgeTitles = (await parts.knowledgeAdmin.listSources({ limit: DESCRIBED_TITLES_MAX })).sources.map((s) => s.title);
+  const builtIn = createSupportTools({ ...parts.builtInTools, shop, knowledgeTitles });
+  const systems = await connectShopSystems(shop, parts.connectors);
+  // Read per answer: an MCP server's tools join once it connects.
+  const agents = compileAgents(shop.agents, () => [...builtIn, ...systems.tools()], {
+    ...parts.graph,
+    escalationOffer: escalationOffer(shop.words, parts.supportHours),
+  });
+  return { agents, defaultAgentType: shop.agents[0]!.key, close: () => systems.close() };
+}
+
+/** One graph per agent, by key (the default first), each with the instructions and exactly the tools it names (read per answer). */
+export function compileAgents(agents: AgentSpec[], tools: ToolList, shared: Omit<SupportGraphParts, 'tools' | 'instructions'>): Map<string, AgentRuntime> {
+  const runtimes = new Map<string, AgentRuntime>();
+  for (const spec of agents) {
+    const graph = compileSupportGraph({
+      ...shared,
+      tools: () => toolsNow(tools).filter((t) => spec.tools.includes(t.name)),
+      instructions: spec.instructions,
+    });
+    runtimes.set(spec.key, { spec, graph });
+  }
+  return runtimes;
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { actionSchema, mcpServerSchema } from '../connectors/connector-config';
+import { parseDays, parseTimeRange } from '../chat/support-hours';
+import { memoryStrategySchema } from '../memory/settings';
+
+/**
+ * The shop file (SHOP_FILE, YAML or JSON): who the shop is, which agents answer,
+ * how to reach its own systems (actions, MCP servers), where its knowledge is,
+ * the words customers read around the answers, and its support hours. Every
+ * object is strict: an unknown field is a mistake, reported with its path.
+ * docs/your-shop.md describes each field for operators.
+ */
+
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+/** One agent a request may choose with `agent_type`; the first in the list is the default. */
+const agentSchema = z.strictObject({
+  key: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'must be 1-40 lowercase letters, digits, "_" or "-" (what requests send as agent_type)'),
+  description: text(500),
+  /** The system prompt: who the agent is, for which shop, what it may do. */
+  instructions: text(20_000),
+  /** Built-in tools, actions' operationIds and MCP servers' tools, by name. */
+  tools: z.array(z.string().min(1, 'must not be empty')).default([]),
+  /** The agent's default memory strategy (as a request's memory_strategy); a conversation's or a request's setting wins. */
+  memory: memoryStrategySchema.optional(),
+  /** Whether a verified customer's earlier conversations are summarised into the prompt by default. */
+  memory_injection: z.boolean().optional(),
+});
+
+/** Days and a time range: `mon-fri: 09:00-17:00`, `sat: [10:00-14:00, 22:00-02:00]`. */
+const weeklyHours = z.record(
+  z.string().refine((days) => parseDays(days) !== null, 'must be days such as "mon", "mon-fri" or "sat,sun"'),
+  z
+    .union([z.string(), z.array(z.string()).min(1)])
+    .transform((value) => (Array.isArray(value) ? value : [value]))
+    .pipe(z.array(z.string().refine((range) => parseTimeRange(range) !== null, 'must be a time range such as "09:00-17:00" or "22:00-02:00" (24-hour clock)'))),
+);
+
+const supportHoursSchema = z.strictObject({
+  /** The IANA time zone the hours and dates are in, e.g. Europe/Berlin. */
+  time_zone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin'),
+  weekly: weeklyHours,
+  /** Dates (YYYY-MM-DD) nobody answers, e.g. public holidays. */
+  closed: z.array(z.iso.date({ error: 'must be a date as YYYY-MM-DD' })).default([]),
+});
+
+const WIDGET_OUTSIDE_HOURS =
+  'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.';
+
+/** What customers read that is not the model's answer. Defaults are neutral; the sample shop spells out its own. */
+const wordsSchema = z.strictObject({
+  /** Appended to an escalated answer while people answer (or when no hours are set). */
+  human_offer: text(1000).default(
+    'I am not confident I have the right answer, so I have flagged this conversation for our support team: a human agent can take over if you would like.',
+  ),
+  /** Appended to an escalated answer outside support hours; `{hours}` becomes the hours with their time zone. */
+  outside_hours: text(1000).default(
+    'I am not confident I have the right answer, so I have flagged this conversation for our support team. They are not available right now (they answer {hours}); they will see your question and reply in this chat.',
+  ),
+  /** The first sentence of an answer written without a language model (no OPENAI_API_KEY, or the model failed). */
+  offline_notice: text(1000).default(
+    'I am running in offline mode (no language model is configured), so I can only quote our help center and our records.',
+  ),
+  widget: z
+    .strictObject({
+      title: text(80).optional(),
+      subtitle: text(200).default('Answers from our help center, any time'),
+      /** The first message of a new conversation; `{title}` becomes the title. */
+      welcome: text(1000).default('Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.'),
+      /** Under an escalated answer outside support hours; `{hours}` becomes the hours. Its first sentence is shown in bold. */
+      outside_hours: text(1000).default(WIDGET_OUTSIDE_HOURS),
+    })
+    .default({
+      subtitle: 'Answers from our help center, any time',
+      welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
+      outside_hours: WIDGET_OUTSIDE_HOURS,
+    }),
+});
+
+const knowledgeSchema = z.strictObject({
+  /** Folders of Markdown and text files, relative to the shop file; ingested when the knowledge base is empty. */
+  folders: z.array(text(1000)).default([]),
+  /** Sites (a sitemap or a start page) the shop's help lives on, kept in sync by the running service like KNOWLEDGE_SYNC_URLS (docs/knowledge.md). */
+  sites: z.array(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })).default([]),
+});
+
+/** Order numbers as the built-in lookup_order reads them: a prefix and a number of digits, e.g. ZX-14440. */
+const orderNumbersSchema = z.strictObject({
+  prefix: z.string().regex(/^[A-Za-z]{1,8}$/, 'must be 1-8 letters'),
+  digits: z.number().int().min(1).max(20),
+});
+
+export const shopFileSchema = z
+  .strictObject({
+    /** The shop's name, as customers know it: built-in tools' descriptions and the widget's default title use it. */
+    name: text(120),
+    agents: z.array(agentSchema).min(1, 'must list at least one agent (the first is the default)'),
+    actions: z.array(actionSchema).default([]),
+    mcp_servers: z.array(mcpServerSchema).default([]),
+    knowledge: knowledgeSchema.default({ folders: [], sites: [] }),
+    /** The built-in lookup_order's order number format; without it any order reference up to 40 letters, digits and "-" is looked up as written. */
+    order_numbers: orderNumbersSchema.optional(),
+    words: wordsSchema.default(() => wordsSchema.parse({})),
+    /** Unset: no hours are promised or refused (SUPPORT_HOURS and SUPPORT_TIMEZONE still apply). */
+    support_hours: supportHoursSchema.optional(),
+  })
+  .superRefine((shop, ctx) => {
+    const seen = new Map<string, number>();
+    shop.agents.forEach((agent, i) => {
+      if (seen.has(agent.key)) ctx.addIssue({ code: 'custom', path: ['agents', i, 'key'], message: `"${agent.key}" is already the key of agents[${seen.get(agent.key)}]` });
+      else seen.set(agent.key, i);
+    });
+  });
+
+/** The shop file as read (before `${VAR}` expansion and tool checks). */
+export type ShopFileContent = z.infer<typeof shopFileSchema>;
+export type ShopAgent = ShopFileContent['agents'][number];
+export type ShopWords = ShopFileContent['words'];
+export type ShopKnowledge = ShopFileContent['knowledge'];
+export type OrderNumberFormat = z.infer<typeof orderNumbersSchema>;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -136,6 +136,6 @@ test('sends a PDF page by page and a web page through the running service, and r
 test('bad usage is refused with the usage text', async () => {
   const result = await ingest('--purge', 'help');
   expect(result.code).toBe(2);
-  expect(result.stderr).toContain('Unknown option(s): --purge');
+  expect(result.stderr).toContain('Unknown option: --purge');
   expect(result.stderr).toContain('--dry-run');
 });

@@ -94,10 +94,10 @@ async function storeOldRows(db: SqlDatabase): Promise<void> {
     insert into answer_feedback (message_id, session_id, rating, comment) values
       ('00000000-0000-4000-8000-000000000002', 'bf-cards', 'down', ${lit(`Refund to ${RAW.thinSpace}`)}),
       ('00000000-0000-4000-8000-000000000008', 'bf-ordinary', 'up', ${lit(ORDINARY[0]!)});
-    insert into idempotency_keys (key, request_hash, response, session_created, expires_at) values
-      ('bf-key-answer', 'h1', ${lit(JSON.stringify({ session_id: 'bf-cards', response: `You wrote ${RAW.fullWidth}`, message_id: '00000000-0000-4000-8000-000000000002' }))}, false, now() + interval '1 day'),
-      ('bf-key-queued', 'h2', ${lit(JSON.stringify({ queued: { session_id: 'bf-cards', handler: 'human', agent_name: 'Maria', message_id: '00000000-0000-4000-8000-000000000005' } }))}, false, now() + interval '1 day'),
-      ('bf-key-ordinary', 'h3', ${lit(JSON.stringify({ session_id: 'bf-ordinary', response: ORDINARY[1] }))}, false, now() + interval '1 day');
+    insert into idempotency_keys (key, request_hash, session_id, response, session_created, expires_at) values
+      ('bf-key-answer', 'h1', 'bf-cards', ${lit(JSON.stringify({ session_id: 'bf-cards', response: `You wrote ${RAW.fullWidth}`, message_id: '00000000-0000-4000-8000-000000000002' }))}, false, now() + interval '1 day'),
+      ('bf-key-queued', 'h2', 'bf-cards', ${lit(JSON.stringify({ queued: { session_id: 'bf-cards', handler: 'human', agent_name: 'Maria', message_id: '00000000-0000-4000-8000-000000000005' } }))}, false, now() + interval '1 day'),
+      ('bf-key-ordinary', 'h3', 'bf-ordinary', ${lit(JSON.stringify({ session_id: 'bf-ordinary', response: ORDINARY[1] }))}, false, now() + interval '1 day');
   `);
 }
 

@@ -1,7 +1,7 @@
 /**
  * The customer chat widget. A shop embeds it with one tag:
  *
- *   <script src="https://support.example.com/widget.js" data-title="Northwind Home support" defer></script>
+ *   <script src="https://support.example.com/widget.js" data-title="Pine &amp; Pebble support" defer></script>
  *
  * data-api-base: where the API is (default: where widget.js came from);
  * data-title: the panel's heading (default: the shop file's words.widget.title, which the server fills in);
@@ -115,7 +115,7 @@ const DEFAULT_SUBTITLE = WORDS.subtitle;
 start();
 
 function start(): void {
-  const marker = '__northwindSupportWidget';
+  const marker = '__supportAgentWidget';
   const flags = window as unknown as Record<string, boolean>;
   if (flags[marker]) return; // the tag was included twice
   flags[marker] = true;

@@ -172,10 +172,12 @@ function absoluteLinkTargets(document: any, base: string | undefined): void {
 /** Removes what is never the article: chrome elements, landmarks, hidden parts, chrome-named blocks. */
 function removeChrome(document: any): void {
   for (const el of [...document.querySelectorAll(DROPPED_ELEMENTS.join(','))]) el.remove();
-  // A page's own header and footer are chrome; an article's (its title, its date) are not.
-  for (const el of [...document.querySelectorAll('header, footer')]) {
+  // A page's own header is chrome; an article's (its title, its date) is not. Footers are
+  // chrome wherever they are: an article's holds its votes, "more questions?", share links.
+  for (const el of [...document.querySelectorAll('header')]) {
     if (!el.parentElement?.closest('article, main, [role="main"]')) el.remove();
   }
+  for (const el of [...document.querySelectorAll('footer')]) el.remove();
   // Some sites wrap the whole page in one form (ASP.NET): keep a form that holds the article.
   for (const el of [...document.querySelectorAll('form')]) {
     if (!el.querySelector('article, main, [role="main"], h1')) el.remove();

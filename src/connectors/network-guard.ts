@@ -230,7 +230,7 @@ export class NetworkGuard {
       const signal = init?.signal ?? undefined;
       const incoming = await openResponse(target, { method, headers, body }, signal);
       // pipeline, not pipe: a connection that breaks mid-body must error the body, not leave it waiting forever.
-      const decoded = pipeline(decodedBody(incoming), byteCap(policy.maxBytes, 'error', url), () => {});
+      const decoded = pipeline(decodedBody(incoming), byteCap(policy.maxBytes, url), () => {});
       const responseHeaders = new Headers();
       for (const [name, value] of Object.entries(incoming.headers)) {
         if (value === undefined || name === 'content-encoding' || name === 'content-length') continue;
@@ -377,7 +377,7 @@ function decodedBody(incoming: http.IncomingMessage): Readable {
 }
 
 /** A pass-through that errors once more than maxBytes went through it. */
-function byteCap(maxBytes: number, _mode: 'error', url: string): Transform {
+function byteCap(maxBytes: number, url: string): Transform {
   let size = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {

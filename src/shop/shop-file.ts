@@ -94,6 +94,16 @@ export const shopFileSchema = z
   .strictObject({
     /** The shop's name, as customers know it: built-in tools' descriptions and the widget's default title use it. */
     name: text(120),
+    /**
+     * The languages the shop writes and answers in (ISO 639-1 codes), the first the default:
+     * they guide language detection and are the fallback when a text's language cannot be told.
+     * Unset: detection alone decides, and English is the fallback.
+     */
+    languages: z
+      .array(z.string().regex(/^[a-z]{2}$/, 'must be a two-letter ISO 639-1 code such as "de" or "en"'))
+      .min(1, 'must name at least one language (the first is the default)')
+      .refine((codes) => new Set(codes).size === codes.length, 'must not name a language twice')
+      .optional(),
     agents: z.array(agentSchema).min(1, 'must list at least one agent (the first is the default)'),
     actions: z.array(actionSchema).default([]),
     mcp_servers: z.array(mcpServerSchema).default([]),

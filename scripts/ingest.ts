@@ -1,5 +1,5 @@
 /**
- * npm run ingest -- [--prune] [--dry-run] [--max-pages N] [--concurrency N] <files, folders or site URLs…>
+ * npm run ingest -- [--prune] [--dry-run] [--max-pages N] [--concurrency N] [--allow-private-network] <files, folders or site URLs…>
  *
  * A URL is a site: its sitemap (or sitemap index), or a start page whose links under
  * its folder are followed. It is synced with syncSite: robots.txt obeyed, new and
@@ -39,12 +39,15 @@ const USAGE = `Usage: npm run ingest -- [options] <file, folder or site URL> [mo
                     sites: remove the pages that are gone even past KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT
   --dry-run         files and folders only: print what would be added, updated and removed
   --max-pages N     sites: pages and linked files taken at most (default 5000)
-  --concurrency N   sites: requests to the site at once (default 2; 1 with a robots.txt Crawl-delay)`;
+  --concurrency N   sites: requests to the site at once (default 2; 1 with a robots.txt Crawl-delay)
+  --allow-private-network
+                    sites: the sites given may be on the private network (loopback, 10.x, 192.168.x…);
+                    without it a site is crawled public-only, whatever its DNS answers`;
 
 type Action = IngestOutcome | 'removed' | 'skipped';
 
 const VALUE_OPTIONS = ['--max-pages', '--concurrency'];
-const SWITCHES = ['--prune', '--dry-run', '--help'];
+const SWITCHES = ['--prune', '--dry-run', '--allow-private-network', '--help'];
 
 interface Arguments {
   paths: string[];
@@ -97,10 +100,17 @@ async function main(): Promise<number> {
 
   loadDotEnvFile();
   const config = loadConfig();
+  const siteOptions = {
+    prune,
+    allowPrivateNetwork: parsed.switches.has('--allow-private-network'),
+    maxPages: parsed.maxPages,
+    concurrency: parsed.concurrency,
+    maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent,
+  };
   if (paths.length === 0) {
     const target = await openKnowledgeTarget(config);
     try {
-      return await ingestSites(sites, target, { prune, maxPages: parsed.maxPages, concurrency: parsed.concurrency, maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent });
+      return await ingestSites(sites, target, siteOptions);
     } finally {
       await target.close();
     }
@@ -176,7 +186,7 @@ async function main(): Promise<number> {
         : `Done in ${seconds}s: ${files.length} files (${tally}), ${chunks} chunks, ${embedded} embedded.`,
     );
     if (sites.length === 0) return 0;
-    return await ingestSites(sites, target, { prune, maxPages: parsed.maxPages, concurrency: parsed.concurrency, maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent });
+    return await ingestSites(sites, target, siteOptions);
   } finally {
     await target.close();
   }
@@ -204,7 +214,7 @@ function predictedOutcome(stored: StoredSource | undefined, contentHash: string,
 async function ingestSites(
   sites: string[],
   target: KnowledgeTarget,
-  options: { prune: boolean; maxPages?: number; concurrency?: number; maxRemovalPercent: number },
+  options: { prune: boolean; allowPrivateNetwork: boolean; maxPages?: number; concurrency?: number; maxRemovalPercent: number },
 ): Promise<number> {
   const guard = new NetworkGuard();
   let exitCode = 0;

@@ -217,6 +217,8 @@ export const environmentSchema = z.object({
     .default('')
     .transform((text) => [...new Set(text.split(',').map((u) => u.trim()).filter((u) => u !== ''))])
     .pipe(z.array(z.url({ protocol: /^https?$/, error: 'must be a comma list of http(s) URLs of sitemaps or start pages, e.g. https://help.example.com/sitemap.xml' }))),
+  /** KNOWLEDGE_SYNC_URLS may be on the private network (loopback, RFC 1918): the operator's explicit choice; otherwise they are crawled public-only, whatever their DNS answers. */
+  KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK: booleanFlag.default(false),
   /** How often the sites of KNOWLEDGE_SYNC_URLS are synced (one instance at a time), in minutes (decimals allowed). */
   KNOWLEDGE_SYNC_INTERVAL_MINUTES: z.coerce.number().positive().max(7 * 24 * 60).default(360),
 });
@@ -315,7 +317,7 @@ export interface Config {
   /** Where `npm run ingest` finds a running service to ingest through; null: the database directly (or the embedded default's running service). */
   ingestServiceUrl: string | null;
   /** The sites the running service syncs (none: no sync), and how often. */
-  knowledgeSync: { siteUrls: string[]; intervalMs: number };
+  knowledgeSync: { siteUrls: string[]; allowPrivateNetwork: boolean; intervalMs: number };
   /** Langfuse tracing; null: off. */
   langfuse: LangfuseConfig | null;
   /** How customer tokens (X-Customer-Token) are verified. */
@@ -550,7 +552,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     knowledgeDocumentMaxBytes: e.KNOWLEDGE_DOCUMENT_MAX_BYTES,
     knowledgeSyncMaxRemovalPercent: e.KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT,
     ingestServiceUrl: e.INGEST_SERVICE_URL ? e.INGEST_SERVICE_URL.replace(/\/+$/, '') : null,
-    knowledgeSync: { siteUrls: e.KNOWLEDGE_SYNC_URLS, intervalMs: Math.round(e.KNOWLEDGE_SYNC_INTERVAL_MINUTES * 60_000) },
+    knowledgeSync: { siteUrls: e.KNOWLEDGE_SYNC_URLS, allowPrivateNetwork: e.KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK, intervalMs: Math.round(e.KNOWLEDGE_SYNC_INTERVAL_MINUTES * 60_000) },
     // Both keys or nothing: one key alone cannot authenticate, so tracing stays off.
     langfuse:
       e.LANGFUSE_PUBLIC_KEY && e.LANGFUSE_SECRET_KEY

@@ -18,7 +18,7 @@ import { OrderProofs } from './identity/order-proofs';
 import { resolveAgentApiKey, resolveCustomerIdentitySecret } from './identity/service-keys';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { ModelQueryRewriter } from './knowledge/query-rewriter';
-import { bindSiteSync } from './knowledge/site-sync-binding';
+import { bindSiteSync, type KnowledgeSite } from './knowledge/site-sync-binding';
 import { KnowledgeSyncSchedule } from './knowledge/sync-schedule';
 import { createRetriever, type Retriever } from './knowledge/retriever';
 import { prepareKnowledge } from './knowledge/seed';
@@ -165,7 +165,11 @@ export async function createDependencies(config: Config, logger: Logger, databas
  * no page may be the service itself); null when there is no site to sync.
  */
 function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, embedder: Embedder, guard: NetworkGuard, logger: Logger): KnowledgeSyncSchedule | null {
-  const siteUrls = [...new Set([...config.knowledgeSync.siteUrls, ...shop.knowledge.sites])];
+  const sites: KnowledgeSite[] = [
+    ...config.knowledgeSync.siteUrls.map((url) => ({ url, allowPrivateNetwork: config.knowledgeSync.allowPrivateNetwork })),
+    ...shop.knowledge.sites,
+  ];
+  const siteUrls = [...new Set(sites.map((s) => s.url))];
   if (siteUrls.length === 0) return null;
   const syncSite = bindSiteSync({
     store: storage.store,
@@ -174,6 +178,8 @@ function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, em
     syncRuns: storage.siteSyncs,
     maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent,
     guard,
+    // A site named twice (in KNOWLEDGE_SYNC_URLS and the shop file) may go private if either entry says so.
+    privateNetworkSites: new Set(sites.filter((s) => s.allowPrivateNetwork).map((s) => s.url)),
   });
   const schedule = new KnowledgeSyncSchedule({ lease: storage.knowledgeSyncLease, syncSite, logger }, { siteUrls, intervalMs: config.knowledgeSync.intervalMs });
   schedule.start();

@@ -7,6 +7,16 @@ import { knowledgeBaseForSites } from './sources/site-knowledge';
 import { syncSite } from './sources/site-sync';
 import type { SyncOneSite } from './sync-schedule';
 
+/**
+ * A site the operator named for the sync. `allowPrivateNetwork` is the operator's explicit
+ * choice (the shop file's `allow_private_network`, KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK):
+ * without it the site is crawled public-only, whatever its DNS answers at the time.
+ */
+export interface KnowledgeSite {
+  url: string;
+  allowPrivateNetwork: boolean;
+}
+
 /** What the in-process sync writes with: the service's own store and embedder (not the HTTP API). */
 export interface ServiceSiteSyncParts {
   store: Pick<KnowledgeStore, 'listSourceChunks' | 'findEmbeddingsByHash'>;
@@ -20,6 +30,8 @@ export interface ServiceSiteSyncParts {
   maxRemovalPercent: number;
   /** What the run records say started it. Default `schedule`. */
   trigger?: string;
+  /** The sites that may be on the private network (by URL, as the schedule names them); any other is public-only. */
+  privateNetworkSites?: ReadonlySet<string>;
 }
 
 /**
@@ -39,5 +51,10 @@ export function bindSiteSync(parts: ServiceSiteSyncParts): SyncOneSite {
   );
   const guard = parts.guard ?? new NetworkGuard();
   return (siteUrl, signal) =>
-    syncSite(siteUrl, { guard, knowledge, store: parts.syncRuns }, { trigger: parts.trigger ?? 'schedule', maxRemovalPercent: parts.maxRemovalPercent, signal });
+    syncSite(siteUrl, { guard, knowledge, store: parts.syncRuns }, {
+      trigger: parts.trigger ?? 'schedule',
+      maxRemovalPercent: parts.maxRemovalPercent,
+      allowPrivateNetwork: parts.privateNetworkSites?.has(siteUrl) ?? false,
+      signal,
+    });
 }

@@ -7,6 +7,7 @@ import { expandRecord } from '../connectors/connector-context';
 import type { AgentSpec } from '../agent-specs/spec';
 import type { SupportSchedule } from '../chat/support-hours';
 import { shopFileSchema, type OrderNumberFormat, type ShopWords } from './shop-file';
+import type { KnowledgeSite } from '../knowledge/site-sync-binding';
 
 /** The sample shop's file: what runs without SHOP_FILE, and what an operator copies to start their own. */
 export const SAMPLE_SHOP_FILE = path.resolve(__dirname, '../../shops/sample/shop.yaml');
@@ -23,7 +24,7 @@ export interface Shop {
   actions: ActionConfig[];
   mcpServers: McpServerConfig[];
   /** Folders (absolute) ingested when the knowledge base is empty, and sites for the knowledge sync. */
-  knowledge: { folders: string[]; sites: string[] };
+  knowledge: { folders: string[]; sites: KnowledgeSite[] };
   orderNumbers: OrderNumberFormat | null;
   words: ShopWords;
   /** null: the shop file sets no hours (SUPPORT_HOURS applies, if set). */
@@ -99,7 +100,7 @@ export function loadShop(options: { file: string; sample: boolean; env: Readonly
     })),
     actions: content.actions,
     mcpServers: content.mcp_servers,
-    knowledge: { folders: content.knowledge.folders.map((f) => path.resolve(dir, f)), sites: content.knowledge.sites },
+    knowledge: { folders: content.knowledge.folders.map((f) => path.resolve(dir, f)), sites: content.knowledge.sites.map((s) => ({ url: s.url, allowPrivateNetwork: s.allow_private_network })) },
     orderNumbers: content.order_numbers ?? null,
     words: content.words,
     supportHours: content.support_hours

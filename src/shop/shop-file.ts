@@ -77,11 +77,24 @@ const wordsSchema = z.strictObject({
     }),
 });
 
+const siteUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
 const knowledgeSchema = z.strictObject({
   /** Folders of Markdown and text files, relative to the shop file; ingested when the knowledge base is empty. */
   folders: z.array(text(1000)).default([]),
-  /** Sites (a sitemap or a start page) the shop's help lives on, kept in sync by the running service like KNOWLEDGE_SYNC_URLS (docs/knowledge.md). */
-  sites: z.array(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })).default([]),
+  /**
+   * Sites (a sitemap or a start page) the shop's help lives on, kept in sync by the running service like
+   * KNOWLEDGE_SYNC_URLS (docs/knowledge.md). A URL alone is crawled public-only; `{url, allow_private_network: true}`
+   * is the operator's choice to crawl a site on the private network.
+   */
+  sites: z
+    .array(
+      z.union([
+        siteUrl.transform((url) => ({ url, allow_private_network: false })),
+        z.strictObject({ url: siteUrl, allow_private_network: z.boolean().default(false) }),
+      ]),
+    )
+    .default([]),
 });
 
 /** Order numbers as the built-in lookup_order reads them: a prefix and a number of digits, e.g. ZX-14440. */

@@ -41,7 +41,7 @@ beforeAll(async () => {
   });
   unreachable = `http://127.0.0.1:${await closedPort()}/sitemap.xml`;
   [service, browser] = await Promise.all([
-    startTestService({ env: { KNOWLEDGE_SYNC_URLS: `${site.origin}/sitemap.xml,${unreachable}`, KNOWLEDGE_SYNC_INTERVAL_MINUTES: '60' } }),
+    startTestService({ env: { KNOWLEDGE_SYNC_URLS: `${site.origin}/sitemap.xml,${unreachable}`, KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK: 'true', KNOWLEDGE_SYNC_INTERVAL_MINUTES: '60' } }),
     launchBrowser(),
   ]);
   // Both sites' first runs are recorded soon after start.

@@ -14,8 +14,9 @@ let dir: string;
 let service: ServiceProcess;
 let site: LoopbackSite;
 
+// The site runs on loopback: crawling it is the operator's explicit choice.
 function ingest(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, tsxNodeArgs(path.join(REPO_ROOT, 'scripts/ingest.ts')).concat(args), {
+  const child = spawn(process.execPath, tsxNodeArgs(path.join(REPO_ROOT, 'scripts/ingest.ts')).concat(['--allow-private-network', ...args]), {
     cwd: dir,
     env: { PATH: process.env.PATH, DATA_DIR: path.join(dir, 'data'), AGENT_API_KEY: TEST_AGENT_KEY, LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -48,7 +48,7 @@ function sync(url: string, options: SiteSyncOptions = {}): Promise<SyncReport> {
     (s) => admin.deleteSource(s),
     embedder,
   );
-  return syncSite(url, { guard: new NetworkGuard(), knowledge, store: records }, { timeoutMs: 3000, ...options });
+  return syncSite(url, { guard: new NetworkGuard(), knowledge, store: records }, { timeoutMs: 3000, allowPrivateNetwork: true, ...options });
 }
 
 async function site(pages: Parameters<typeof startLoopbackSite>[0] = {}, options: Parameters<typeof startLoopbackSite>[1] = {}): Promise<LoopbackSite> {

@@ -123,7 +123,7 @@ describe('syncing a help-center site from its sitemap', () => {
 
   test('stores the 50 pages, 2 PDFs and the Word file: nothing under /internal/, nothing from the other host, no site chrome in any chunk', async () => {
     const events: SyncProgress[] = [];
-    const report = await syncSite(`${site.origin}/sitemap.xml`, parts(), { onProgress: (e) => events.push(e) });
+    const report = await syncSite(`${site.origin}/sitemap.xml`, parts(), { allowPrivateNetwork: true, onProgress: (e) => events.push(e) });
 
     expect(report).toMatchObject({ status: 'succeeded', mode: 'sitemap', message: null });
     expect(report.counts).toMatchObject({ added: pagesAndFiles, updated: 0, removed: 0 });
@@ -175,7 +175,7 @@ describe('syncing a help-center site from its sitemap', () => {
   test('run again unchanged: nothing embedded, nothing written; the sitemap lastmod and 304s spare the fetches', async () => {
     const embeddedBefore = embedder.embedded.length;
     const requestsBefore = site.requests.length;
-    const report = await syncSite(`${site.origin}/sitemap.xml`, parts());
+    const report = await syncSite(`${site.origin}/sitemap.xml`, parts(), { allowPrivateNetwork: true });
 
     expect(report.status).toBe('succeeded');
     expect(report.counts).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: pagesAndFiles, embedded: 0 });
@@ -189,7 +189,7 @@ describe('syncing a help-center site from its sitemap', () => {
 
   test('one page changed: that one replaced, the others left alone', async () => {
     site.set('/help/article-40', { body: page(40, '<p>New: group 40 now also gets free express shipping.</p>') });
-    const report = await syncSite(`${site.origin}/sitemap.xml`, parts());
+    const report = await syncSite(`${site.origin}/sitemap.xml`, parts(), { allowPrivateNetwork: true });
 
     expect(report.counts).toMatchObject({ added: 0, updated: 1, removed: 0, unchanged: pagesAndFiles - 1 });
     expect(report.counts.embedded).toBeGreaterThan(0);
@@ -199,7 +199,7 @@ describe('syncing a help-center site from its sitemap', () => {
 
   test('one page now 404: removed, and forgotten by the crawl state', async () => {
     site.remove('/help/article-41');
-    const report = await syncSite(`${site.origin}/sitemap.xml`, parts());
+    const report = await syncSite(`${site.origin}/sitemap.xml`, parts(), { allowPrivateNetwork: true });
 
     expect(report).toMatchObject({ status: 'succeeded', removed: [`${site.origin}/help/article-41`] });
     expect(report.counts.removed).toBe(1);
@@ -210,7 +210,7 @@ describe('syncing a help-center site from its sitemap', () => {
   test('the site down: nothing removed, and the run recorded as failed', async () => {
     const before = await storedSources();
     await site.close();
-    const report = await syncSite(`${site.origin}/sitemap.xml`, parts(), { timeoutMs: 2000 });
+    const report = await syncSite(`${site.origin}/sitemap.xml`, parts(), { allowPrivateNetwork: true, timeoutMs: 2000 });
 
     expect(report.status).toBe('failed');
     expect(report.message).toMatch(/cannot be reached.*Nothing was removed/s);

@@ -91,7 +91,23 @@ describe('a shop file of its own', () => {
       }),
       'json',
     );
-    expect(load(file).knowledge).toEqual({ folders: [path.join(dir, 'articles')], sites: ['https://help.pine.example/sitemap.xml'] });
+    expect(load(file).knowledge).toEqual({ folders: [path.join(dir, 'articles')], sites: [{ url: 'https://help.pine.example/sitemap.xml', allowPrivateNetwork: false }] });
+  });
+
+  it('crawls a site on the private network only where its entry says so', async () => {
+    const file = await writeShop(
+      JSON.stringify({
+        name: 'Pine & Pebble',
+        agents: [{ key: 'help', description: 'd', instructions: 'i', tools: [] }],
+        knowledge: { sites: ['https://help.pine.example/sitemap.xml', { url: 'http://wiki.internal/help/', allow_private_network: true }, { url: 'http://other.internal/' }] },
+      }),
+      'json',
+    );
+    expect(load(file).knowledge.sites).toEqual([
+      { url: 'https://help.pine.example/sitemap.xml', allowPrivateNetwork: false },
+      { url: 'http://wiki.internal/help/', allowPrivateNetwork: true },
+      { url: 'http://other.internal/', allowPrivateNetwork: false },
+    ]);
   });
 
   it("lets agents name actions' operations and MCP servers' tools, without connecting to anything", async () => {

@@ -61,7 +61,7 @@ export class SiteFetcher {
     return this.delayMs;
   }
 
-  /** One GET through the guard (same-host redirects only, bytes capped while decoded). Throws NetworkGuardError. */
+  /** One GET through the guard (same-origin redirects and a same-host upgrade to https only, bytes capped while decoded). Throws NetworkGuardError. */
   async get(request: SiteRequest): Promise<GuardedResponse> {
     await this.acquire();
     try {
@@ -72,6 +72,7 @@ export class SiteFetcher {
         timeoutMs: this.options.timeoutMs,
         maxBytes: request.maxBytes,
         maxRedirects: 5,
+        followHttpsUpgrade: true,
         signal: this.options.signal,
       });
     } finally {

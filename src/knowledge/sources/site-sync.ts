@@ -62,6 +62,11 @@ export interface SiteSyncOptions {
   maxDocumentBytes?: number;
   /** Each request's deadline. Default 30 s. */
   timeoutMs?: number;
+  /**
+   * The site may be on the private network (loopback, RFC 1918): the operator's explicit choice
+   * for this site. Default false: public-only, whatever the site's DNS answers.
+   */
+  allowPrivateNetwork?: boolean;
   /** Remove what is gone even past maxRemovalPercent (`npm run ingest -- --prune <url>`). Default false. */
   prune?: boolean;
   /** KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT: a run that would remove more of the site's pages removes none. Default 20. */
@@ -202,11 +207,10 @@ class SiteRun {
     let held: string[] = [];
     try {
       this.known = await store.pageStates(this.site);
-      // The operator named this site: on a private address it may be crawled; a public
-      // site's pages and redirects never reach the private network.
-      const allowPrivateNetwork = await this.parts.guard.isPrivateHost(this.site);
+      // Only the operator's explicit choice opens the private network: a DNS answer never does
+      // (a public name that answers 127.0.0.1 at the start of a run must not crawl loopback).
       this.fetcher = new SiteFetcher(this.parts.guard, {
-        allowPrivateNetwork,
+        allowPrivateNetwork: this.options.allowPrivateNetwork ?? false,
         concurrency: this.settings.concurrency,
         timeoutMs: this.settings.timeoutMs,
         signal: this.options.signal,

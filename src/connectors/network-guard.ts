@@ -6,6 +6,7 @@ import os from 'node:os';
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
+import { addressRangeOf, classifyAddress } from './address-table';
 
 /**
  * The one way the service reaches a URL it was given (a shop's API, an MCP server,
@@ -13,12 +14,12 @@ import ipaddr from 'ipaddr.js';
  * connection goes to the address that was checked (no second DNS answer), every
  * redirect is checked as a new request, and the body is counted as it is decoded.
  *
- * Address classes:
+ * Address classes (the table and its sources: address-table.ts):
  * - public: any unicast address on the internet;
- * - private: loopback, RFC 1918, link-local, unique-local, carrier-grade NAT:
+ * - private: loopback, RFC 1918, unique-local, carrier-grade NAT:
  *   refused unless the caller allows the private network;
- * - metadata: cloud instance-metadata endpoints, refused always;
- * - unusable: unspecified, multicast, broadcast, reserved and the like, refused always;
+ * - link-local and cloud metadata or host endpoints: refused always;
+ * - unusable: unspecified, multicast, broadcast, documentation, reserved and the like, refused always;
  * and the service's own listening address, refused always (a tool must not call the service itself).
  */
 
@@ -48,27 +49,7 @@ export class NetworkGuardError extends Error {
   }
 }
 
-export type AddressClass = 'public' | 'private' | 'metadata' | 'unusable';
-
-/** Instance-metadata endpoints of the clouds (AWS/GCP/Azure/OpenStack, AWS IPv6, Alibaba, ECS tasks). */
-const METADATA_ADDRESSES = ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '169.254.170.2'].map((a) => ipaddr.parse(a).toNormalizedString());
-
-const PRIVATE_RANGES = new Set(['loopback', 'private', 'linkLocal', 'uniqueLocal', 'carrierGradeNat']);
-
-/**
- * The class of an IP address, whatever its spelling: IPv4-mapped IPv6
- * (`::ffff:127.0.0.1`) is judged as the IPv4 address it carries. Throws on a
- * string that is not an address.
- */
-export function classifyAddress(address: string): AddressClass {
-  let ip = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  if (METADATA_ADDRESSES.includes(ip.toNormalizedString())) return 'metadata';
-  const range = ip.range();
-  if (range === 'unicast') return 'public';
-  if (PRIVATE_RANGES.has(range)) return 'private';
-  return 'unusable';
-}
+export { classifyAddress, type AddressClass } from './address-table';
 
 export interface ResolvedAddress {
   address: string;
@@ -105,8 +86,14 @@ export interface GuardedRequest extends ReachPolicy {
   maxBytes: number;
   /** Past maxBytes: 'error' (default) refuses the response; 'truncate' keeps the first maxBytes and says so. */
   overflow?: 'error' | 'truncate';
-  /** Redirects to the same host followed at most; a redirect to another host is never followed. Default 5; 0 returns the 3xx. */
+  /**
+   * Redirects followed at most, each only within the same origin (scheme, host and port), as
+   * browsers resend credentials: a redirect elsewhere is refused, https → http always. Default 5;
+   * 0 returns the 3xx.
+   */
   maxRedirects?: number;
+  /** Also follow a same-host upgrade from http to https (the crawler; it sends no credentials). Default false. */
+  followHttpsUpgrade?: boolean;
   signal?: AbortSignal;
 }
 
@@ -165,16 +152,6 @@ export class NetworkGuard {
     return { url: parsed, address: addresses[0] };
   }
 
-  /** Whether a URL's host is on the private network (loopback or private addresses); false for public and unresolvable hosts. */
-  async isPrivateHost(url: string | URL): Promise<boolean> {
-    try {
-      const target = await this.check(url, { allowPrivateNetwork: true });
-      return classifyAddress(target.address.address) === 'private';
-    } catch {
-      return false;
-    }
-  }
-
   /**
    * One request, its redirects followed within the same host (each checked as a new
    * request), its body read up to the cap. Throws NetworkGuardError when refused,
@@ -187,7 +164,6 @@ export class NetworkGuard {
     let url = parseHttpUrl(request.url);
     let method = (request.method ?? 'GET').toUpperCase();
     let body = request.body;
-    const firstHost = url.hostname;
     for (let redirects = 0; ; redirects++) {
       const target = await this.check(url, request);
       let response: GuardedResponse;
@@ -199,9 +175,8 @@ export class NetworkGuard {
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.status) || !location || maxRedirects === 0) return response;
       const next = new URL(location, url);
-      if (next.hostname !== firstHost) {
-        throw new NetworkGuardError('redirect', `${url.href} redirects to another host (${next.host}); not followed`, next.href);
-      }
+      const refusal = redirectRefusal(url, next, request.followHttpsUpgrade ?? false);
+      if (refusal) throw new NetworkGuardError('redirect', `${url.href} redirects to ${next.href}: ${refusal}; not followed`, next.href);
       if (redirects + 1 > maxRedirects) {
         throw new NetworkGuardError('too_many_redirects', `${request.url} redirected more than ${maxRedirects} times (a redirect loop?)`, next.href);
       }
@@ -245,7 +220,10 @@ export class NetworkGuard {
 
   private checkAddress(address: string, port: number, policy: ReachPolicy, url: string): void {
     const kind = classifyAddress(address);
-    if (kind === 'metadata') throw new NetworkGuardError('metadata', `${url} resolves to ${address}, a cloud metadata address: refused always`, url);
+    if (kind === 'metadata' || kind === 'link_local') {
+      const what = kind === 'metadata' ? (addressRangeOf(address)?.what ?? 'a cloud metadata endpoint') : 'a link-local address, where clouds serve instance metadata';
+      throw new NetworkGuardError('metadata', `${url} resolves to ${address} (${what}): refused always, even with allow_private_network`, url);
+    }
     if (kind === 'unusable') throw new NetworkGuardError('address', `${url} resolves to ${address}, which is not a usable unicast address`, url);
     if (kind === 'private' && !policy.allowPrivateNetwork) {
       throw new NetworkGuardError(
@@ -258,6 +236,20 @@ export class NetworkGuard {
       throw new NetworkGuardError('self', `${url} is this service's own address: refused always`, url);
     }
   }
+}
+
+/**
+ * Why a redirect from `from` to `to` is not followed, or null when it is: only the same
+ * origin, so headers (an API key, a bearer token) and a body are never resent to another
+ * host, port or scheme; never from https to http; from http to https on the same host
+ * only when the caller allows upgrades.
+ */
+export function redirectRefusal(from: URL, to: URL, followHttpsUpgrade: boolean): string | null {
+  if (to.origin === from.origin) return null;
+  if (from.protocol === 'https:' && to.protocol !== 'https:') return 'a downgrade from https';
+  if (to.hostname !== from.hostname) return `another host (${to.host})`;
+  if (from.protocol === 'http:' && to.protocol === 'https:') return followHttpsUpgrade ? null : 'an upgrade to https, which this request does not follow';
+  return `another port (${to.host})`;
 }
 
 function parseHttpUrl(url: string | URL): URL {

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
-import { classifyAddress, NetworkGuard, NetworkGuardError, type Resolver } from '../../src/connectors/network-guard';
+import { ADDRESS_TABLE } from '../../src/connectors/address-table';
+import { classifyAddress, NetworkGuard, NetworkGuardError, redirectRefusal, type Resolver } from '../../src/connectors/network-guard';
 
 /** A loopback server the test scripts: each path answers as the handler says. */
 async function startServer(handler: http.RequestListener): Promise<{ origin: string; port: number; close(): Promise<void> }> {
@@ -45,10 +46,10 @@ describe('address classes', () => {
     ['10.1.2.3', 'private'],
     ['172.16.5.4', 'private'],
     ['192.168.0.10', 'private'],
-    ['169.254.10.10', 'private'],
+    ['169.254.10.10', 'link_local'],
     ['100.64.0.1', 'private'],
     ['::1', 'private'],
-    ['fe80::1', 'private'],
+    ['fe80::1', 'link_local'],
     ['fd12:3456::1', 'private'],
     ['fc00::7', 'private'],
     ['169.254.169.254', 'metadata'],
@@ -64,6 +65,41 @@ describe('address classes', () => {
     ['2606:4700:4700::1111', 'public'],
   ])('%s is %s', (address, expected) => {
     expect(classifyAddress(address)).toBe(expected);
+  });
+
+  it.each([
+    // Cloud endpoints outside the first list (issue 34, item 10): Azure's WireServer, EKS Pod Identity, GCP over IPv6.
+    ['168.63.129.16', 'metadata'],
+    ['169.254.170.23', 'metadata'],
+    ['fd00:ec2::23', 'metadata'],
+    ['fd20:ce::254', 'metadata'],
+    ['192.0.0.192', 'metadata'],
+    // Documentation, benchmarking and protocol ranges are no destination.
+    ['192.0.2.7', 'unusable'],
+    ['198.18.0.1', 'unusable'],
+    ['2001:db8::1', 'unusable'],
+    ['2001::1', 'unusable'],
+  ])('%s is %s', (address, expected) => {
+    expect(classifyAddress(address)).toBe(expected);
+  });
+
+  it('judges an IPv6 address by the IPv4 address it carries: IPv4-compatible, NAT64 and 6to4 as well as IPv4-mapped', () => {
+    expect(classifyAddress('::7f00:1')).toBe('private');
+    expect(classifyAddress('[::7f00:1]')).toBe('private');
+    expect(classifyAddress('::a9fe:a9fe')).toBe('metadata');
+    expect(classifyAddress('64:ff9b::a9fe:a9fe')).toBe('metadata');
+    expect(classifyAddress('64:ff9b::a00:1')).toBe('private');
+    expect(classifyAddress('2002:a9fe:a9fe::1')).toBe('metadata');
+    expect(classifyAddress('2002:7f00:1::1')).toBe('private');
+    expect(classifyAddress('::808:808')).toBe('public');
+    expect(classifyAddress('64:ff9b::808:808')).toBe('public');
+  });
+
+  it('keeps every range in one table, each with its source, and each range parses', () => {
+    for (const entry of ADDRESS_TABLE) {
+      expect(entry.source).not.toBe('');
+      expect(() => classifyAddress(entry.range.split('/')[0]!)).not.toThrow();
+    }
   });
 
   it('judges an IPv4-mapped IPv6 address as the IPv4 address it carries', () => {
@@ -124,14 +160,6 @@ describe('NetworkGuard.check', () => {
     expect((await refusal(resolving.check('https://mixed.shop.test/'))).reason).toBe('address');
     expect((await refusal(resolving.check('https://meta.shop.test/', { allowPrivateNetwork: true }))).reason).toBe('metadata');
     expect((await refusal(resolving.check('https://unknown.shop.test/'))).reason).toBe('dns');
-  });
-
-  it('says whether a site is on the private network', async () => {
-    const resolving = new NetworkGuard({ resolve: fixedResolver({ 'help.shop.test': ['93.184.216.34'], 'intranet.test': ['192.168.1.20'] }) });
-    expect(await resolving.isPrivateHost('http://intranet.test/help')).toBe(true);
-    expect(await resolving.isPrivateHost('http://127.0.0.1:3000/')).toBe(true);
-    expect(await resolving.isPrivateHost('https://help.shop.test/')).toBe(false);
-    expect(await resolving.isPrivateHost('http://169.254.169.254/')).toBe(false);
   });
 });
 
@@ -204,6 +232,49 @@ describe('NetworkGuard.request', () => {
     const error = await refusal(rebinding.request({ ...base, url: `http://rebind.test:${server.port}/to-ok` }));
     expect(error.reason).toBe('metadata');
     expect(lookups).toBe(2);
+  });
+
+  it('refuses link-local and cloud endpoints even when the private network is allowed', async () => {
+    const resolving = new NetworkGuard({
+      resolve: fixedResolver({ 'wire.test': ['168.63.129.16'], 'pod.test': ['169.254.170.23'], 'link.test': ['169.254.1.1'], 'compat.test': ['::a9fe:a9fe'] }),
+    });
+    for (const host of ['wire.test', 'pod.test', 'link.test', 'compat.test']) {
+      expect((await refusal(resolving.check(`http://${host}/`, { allowPrivateNetwork: true }))).reason).toBe('metadata');
+    }
+  });
+
+  it('does not follow a redirect to another port of the same host, so a credential is never resent there', async () => {
+    const other = await startServer((req, res) => {
+      seen.push({ url: `other:${req.url}`, host: req.headers.authorization });
+      res.end('other');
+    });
+    try {
+      const toOtherPort = await startServer((_req, res) => void res.writeHead(307, { location: `http://127.0.0.1:${other.port}/tickets` }).end());
+      try {
+        const error = await refusal(
+          guard.request({ ...base, url: `${toOtherPort.origin}/tickets`, method: 'POST', headers: { authorization: 'Bearer secret-token' }, body: '{"subject":"hi"}' }),
+        );
+        expect(error.reason).toBe('redirect');
+        expect(error.message).toMatch(/another port/);
+        expect(seen.some((s) => s.url.startsWith('other:'))).toBe(false);
+      } finally {
+        await toOtherPort.close();
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('follows a redirect only within the origin, never from https to http, and an upgrade to https only when asked', () => {
+    const at = (url: string) => new URL(url);
+    expect(redirectRefusal(at('https://api.test/a'), at('https://api.test/b'), false)).toBeNull();
+    expect(redirectRefusal(at('https://api.test/a'), at('http://api.test/b'), true)).toMatch(/downgrade/);
+    expect(redirectRefusal(at('https://api.test/a'), at('http://api.test:8080/b'), true)).toMatch(/downgrade/);
+    expect(redirectRefusal(at('https://api.test/a'), at('https://api.test:8443/b'), true)).toMatch(/another port/);
+    expect(redirectRefusal(at('https://api.test/a'), at('https://other.test/b'), true)).toMatch(/another host/);
+    expect(redirectRefusal(at('http://help.test/a'), at('https://help.test/a'), false)).toMatch(/upgrade/);
+    expect(redirectRefusal(at('http://help.test/a'), at('https://help.test/a'), true)).toBeNull();
+    expect(redirectRefusal(at('http://help.test/a'), at('https://evil.test/a'), true)).toMatch(/another host/);
   });
 
   it('stops a redirect loop', async () => {

@@ -62,7 +62,14 @@ interface Retrieval {
 interface ToolCall {
   id: string;
   name: string;
+  /** For an action or MCP tool: as sent to the shop's system. */
   arguments: unknown;
+  /** Names in `arguments` filled from the verified customer (absent in older rows). */
+  bound?: string[];
+  /** What the model asked for, when the tool sent something else or nothing. */
+  model_arguments?: unknown;
+  /** The tool called nothing. */
+  not_sent?: true;
 }
 
 interface HistoryMessage {
@@ -556,7 +563,7 @@ function transcriptItems(messages: HistoryMessage[]): HTMLLIElement[] {
       for (const call of m.tool_calls) {
         const result = results.get(call.id);
         if (result) shownResults.add(call.id);
-        entry.append(toolDetails(call.name, call.arguments, result));
+        entry.append(toolDetails(call.name, call.arguments, result, call));
       }
       items.push(entry);
       continue;
@@ -659,15 +666,29 @@ function searchDetails(r: Retrieval): HTMLDetailsElement {
 }
 
 /** A tool call, folded: its name in the summary, arguments and result inside. */
-function toolDetails(name: string, args: unknown, result: HistoryMessage | undefined): HTMLDetailsElement {
+/**
+ * A tool call and its result. For an action or MCP tool the arguments shown are the
+ * ones sent, the bound ones (from the verified customer) named as such, and what the
+ * model asked for below them: an agent must not read the model's wish as what happened.
+ */
+function toolDetails(name: string, args: unknown, result: HistoryMessage | undefined, call?: ToolCall): HTMLDetailsElement {
   const argumentText = args === undefined ? '' : prettyJson(args);
-  const summaryText = args === undefined ? `Tool result: ${name}` : `Tool call: ${name}(${oneLine(argumentText)})`;
+  const notSent = call?.not_sent === true;
+  const bound = call?.bound ?? [];
+  const summaryText = args === undefined ? `Tool result: ${name}` : `Tool call: ${name}(${oneLine(argumentText)})${notSent ? ' (not sent)' : ''}`;
+  const showArguments = args !== undefined && !notSent;
   return el(
     'details',
     { class: 'tool-call' },
     el('summary', {}, summaryText),
-    args !== undefined && el('p', { class: 'tool-label' }, 'Arguments'),
-    args !== undefined && el('pre', {}, argumentText),
+    showArguments && el('p', { class: 'tool-label' }, call?.model_arguments !== undefined ? 'Arguments as sent' : 'Arguments'),
+    showArguments && el('pre', { class: 'tool-arguments-sent' }, argumentText),
+    showArguments &&
+      bound.length > 0 &&
+      el('p', { class: 'tool-bound' }, 'Bound to the signed-in customer (not chosen by the model): ', ...bound.map((b) => el('code', { class: 'badge bound' }, b))),
+    notSent && el('p', { class: 'tool-label tool-not-sent' }, 'Not sent: the tool called nothing'),
+    call?.model_arguments !== undefined && el('p', { class: 'tool-label' }, 'The model asked for'),
+    call?.model_arguments !== undefined && el('pre', { class: 'tool-arguments-model' }, prettyJson(call.model_arguments)),
     el('p', { class: 'tool-label' }, 'Result'),
     el('pre', {}, result ? prettyJson(result.content) : 'No result stored for this call.'),
   );

@@ -14,7 +14,8 @@ import { traceText } from '../observability/personal-data';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { IdentityStore } from '../store/identity-store';
-import type { ChatStore, NewMessage, SessionRecord } from '../store/types';
+import type { ChatStore, NewMessage, SessionRecord, ToolCall } from '../store/types';
+import { isSentToolCall, type SentToolCall } from '../connectors/guarded-tool';
 import type { AnswerListener, ChatAnswer, ChatOutcome, ChatRequest, MemoryOutcome } from './answer-types';
 import { turnBill, type PriceTable } from './cost';
 import { queuedMessageOf, type QueuedMessage } from './handoff';
@@ -226,6 +227,10 @@ export class ChatService {
       degraded: result.degraded,
       ...(request.redacted && { redacted: request.redacted }),
     };
+    // What each connector tool actually sent, by tool call id: stored on the call the model made.
+    const sentCalls = new Map(
+      result.messages.flatMap((m) => (ToolMessage.isInstance(m) && isSentToolCall(m.artifact) ? [[m.tool_call_id, m.artifact] as const] : [])),
+    );
     const turnMessages: NewMessage[] = [
       {
         role: 'user',
@@ -233,7 +238,7 @@ export class ChatService {
         tokenCount: tokenCounter.countMessage({ content: request.message }),
         ...(request.redacted && { metadata: { redacted: request.redacted } }),
       },
-      ...result.messages.map((m) => this.toNewMessage(m)),
+      ...result.messages.map((m) => this.toNewMessage(m, sentCalls)),
       {
         role: 'assistant',
         content: result.response,
@@ -333,7 +338,7 @@ export class ChatService {
   }
 
   /** A tool call or tool result of this turn, as it is stored (results in full). */
-  private toNewMessage(message: BaseMessage): NewMessage {
+  private toNewMessage(message: BaseMessage, sentCalls: ReadonlyMap<string, SentToolCall>): NewMessage {
     const { tokenCounter } = this.parts;
     if (ToolMessage.isInstance(message)) {
       const content = message.text;
@@ -346,7 +351,7 @@ export class ChatService {
       };
     }
     const ai = message as AIMessage;
-    const toolCalls = (ai.tool_calls ?? []).map((c) => ({ id: c.id ?? '', name: c.name, arguments: c.args }));
+    const toolCalls = (ai.tool_calls ?? []).map((c) => storedToolCall({ id: c.id ?? '', name: c.name, arguments: c.args }, sentCalls.get(c.id ?? '')));
     return {
       role: 'assistant',
       content: ai.text,
@@ -356,3 +361,14 @@ export class ChatService {
   }
 }
 
+/**
+ * A tool call as stored: for a connector's tool, `arguments` are what was sent (the
+ * bound ones from the verified customer, listed in `bound`), `model_arguments` what
+ * the model asked for, and `not_sent` marks a call that reached nothing. Built-in
+ * tools' calls are stored as the model made them.
+ */
+export function storedToolCall(call: ToolCall, sent: SentToolCall | undefined): ToolCall {
+  if (!sent) return call;
+  if (sent.sent_arguments === null) return { ...call, model_arguments: sent.model_arguments, not_sent: true };
+  return { ...call, arguments: sent.sent_arguments, bound: sent.bound, model_arguments: sent.model_arguments };
+}

@@ -91,7 +91,8 @@ export function toContextMessage(m: StoredMessage): ContextMessage {
   return {
     role: m.role,
     content: m.content,
-    tool_calls: m.toolCalls,
+    // The model is shown its own calls as it made them; what a connector sent instead is for people reading the history.
+    tool_calls: m.toolCalls?.map((c) => ({ id: c.id, name: c.name, arguments: c.model_arguments ?? c.arguments })) ?? null,
     tool_call_id: m.toolCallId,
     name: m.name,
     tokens: m.tokenCount,

@@ -3,7 +3,18 @@ import { ShopFileError, type ActionConfig, type ShopFileProblem } from './connec
 import { expandRecord, type ConnectorContext } from './connector-context';
 import { guardedTool, responseByteCap, type CallResult } from './guarded-tool';
 import { NetworkGuardError } from './network-guard';
-import { operationArguments, parseOpenApiDocument, readOpenApiText, type OpenApiDocument, type OpenApiOperation } from './openapi-document';
+import {
+  bodyPathOf,
+  jsonSizeUpTo,
+  operationArguments,
+  parseOpenApiDocument,
+  readOpenApiText,
+  schemaAt,
+  TOOL_SCHEMA_MAX_BYTES,
+  type OpenApiDocument,
+  type OpenApiOperation,
+} from './openapi-document';
+import type { Logger } from '../observability/logger';
 
 /** Statuses after which a GET is tried once more: the server asked for it or was briefly away. */
 const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
@@ -24,7 +35,8 @@ export const RETRY_WAIT_MS = 300;
  * an unreadable document, an operationId not in it, a write not in allow_writes,
  * allow_writes naming an operation not in operations, a bind that matches no
  * parameter, an unset `${VAR}`, a server the guard refuses (private without
- * allow_private_network; a metadata address always).
+ * allow_private_network; a metadata address always), a tool schema over
+ * TOOL_SCHEMA_MAX_BYTES (32 KB of JSON).
  */
 export async function loadActionTools(actions: ActionConfig[], ctx: ConnectorContext): Promise<StructuredTool[]> {
   const problems: ShopFileProblem[] = [];
@@ -71,11 +83,20 @@ export async function loadActionTools(actions: ActionConfig[], ctx: ConnectorCon
       }
       toolOwners.set(operationId, path);
       for (const name of bound) if (takes(operation, name)) boundUsed.add(name);
+      // Every call sends the schema to the model; a document whose references multiply is a mistake, not a tool.
+      const { schema } = operationArguments(operation, new Set([...bound].filter((name) => takes(operation, name))));
+      if (jsonSizeUpTo(schema, TOOL_SCHEMA_MAX_BYTES) > TOOL_SCHEMA_MAX_BYTES) {
+        problems.push({ path, message: `${operationId}'s arguments take more than ${TOOL_SCHEMA_MAX_BYTES / 1024} KB of JSON schema (references that multiply?): simplify its parameters or request body` });
+        continue;
+      }
       if (baseUrl !== null) tools.push(actionTool(action, operation, baseUrl, headers, ctx));
     }
     // A bind no operation takes is a misspelt name (an operation that is missing may be the one that takes it).
     for (const name of everyOperationFound ? bound : []) {
-      if (!boundUsed.has(name)) problems.push({ path: `${at}.bind.${name}`, message: `no listed operation has a parameter or body property "${name}"` });
+      if (!boundUsed.has(name)) {
+        const what = bodyPathOf(name) ? `a request body property at ${name}` : `a parameter or body property "${name}"`;
+        problems.push({ path: `${at}.bind.${name}`, message: `no listed operation has ${what}` });
+      }
     }
   }
   if (problems.length > 0) throw new ShopFileError(problems);
@@ -120,11 +141,17 @@ async function checkedBaseUrl(
   return base.replace(/\/+$/, '');
 }
 
-/** Whether an operation has a parameter, or an object body property, of that name. */
+/**
+ * Whether an operation takes a bound name: a parameter (path, query, header, cookie)
+ * or a property of its object body of that name, or, for a dotted name
+ * (`body.customer.id`), the body property at that path.
+ */
 function takes(operation: OpenApiOperation, name: string): boolean {
+  const schema = operation.requestBody?.schema;
+  const dotted = bodyPathOf(name);
+  if (dotted) return schema !== undefined && schemaAt(schema, dotted) !== undefined;
   if (operation.parameters.some((p) => p.name === name)) return true;
-  const properties = operation.requestBody?.schema.properties;
-  return typeof properties === 'object' && properties !== null && name in properties;
+  return schema !== undefined && schemaAt(schema, [name]) !== undefined;
 }
 
 function actionTool(action: ActionConfig, operation: OpenApiOperation, baseUrl: string, headers: Record<string, string>, ctx: ConnectorContext): StructuredTool {
@@ -142,8 +169,9 @@ function actionTool(action: ActionConfig, operation: OpenApiOperation, baseUrl: 
       maxResultTokens: action.max_result_tokens,
       trace: { kind: 'action', source: new URL(baseUrl).host, method: operation.method },
       call: async (args, signal, deadlineMs) => {
-        const request = buildRequest(operation, baseUrl, headers, args, bodyArgument, Object.keys(bind));
-        if (typeof request === 'string') return { text: request, failed: true, bytes: 0 };
+        const request = buildRequest(operation, baseUrl, headers, args, bodyArgument, Object.keys(bind), ctx.logger);
+        if (typeof request === 'string') return { text: request, failed: true, bytes: 0, sent: null };
+        const sent = request.sent;
         for (let attempt = 1; ; attempt++) {
           const response = await ctx.guard.request({
             ...request,
@@ -158,7 +186,7 @@ function actionTool(action: ActionConfig, operation: OpenApiOperation, baseUrl: 
             await new Promise((resolve) => setTimeout(resolve, RETRY_WAIT_MS));
             continue;
           }
-          return resultOf(operation.operationId, response.status, response.body, response.truncated, attempt);
+          return { ...resultOf(operation.operationId, response.status, response.body, response.truncated, attempt), sent };
         }
       },
     },
@@ -166,7 +194,23 @@ function actionTool(action: ActionConfig, operation: OpenApiOperation, baseUrl: 
   );
 }
 
-/** The HTTP request for the model's (and the bindings') arguments, or a sentence when a required one is missing. */
+/** The request to send, and the arguments it carries as sent (the body as sent, bound names written). */
+interface BuiltRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  sent: Record<string, unknown>;
+}
+
+/**
+ * The HTTP request for the model's (and the bindings') arguments, or a sentence when a
+ * required one is missing. A bound name is written wherever the operation takes it:
+ * its parameters of that name (path, query, header, cookie) and its body property of
+ * that name, or the body property at a dotted name's path. Body properties the
+ * schema does not declare are dropped (and logged), so the model cannot add a
+ * second spelling of the customer the API might read.
+ */
 function buildRequest(
   operation: OpenApiOperation,
   baseUrl: string,
@@ -174,11 +218,17 @@ function buildRequest(
   args: Record<string, unknown>,
   bodyArgument: string | null,
   boundNames: string[],
-): { url: string; method: string; headers: Record<string, string>; body?: string } | string {
+  logger: Logger,
+): BuiltRequest | string {
   let path = operation.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  const bound = new Set(boundNames);
+  const sent: Record<string, unknown> = {};
   for (const p of operation.parameters) {
+    // Cookie parameters are not offered to the model: only a bound one is sent.
+    if (p.in === 'cookie' && !bound.has(p.name)) continue;
     const value = args[p.name];
     if (value === undefined || value === null) {
       if (p.required) return `${operation.operationId} needs ${p.name}; ask the customer for it, then call it again.`;
@@ -190,15 +240,31 @@ function buildRequest(
     if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(text));
     else if (p.in === 'query') for (const one of Array.isArray(value) ? value : [value]) query.append(p.name, typeof one === 'object' ? JSON.stringify(one) : String(one));
     else if (p.in === 'header') headers[p.name] = text;
+    else cookies.push(`${p.name}=${encodeURIComponent(text)}`);
+    sent[p.name] = value;
   }
+  if (cookies.length > 0) headers.cookie = cookies.join('; ');
   let body: string | undefined;
-  if (bodyArgument !== null) {
+  if (bodyArgument !== null && operation.requestBody) {
+    const schema = operation.requestBody.schema;
     const given = args[bodyArgument];
-    const boundInBody = Object.fromEntries(boundNames.filter((n) => !operation.parameters.some((p) => p.name === n)).map((n) => [n, args[n]]));
-    if (given !== undefined || Object.keys(boundInBody).length > 0) {
-      const merged = typeof given === 'object' && given !== null && !Array.isArray(given) ? { ...given, ...boundInBody } : given ?? boundInBody;
-      body = JSON.stringify(merged);
-    } else if (operation.requestBody?.required) {
+    const boundInBody = boundNames.filter((name) => takesInBody(schema, name));
+    if (given !== undefined || boundInBody.length > 0) {
+      const dropped: string[] = [];
+      let value = declaredOnly(given, schema, 'body', dropped);
+      if (boundInBody.length > 0) {
+        // An object body gets the bound values, whatever the model put there (or did not).
+        const object = isRecord(value) ? value : {};
+        if (value !== undefined && !isRecord(value)) dropped.push('body');
+        for (const name of boundInBody) setAt(object, bodyPathOf(name) ?? [name], args[name]);
+        value = object;
+      }
+      if (dropped.length > 0) {
+        logger.warn({ tool: operation.operationId, dropped }, `Action ${operation.operationId}: dropped what the model put in the body that its schema does not declare (${dropped.join(', ')})`);
+      }
+      body = JSON.stringify(value);
+      sent[bodyArgument] = value;
+    } else if (operation.requestBody.required) {
       return `${operation.operationId} needs ${bodyArgument}; ask the customer for what it needs, then call it again.`;
     }
   }
@@ -209,7 +275,44 @@ function buildRequest(
     // The shop file's headers last: the model cannot replace the credentials.
     headers: { accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }), ...headers, ...actionHeaders },
     ...(body !== undefined && { body }),
+    sent,
   };
+}
+
+/** Whether a bound name is written into the body: a property of an object body, or a `body.…` path. */
+function takesInBody(schema: Record<string, unknown>, name: string): boolean {
+  return schemaAt(schema, bodyPathOf(name) ?? [name]) !== undefined;
+}
+
+/**
+ * The value with every object property its schema does not declare left out (where
+ * the schema lists `properties`), at any depth; each one left out is named in `dropped`.
+ */
+function declaredOnly(value: unknown, schema: unknown, at: string, dropped: string[]): unknown {
+  if (!isRecord(schema)) return value;
+  if (Array.isArray(value)) return isRecord(schema.items) ? value.map((v, i) => declaredOnly(v, schema.items, `${at}[${i}]`, dropped)) : value;
+  if (!isRecord(value) || !isRecord(schema.properties)) return value;
+  const properties = schema.properties;
+  const kept: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (!Object.hasOwn(properties, key)) dropped.push(`${at}.${key}`);
+    else kept[key] = declaredOnly(v, properties[key], `${at}.${key}`, dropped);
+  }
+  return kept;
+}
+
+/** Writes value at a path of an object, making (or replacing with) objects on the way. */
+function setAt(object: Record<string, unknown>, path: string[], value: unknown): void {
+  let at = object;
+  for (const key of path.slice(0, -1)) {
+    const next = at[key];
+    at = at[key] = isRecord(next) ? { ...next } : {};
+  }
+  at[path.at(-1)!] = value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function resultOf(operationId: string, status: number, body: Buffer, truncated: boolean, attempts: number): CallResult {

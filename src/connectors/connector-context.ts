@@ -25,12 +25,34 @@ export interface ConnectorContext {
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
+ * The service's own secrets (src/config.ts): a shop file may not send them to the
+ * APIs and servers it names. The shop file is trusted configuration, but a copied
+ * example or a careless edit must not hand the agent key or the database to a third party.
+ */
+export const SERVICE_SECRETS: ReadonlySet<string> = new Set([
+  'AGENT_API_KEY',
+  'DATABASE_URL',
+  'SUPABASE_SERVICE_ROLE_KEY',
+  'SESSION_TOKEN_SECRET',
+  'SESSION_TOKEN_SECRET_PREVIOUS',
+  'CUSTOMER_IDENTITY_SECRET',
+  'CUSTOMER_PSEUDONYM_SECRET',
+  'OPENAI_API_KEY',
+  'METRICS_TOKEN',
+  'LANGFUSE_SECRET_KEY',
+]);
+
+/**
  * A header or env value with each `${VAR}` replaced from the environment. An unset
  * (or empty) variable is a problem at `path`, so a missing secret stops the start
- * instead of sending "Bearer " to the shop's API.
+ * instead of sending "Bearer " to the shop's API; so is one of SERVICE_SECRETS.
  */
 export function expandVariables(value: string, env: ConnectorContext['env'], path: string, problems: ShopFileProblem[]): string {
   return value.replace(VARIABLE, (_whole, name: string) => {
+    if (SERVICE_SECRETS.has(name)) {
+      problems.push({ path, message: `\${${name}} is one of the service's own secrets: a shop file may not send it to another system (give the shop's API its own variable)` });
+      return '';
+    }
     const found = env[name];
     if (found === undefined || found === '') {
       problems.push({ path, message: `\${${name}} is not set in the environment` });

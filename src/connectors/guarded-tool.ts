@@ -22,6 +22,33 @@ export interface CallResult {
   truncatedBytes?: boolean;
   /** Requests made (2 when a GET was retried). */
   attempts?: number;
+  /**
+   * The arguments as they went out (an action's body after undeclared properties
+   * were dropped and the bound ones written); null when nothing was sent (a required
+   * argument was missing). Absent: the arguments the call was given.
+   */
+  sent?: Record<string, unknown> | null;
+}
+
+/**
+ * What a connector tool's call stores beside its result (the ToolMessage's artifact):
+ * the arguments as sent, which of them were filled from the verified customer, and
+ * what the model asked for. The chat service writes it into the stored tool call, so
+ * the review console shows what the shop's system received, not only the model's wish.
+ */
+export interface SentToolCall {
+  kind: 'sent_tool_call';
+  /** The arguments as sent; null when nothing was called (no verified customer, a missing argument). */
+  sent_arguments: Record<string, unknown> | null;
+  /** Names whose value came from the verified customer, not from the model (a dotted name is a body path). */
+  bound: string[];
+  /** What the model asked for, as it asked. */
+  model_arguments: Record<string, unknown>;
+}
+
+/** Whether a ToolMessage's artifact is a connector's SentToolCall. */
+export function isSentToolCall(value: unknown): value is SentToolCall {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'sent_tool_call';
 }
 
 /** A tool from the shop's systems, before the shared wrapping. */
@@ -105,22 +132,28 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
   return tool(
     async (input: Record<string, unknown>, config?: RunnableConfig) => {
       const identity = conversationIdentity(config);
+      let sentArguments: Record<string, unknown> | null = null;
+      const boundNames = bound.map(([name]) => name);
+      const record = (sent: Record<string, unknown> | null): SentToolCall => ({ kind: 'sent_tool_call', sent_arguments: sent, bound: sent === null ? [] : boundNames, model_arguments: input });
       // What the model sent for a bound argument is never used.
       const args: Record<string, unknown> = { ...input };
       for (const [name] of bound) delete args[name];
-      if (bound.length > 0 && !identity.verifiedCustomerId) return signInSentence(spec.name);
+      if (bound.length > 0 && !identity.verifiedCustomerId) return [signInSentence(spec.name), record(null)];
       for (const [name, source] of bound) {
         const value = source === 'customer.id' ? identity.verifiedCustomerId : (identity.verifiedCustomerEmail ?? null);
-        if (!value) return `The signed-in customer's e-mail address is not known to this service, so ${spec.name} was not called.`;
+        if (!value) return [`The signed-in customer's e-mail address is not known to this service, so ${spec.name} was not called.`, record(null)];
         args[name] = value;
       }
-      return ctx.tracing.observe(`${spec.trace.kind} ${spec.name}`, 'span', { source: spec.trace.source, operation: spec.name, method: spec.trace.method }, async (span) => {
+      const text = await ctx.tracing.observe(`${spec.trace.kind} ${spec.name}`, 'span', { source: spec.trace.source, operation: spec.name, method: spec.trace.method }, async (span) => {
         const startedAt = performance.now();
         const deadline = AbortSignal.timeout(spec.timeoutMs);
         const signal = config?.signal ? AbortSignal.any([config.signal, deadline]) : deadline;
         let result: CallResult;
+        // Until the call says otherwise, what it was given is what went out.
+        sentArguments = args;
         try {
           result = await spec.call(args, signal, Date.now() + spec.timeoutMs);
+          if (result.sent !== undefined) sentArguments = result.sent;
         } catch (error) {
           // A turn that was cancelled stops here; anything else is one sentence for the model.
           if (config?.signal?.aborted) throw error;
@@ -150,7 +183,9 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
         });
         return shown.text;
       });
+      return [text, record(sentArguments)];
     },
-    { name: spec.name, description: spec.description, schema: spec.schema },
+    // The artifact (what was sent) reaches the ToolMessage; a direct invoke still returns the text alone.
+    { name: spec.name, description: spec.description, schema: spec.schema, responseFormat: 'content_and_artifact' },
   ) as unknown as StructuredTool;
 }

@@ -52,7 +52,10 @@ export interface McpToolSource {
  *
  * Throws ShopFileError for mistakes in the file: an unset `${VAR}`, a URL the guard
  * refuses (private without allow_private_network, a metadata address always), the
- * same tool name from two servers.
+ * same tool name from two servers, and (once connected) a `bind` name that no listed
+ * tool of its server takes. A server that connects later with such a bind offers no
+ * tools, and a tool that loses a bound argument on a reconnect is withdrawn (both
+ * logged at error level).
  */
 export async function connectMcpServers(servers: McpServerConfig[], ctx: ConnectorContext): Promise<McpToolSource> {
   const problems: ShopFileProblem[] = [];
@@ -83,6 +86,12 @@ export async function connectMcpServers(servers: McpServerConfig[], ctx: Connect
   let listedFrom: StructuredTool[][] = [];
   // The first attempt of every server, side by side; those that fail retry on their own.
   await Promise.all(connections.map((c) => c.connect()));
+  // A bind that no listed tool takes would leave the customer's argument to the model: the start stops.
+  const bindProblems = connections.flatMap((c, index) => c.unmatchedBindings.map((p) => ({ path: `mcp_servers[${index}].bind.${p.name}`, message: p.message })));
+  if (bindProblems.length > 0) {
+    await Promise.all(connections.map((c) => c.close()));
+    throw new ShopFileError(bindProblems);
+  }
   return {
     tools() {
       const current = connections.map((c) => c.tools);
@@ -109,6 +118,11 @@ class McpConnection {
   private retryMs = MCP_RETRY_FIRST_MS;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Bound names no listed tool took at the first connection (at start: a shop-file problem). */
+  unmatchedBindings: Array<{ name: string; message: string }> = [];
+  /** Which bound names each tool took when the bindings were first checked: a tool that later lacks one is withdrawn. */
+  private boundTaken: Map<string, string[]> | null = null;
+  private firstAttempt = true;
 
   constructor(
     private readonly config: McpServerConfig,
@@ -123,6 +137,9 @@ class McpConnection {
 
   async connect(): Promise<void> {
     const { config, ctx } = this;
+    // The attempt connectMcpServers awaits at start; any later one is in the background.
+    const atStart = this.firstAttempt;
+    this.firstAttempt = false;
     const client = new Client({ name: 'support-agent', version: '1.0.0' });
     try {
       await client.connect(this.transport(), { timeout: config.timeout_ms });
@@ -136,7 +153,18 @@ class McpConnection {
         await client.close();
         return;
       }
-      this.tools = listed.map((t) => this.wrap(t));
+      const usable = this.checkBindings(listed, atStart);
+      if (usable === null) {
+        // At start: a shop-file problem, reported by connectMcpServers. Later: the server's tools are withdrawn.
+        this.error = `its bind matches no listed tool (${this.unmatchedBindings.map((p) => p.name).join(', ')})`;
+        this.tools = [];
+        await client.close().catch(() => {});
+        if (atStart) this.closed = true;
+        // Later, the server may be put right: it is tried again as after a failure.
+        else this.scheduleRetry();
+        return;
+      }
+      this.tools = usable.map((t) => this.wrap(t));
       this.client = client;
       this.error = null;
       this.retryMs = MCP_RETRY_FIRST_MS;
@@ -152,6 +180,48 @@ class McpConnection {
       );
       this.scheduleRetry();
     }
+  }
+
+  /**
+   * The listed tools that may be offered, given the server's `bind`: null when a bound
+   * name is taken by no listed tool (every tool withdrawn: the binding was meant for
+   * one of them, and which cannot be told); otherwise the tools, less any that took a
+   * bound name at the first check and lacks it now (a renamed argument). Withdrawals
+   * are logged at error level.
+   */
+  private checkBindings(listed: StructuredToolInterface[], atStart: boolean): StructuredToolInterface[] | null {
+    const { config, ctx } = this;
+    const bound = Object.keys(config.bind);
+    if (bound.length === 0) return listed;
+    const argumentsOf = (t: StructuredToolInterface) => Object.keys((t.schema as JsonSchemaObject).properties ?? {});
+    const unmatched = bound.filter((name) => !listed.some((t) => argumentsOf(t).includes(name)));
+    if (unmatched.length > 0) {
+      const offered = listed.map((t) => `${t.name} takes ${argumentsOf(t).join(', ') || 'nothing'}`).join('; ');
+      this.unmatchedBindings = unmatched.map((name) => ({ name, message: `no listed tool of MCP server ${config.name} has an argument "${name}" (${offered || 'it offers none of the listed tools'})` }));
+      if (!atStart) {
+        ctx.logger.error(
+          { mcp_server: config.name, unmatched_bindings: unmatched, tools_withdrawn: listed.map((t) => t.name) },
+          `MCP server ${config.name}: its bind (${unmatched.join(', ')}) matches no listed tool now, so its tools are withdrawn (a renamed argument would let the model choose the customer)`,
+        );
+      }
+      return null;
+    }
+    this.unmatchedBindings = [];
+    const taken = new Map(listed.map((t) => [t.name, bound.filter((name) => argumentsOf(t).includes(name))]));
+    if (this.boundTaken === null) {
+      this.boundTaken = taken;
+      return listed;
+    }
+    const before = this.boundTaken;
+    return listed.filter((t) => {
+      const lost = (before.get(t.name) ?? []).filter((name) => !taken.get(t.name)!.includes(name));
+      if (lost.length === 0) return true;
+      ctx.logger.error(
+        { mcp_server: config.name, tool: t.name, lost_bindings: lost },
+        `MCP server ${config.name}: ${t.name} no longer takes its bound argument ${lost.join(', ')}, so it is withdrawn`,
+      );
+      return false;
+    });
   }
 
   private lost(why: string): void {
@@ -181,6 +251,8 @@ class McpConnection {
         fetch: ctx.guard.fetchFunction({
           allowPrivateNetwork: config.allow_private_network,
           maxBytes: Math.max(MCP_MIN_RESPONSE_BYTES, responseByteCap(config.max_result_tokens)),
+          // The SDK's own request timeout does not end its fetch: each request gets the call's deadline here.
+          timeoutMs: config.timeout_ms,
         }),
         requestInit: { headers: this.headers },
       });

@@ -194,15 +194,23 @@ export class NetworkGuard {
    * code (the MCP SDK's streamable HTTP transport): the address is checked and
    * pinned, redirects are returned, not followed, and each response body is
    * streamed with the byte cap enforced as it arrives (a stream that passes it errors).
+   * With `timeoutMs`, each fetch (its connection to the last byte of its body) has
+   * that deadline, combined with the caller's signal: when either ends it, the
+   * connection is destroyed, so a server that trickles its answer holds nothing open.
+   * A GET for an event stream (an MCP server's notification stream, meant to stay
+   * open) has only the caller's signal.
    */
-  fetchFunction(policy: ReachPolicy & { maxBytes: number }): typeof fetch {
+  fetchFunction(policy: ReachPolicy & { maxBytes: number; timeoutMs?: number }): typeof fetch {
     return (async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       const url = typeof input === 'string' || input instanceof URL ? input.toString() : input.url;
-      const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+      const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
       const headers = Object.fromEntries(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).entries());
       const body = await requestBodyBytes(init?.body ?? null);
       const target = await this.check(url, policy);
-      const signal = init?.signal ?? undefined;
+      const standingStream = method === 'GET' && /text\/event-stream/i.test(headers.accept ?? '');
+      const deadline = policy.timeoutMs !== undefined && !standingStream ? AbortSignal.timeout(policy.timeoutMs) : undefined;
+      const signals = [init?.signal ?? undefined, deadline].filter((s): s is AbortSignal => s !== undefined);
+      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
       const incoming = await openResponse(target, { method, headers, body }, signal);
       // pipeline, not pipe: a connection that breaks mid-body must error the body, not leave it waiting forever.
       const decoded = pipeline(decodedBody(incoming), byteCap(policy.maxBytes, url), () => {});

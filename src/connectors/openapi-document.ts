@@ -145,6 +145,17 @@ function jsonRequestBody(body: unknown): Pick<OpenApiOperation, 'requestBody'> {
  * a null type, and what only documents (examples, xml, readOnly output fields) goes.
  */
 export function toJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  // Resolved references are shared objects: convert each once, so the result stays as small as its source.
+  const done = converted.get(schema);
+  if (done) return done;
+  const out = convertSchema(schema);
+  converted.set(schema, out);
+  return out;
+}
+
+const converted = new WeakMap<Record<string, unknown>, Record<string, unknown>>();
+
+function convertSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { nullable, example, examples: _examples, xml: _xml, externalDocs: _docs, discriminator: _d, deprecated: _dep, ...rest } = schema;
   void example;
   const out: Record<string, unknown> = {};
@@ -172,7 +183,9 @@ export function toJsonSchema(schema: Record<string, unknown>): Record<string, un
 }
 
 /**
- * Resolves `#/…` references anywhere in a value, recursively. A reference back into
+ * Resolves `#/…` references anywhere in a value, recursively. Each reference is
+ * resolved once and the result shared (a document that names a sub-schema twice
+ * at each of 20 levels is 20 resolutions, not a million). A reference back into
  * itself (a recursive schema) is cut to an open object at the second visit; a
  * reference outside the document is refused.
  */
@@ -187,27 +200,110 @@ function refResolver(root: Record<string, unknown>): (value: unknown) => unknown
     }
     return at;
   };
-  const resolve = (value: unknown, visiting: string[]): unknown => {
-    if (Array.isArray(value)) return value.map((v) => resolve(v, visiting));
+  const resolved = new Map<string, unknown>();
+  const visiting = new Set<string>();
+  const copies = new WeakMap<object, Record<string, unknown>>();
+  const resolve = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map((v) => resolve(v));
     if (!isObject(value)) return value;
     if (typeof value.$ref === 'string') {
       const ref = value.$ref;
       if (!ref.startsWith('#')) throw new Error(`$ref ${ref}: only references inside the document (#/…) are read`);
-      if (visiting.includes(ref)) return { type: 'object', description: `(recursive: ${ref.split('/').at(-1)})` };
+      if (resolved.has(ref)) return resolved.get(ref);
+      if (visiting.has(ref)) return { type: 'object', description: `(recursive: ${ref.split('/').at(-1)})` };
       const target = pointer(ref);
       if (target === undefined) throw new Error(`$ref ${ref} points at nothing in the document`);
-      return resolve(target, [...visiting, ref]);
+      visiting.add(ref);
+      const result = resolve(target);
+      visiting.delete(ref);
+      resolved.set(ref, result);
+      return result;
     }
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, visiting)]));
+    // Resolved parts are shared, and the same part may be resolved again (a path item, then its operation's body): once each.
+    const done = copies.get(value);
+    if (done) return done;
+    const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
+    copies.set(value, copy);
+    copies.set(copy, copy);
+    return copy;
   };
-  return (value) => resolve(value, []);
+  return resolve;
+}
+
+/** The most bytes of JSON a tool's argument schema may take: every call sends it to the model. */
+export const TOOL_SCHEMA_MAX_BYTES = 32 * 1024;
+
+/**
+ * The length of `value` as JSON, counted only up to `cap` (past it, `cap + 1`): a
+ * schema whose shared parts would expand to megabytes costs at most `cap` steps to judge.
+ */
+export function jsonSizeUpTo(value: unknown, cap: number): number {
+  let size = 0;
+  const walk = (v: unknown): boolean => {
+    if (size > cap) return false;
+    if (Array.isArray(v)) {
+      size += 2 + Math.max(0, v.length - 1);
+      return v.every(walk);
+    }
+    if (isObject(v)) {
+      const entries = Object.entries(v).filter(([, x]) => x !== undefined);
+      size += 2 + Math.max(0, entries.length - 1);
+      for (const [k, x] of entries) {
+        size += JSON.stringify(k).length + 1;
+        if (!walk(x)) return false;
+      }
+      return size <= cap;
+    }
+    size += (JSON.stringify(v) ?? 'null').length;
+    return size <= cap;
+  };
+  walk(value);
+  return Math.min(size, cap + 1);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The arguments' schema of an operation, less the bound names; `body` holds the JSON request body. */
+/**
+ * A dotted bind name's path inside the request body (`body.customer.id` -> ['customer', 'id']),
+ * or null for a plain name.
+ */
+export function bodyPathOf(name: string): string[] | null {
+  if (!name.startsWith('body.')) return null;
+  const path = name.slice('body.'.length).split('.');
+  return path.every((key) => key !== '') ? path : null;
+}
+
+/** The schema of the property at a path of an object schema (through `properties`), or undefined. */
+export function schemaAt(schema: Record<string, unknown>, path: readonly string[]): Record<string, unknown> | undefined {
+  let at: Record<string, unknown> = schema;
+  for (const key of path) {
+    const next = isObject(at.properties) && Object.hasOwn(at.properties, key) ? at.properties[key] : undefined;
+    if (!isObject(next)) return undefined;
+    at = next;
+  }
+  return at;
+}
+
+/** An object schema without the property at a path (nor among its object's `required`). */
+function withoutProperty(schema: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
+  const [key, ...rest] = path;
+  if (key === undefined || !isObject(schema.properties) || !Object.hasOwn(schema.properties, key)) return schema;
+  const properties = { ...schema.properties };
+  const child = properties[key];
+  if (rest.length > 0) {
+    if (isObject(child)) properties[key] = withoutProperty(child, rest);
+    return { ...schema, properties };
+  }
+  delete properties[key];
+  return { ...schema, properties, ...(Array.isArray(schema.required) && { required: (schema.required as unknown[]).filter((n) => n !== key) }) };
+}
+
+/**
+ * The arguments' schema of an operation, less the bound names (parameters, body
+ * properties, dotted body paths); `body` holds the JSON request body.
+ */
 export function operationArguments(operation: OpenApiOperation, bound: ReadonlySet<string>): { schema: JsonSchemaObject; bodyArgument: string | null } {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
@@ -220,11 +316,8 @@ export function operationArguments(operation: OpenApiOperation, bound: ReadonlyS
   if (operation.requestBody) {
     bodyArgument = 'body' in properties ? 'request_body' : 'body';
     let schema = operation.requestBody.schema;
-    // A bound name may also be a property of an object body: filled there, hidden from the model.
-    if (isObject(schema.properties) && [...bound].some((name) => name in (schema.properties as object))) {
-      const kept = Object.fromEntries(Object.entries(schema.properties as Record<string, unknown>).filter(([name]) => !bound.has(name)));
-      schema = { ...schema, properties: kept, ...(Array.isArray(schema.required) && { required: (schema.required as string[]).filter((n) => !bound.has(n)) }) };
-    }
+    // A bound name may also be a property of an object body (or a dotted path into it): filled there, hidden from the model.
+    for (const name of bound) schema = withoutProperty(schema, bodyPathOf(name) ?? [name]);
     properties[bodyArgument] = { ...schema, ...(operation.requestBody.description && !schema.description && { description: operation.requestBody.description }) };
     if (operation.requestBody.required) required.push(bodyArgument);
   }

@@ -7,7 +7,14 @@ export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
 export interface ToolCall {
   id: string;
   name: string;
+  /** The arguments: for a connector's tool (action, MCP), as sent to the shop's system; else as the model asked. */
   arguments: Record<string, unknown>;
+  /** Names in `arguments` filled from the verified customer, not the model (a dotted name is a body path). Absent in rows stored before. */
+  bound?: string[];
+  /** What the model asked for, when a connector's tool sent something else (or nothing). */
+  model_arguments?: Record<string, unknown>;
+  /** The tool called nothing (no verified customer, a required argument missing). */
+  not_sent?: true;
 }
 
 /** One row of chat_messages. */

@@ -49,3 +49,74 @@ colour: green
   // Nothing was opened: the embedded database's folder was never made.
   await expect(fs.access(dataDir)).rejects.toThrow(/ENOENT/);
 });
+
+test('an MCP bind that no listed tool takes stops the start with exit code 1, naming the field (issue 34, item 2)', async () => {
+  const dir = await makeTempDir('bad-shop-');
+  const file = path.join(dir, 'shop.yaml');
+  const stdioServer = path.resolve(__dirname, '../support/mcp-stdio-server.mjs');
+  await fs.writeFile(
+    file,
+    `name: Bramble Books
+agents:
+  - key: books
+    description: Books.
+    instructions: You help Bramble Books' customers.
+    tools: [readingList]
+mcp_servers:
+  - name: catalogue
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(stdioServer)}]
+    tools: [readingList]
+    timeout_ms: 60000
+    bind: { customer_id: customer.id }
+`,
+  );
+  service = await startServiceProcess({ SHOP_FILE: file });
+  const { code } = await service.exited;
+  expect(code).toBe(1);
+  expect(service.output()).toContain(
+    `${file}: mcp_servers[0].bind.customer_id: no listed tool of MCP server catalogue has an argument "customer_id" (readingList takes customerId, limit)`,
+  );
+}, 180_000);
+
+test('an action whose $refs multiply past 32 KB of tool schema stops the start with exit code 1, naming the operation (issue 34, item 8)', async () => {
+  const dir = await makeTempDir('bad-shop-');
+  const file = path.join(dir, 'shop.yaml');
+  const schemas = ['    L20: { type: string }'];
+  for (let i = 19; i >= 0; i--) schemas.push(`    L${i}: { type: object, properties: { a: { $ref: '#/components/schemas/L${i + 1}' }, b: { $ref: '#/components/schemas/L${i + 1}' } } }`);
+  await fs.writeFile(
+    path.join(dir, 'api.yaml'),
+    `openapi: 3.0.3
+info: { title: Doubling, version: '1' }
+servers: [{ url: 'https://api.bramble.example' }]
+paths:
+  /things:
+    get:
+      operationId: findThing
+      parameters: [{ name: filter, in: query, schema: { $ref: '#/components/schemas/L0' } }]
+      responses: { '200': { description: ok } }
+components:
+  schemas:
+${schemas.join('\n')}
+`,
+  );
+  await fs.writeFile(
+    file,
+    `name: Bramble Books
+agents:
+  - key: books
+    description: Books.
+    instructions: You help Bramble Books' customers.
+    tools: [findThing]
+actions:
+  - openapi: ./api.yaml
+    operations: [findThing]
+`,
+  );
+  service = await startServiceProcess({ SHOP_FILE: file });
+  const { code } = await service.exited;
+  expect(code).toBe(1);
+  expect(service.output()).toContain(
+    `${file}: actions[0].operations[0]: findThing's arguments take more than 32 KB of JSON schema (references that multiply?): simplify its parameters or request body`,
+  );
+}, 180_000);

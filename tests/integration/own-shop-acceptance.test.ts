@@ -95,6 +95,40 @@ test("the model's call of the shop's action reaches its API once, for the verifi
   for (const request of requests) expect(JSON.stringify(request.body)).not.toMatch(/northwind/i);
 });
 
+test('the history shows the call as it was sent, the bound argument marked, the model’s own arguments beside it; the model is replayed its own call (issue 34, item 3)', async () => {
+  stub.reset();
+  api.requests.length = 0;
+  stub.enqueueChat({ toolCalls: [{ id: 'call_3', name: 'listMyOrders', arguments: { customerId: GRACE, status: 'shipped' } }] }, { content: 'Your order BK-1001 has shipped.' });
+  const { body } = await service.postChat({ message: 'Where is my order?' }, await customerTokenHeader(ADA));
+  expect(api.requests[0]).toMatchObject({ path: `/customers/${encodeURIComponent(ADA)}/orders`, query: { status: 'shipped' } });
+
+  const history = await service.getHistory(body.session_id);
+  expect(history.status).toBe(200);
+  const call = history.body.messages.find((m: { tool_calls?: unknown[] }) => m.tool_calls)!.tool_calls[0];
+  expect(call).toEqual({
+    id: 'call_3',
+    name: 'listMyOrders',
+    arguments: { customerId: ADA, status: 'shipped' },
+    bound: ['customerId'],
+    model_arguments: { customerId: GRACE, status: 'shipped' },
+  });
+
+  // The next turn gives the model its own call back, not the bound value.
+  stub.enqueueChat({ content: 'Anything else?' });
+  await service.postChat({ message: 'Thanks', session_id: body.session_id }, await customerTokenHeader(ADA));
+  const replayed = (stub.chatRequests().at(-1)!.body.messages as Array<{ role: string; tool_calls?: Array<{ function: { arguments: string } }> }>).find((m) => m.tool_calls)!;
+  expect(JSON.parse(replayed.tool_calls![0]!.function.arguments)).toEqual({ customerId: GRACE, status: 'shipped' });
+});
+
+test('an anonymous call is stored as not sent, the model’s arguments kept', async () => {
+  stub.reset();
+  stub.enqueueChat({ toolCalls: [{ id: 'call_4', name: 'listMyOrders', arguments: { customerId: GRACE } }] }, { content: 'Please sign in first.' });
+  const { body } = await service.postChat({ message: 'Where is my order?' });
+  const history = await service.getHistory(body.session_id);
+  const call = history.body.messages.find((m: { tool_calls?: unknown[] }) => m.tool_calls)!.tool_calls[0];
+  expect(call).toEqual({ id: 'call_4', name: 'listMyOrders', arguments: { customerId: GRACE }, model_arguments: { customerId: GRACE }, not_sent: true });
+});
+
 test('an anonymous conversation gets the sign-in sentence from the bound action, and the API receives nothing', async () => {
   stub.reset();
   api.requests.length = 0;

@@ -11,11 +11,13 @@ export interface McpHttpTestServer {
   headers: Array<Record<string, string | string[] | undefined>>;
   /** Tool calls it answered, by tool name. */
   calls: Array<{ name: string; args: unknown }>;
+  /** Connections open on the server's side now. */
+  openSockets(): number;
   close(): Promise<void>;
 }
 
 function shippingServer(calls: McpHttpTestServer['calls']): McpServer {
-  const server = new McpServer({ name: 'bookshop-shipping', version: '1.0.0' });
+  const server = new McpServer({ name: 'bookshop-shipping', version: '1.0.0' }, { capabilities: { logging: {} } });
   server.registerTool(
     'shippingQuote',
     { description: 'What delivery to a postcode costs and how long it takes.', inputSchema: { postcode: z.string() } },
@@ -24,6 +26,15 @@ function shippingServer(calls: McpHttpTestServer['calls']): McpServer {
       return { content: [{ type: 'text', text: JSON.stringify({ postcode, price: '4.90', days: 2 }) }] };
     },
   );
+  // Trickles: a log notification every 200 ms for 30 s, then the quote.
+  server.registerTool('slowQuote', { description: 'A quote that takes 30 s, sent a little at a time.', inputSchema: {} }, async (_args, extra) => {
+    calls.push({ name: 'slowQuote', args: {} });
+    for (let i = 0; i < 150 && !extra.signal.aborted; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: `still working (${i})` } }).catch(() => {});
+    }
+    return { content: [{ type: 'text', text: 'late' }] };
+  });
   server.registerTool('internalDebug', { description: 'Dumps the server state.', inputSchema: {} }, async () => {
     calls.push({ name: 'internalDebug', args: {} });
     return { content: [{ type: 'text', text: 'state' }] };
@@ -60,6 +71,7 @@ export async function startMcpHttpServer(port = 0): Promise<McpHttpTestServer> {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
     headers,
     calls,
+    openSockets: () => sockets.size,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => http.close(resolve));

@@ -80,6 +80,7 @@ export async function startOrdersApi(): Promise<OrdersApi> {
     if (req.method === 'GET' && url.pathname === '/flaky') return json(503, { error: 'busy' });
     if (req.method === 'GET' && url.pathname === '/payment') return json(200, { card: '4242 4242 4242 4242', holder: 'Ada' });
     if (req.method === 'POST' && url.pathname.endsWith('/cancel')) return json(200, { cancelled: true });
+    if (req.method === 'POST' && (url.pathname === '/tickets' || /^\/customers\/[^/]+\/tickets$/.test(url.pathname))) return json(201, { ticket: 'T-1' });
     json(404, { error: 'no such path' });
   });
   server.on('connection', (socket) => {
@@ -151,6 +152,44 @@ paths:
                 customerId: { type: string }
       responses:
         '200': { description: Cancelled }
+  /customers/{customerId}/tickets:
+    post:
+      operationId: openTicket
+      summary: Open a support ticket for the customer
+      parameters:
+        - $ref: '#/components/parameters/CustomerId'
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [subject]
+              properties:
+                subject: { type: string }
+                customerId: { type: string }
+      responses:
+        '201': { description: Opened }
+  /tickets:
+    post:
+      operationId: openTicketFor
+      summary: Open a support ticket, the customer named in the body
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                subject: { type: string }
+                customer:
+                  type: object
+                  required: [id]
+                  properties:
+                    id: { type: string }
+                    name: { type: string }
+      responses:
+        '201': { description: Opened }
   /export:
     get:
       operationId: exportOrders

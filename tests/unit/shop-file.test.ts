@@ -199,6 +199,34 @@ actions:
     ]);
   });
 
+  it('refuses the service’s own secrets in ${VAR}, set or not, in action headers and an MCP server’s headers and env (issue 34, item 12)', async () => {
+    const file = await writeShop(`${MINIMAL}
+actions:
+  - openapi: ./orders-api.yaml
+    operations: [getOrder]
+    headers: { Authorization: "Bearer \${AGENT_API_KEY}", X-Db: "\${DATABASE_URL}" }
+mcp_servers:
+  - name: notes
+    url: https://mcp.pine.example/mcp
+    tools: [note]
+    headers: { X-Key: "\${OPENAI_API_KEY}" }
+  - name: local
+    command: node
+    tools: [local]
+    env: { A: "\${CUSTOMER_IDENTITY_SECRET}", B: "\${METRICS_TOKEN}", C: "\${SUPABASE_SERVICE_ROLE_KEY}" }
+`);
+    const env = { AGENT_API_KEY: 'k'.repeat(40), DATABASE_URL: 'postgres://u:p@db/x', OPENAI_API_KEY: 'sk-x', CUSTOMER_IDENTITY_SECRET: 's'.repeat(40), METRICS_TOKEN: 'm'.repeat(20) };
+    const refused = (at: string, name: string) => `${file}: ${at}: \${${name}} is one of the service's own secrets: a shop file may not send it to another system (give the shop's API its own variable)`;
+    expect(problemLines(file, env)).toEqual([
+      refused('actions[0].headers.Authorization', 'AGENT_API_KEY'),
+      refused('actions[0].headers.X-Db', 'DATABASE_URL'),
+      refused('mcp_servers[0].headers.X-Key', 'OPENAI_API_KEY'),
+      refused('mcp_servers[1].env.A', 'CUSTOMER_IDENTITY_SECRET'),
+      refused('mcp_servers[1].env.B', 'METRICS_TOKEN'),
+      refused('mcp_servers[1].env.C', 'SUPABASE_SERVICE_ROLE_KEY'),
+    ]);
+  });
+
   it('says what was expected of a wrong value, with its path in the lists', async () => {
     const file = await writeShop(`
 name: Pine & Pebble

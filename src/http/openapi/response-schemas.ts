@@ -148,7 +148,18 @@ export const historySchema = z.object({
       ...messageItemFields,
       token_count: z.int(),
       confidence: z.number().optional(),
-      tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) })).optional(),
+      tool_calls: z
+        .array(
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            arguments: z.record(z.string(), z.unknown()).meta({ description: "For an action or MCP tool, the arguments as sent to the shop's system (bound ones from the verified customer); for a built-in tool, as the model asked." }),
+            bound: z.array(z.string()).optional().meta({ description: 'Names in `arguments` whose value came from the verified customer, not the model (a dotted name is a body path).' }),
+            model_arguments: z.record(z.string(), z.unknown()).optional().meta({ description: 'What the model asked for, when the tool sent something else or nothing.' }),
+            not_sent: z.literal(true).optional().meta({ description: 'The tool called nothing (no verified customer, or a required argument missing).' }),
+          }),
+        )
+        .optional(),
       tool_call_id: z.string().optional(),
       name: z.string().optional(),
       usage: usageSchema.optional().meta({ description: "An answer's token usage, as stored with it." }),

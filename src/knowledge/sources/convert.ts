@@ -150,7 +150,8 @@ export async function convertDocument(bytes: Uint8Array, format: DocumentFormat,
     if (error instanceof WorkerJobError && error.failure.name === 'DocumentSkipped') {
       throw new DocumentSkipped(error.failure.fields.reason as SkipReason, error.message);
     }
-    throw error;
+    // Anything else the file made the converter do (a parser's stack overflow, a crashed worker) is this file's fault.
+    throw new DocumentUnreadableError(`The document cannot be converted: ${(error as Error).message}`, { cause: error });
   }
 }
 

@@ -10,7 +10,14 @@
  * with the site, and the unchanged re-sync's time; records the table in BENCHMARKS.md.
  * On PGlite in memory by default; --database runs it on a PostgreSQL server (a new
  * database per size, dropped afterwards).
+ *
+ * Then a chat turn's latency while a sync runs against idle (issue 34, item 7): the service
+ * in this process (offline model, PGlite), chat turns one after another over HTTP, first
+ * idle, then while it syncs a site of --chat-pages pages (default 300) of which every 50th
+ * is a hostile 1.5 MB page that costs seconds to convert; p50 and p95 of each, and their
+ * ratio (target: p95 within 1.5× of idle).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
 import { NetworkGuard } from '../src/connectors/network-guard';
@@ -24,6 +31,7 @@ import { openPgliteDatabase } from '../src/store/pglite';
 import { openPostgresDatabase } from '../src/store/postgres';
 import { SiteSyncStore } from '../src/store/site-sync-store';
 import { SqlStore } from '../src/store/sql-store';
+import { startTestService } from '../tests/support/test-service';
 import { writeMarkedSection } from './lib/benchmarks-file';
 import { pageInSiteChrome, sitemapIndexXml, sitemapXml, startLoopbackSite, type LoopbackSite } from './lib/loopback-site';
 
@@ -182,7 +190,83 @@ async function onServer(url: string, size: number): Promise<SizeResult> {
   }
 }
 
+/** A page that costs seconds to convert: a short article among 25,000 chrome blocks (1.5 MB). */
+function heavyPage(n: number): string {
+  return `<!doctype html><html><head><title>Heavy ${n}</title></head><body><main><h1>Heavy page ${n}</h1><p>Heavy page ${n} is a short article about parcels.</p></main>${'<div class="share-box"><a href="/s">s</a> <span>x</span></div>'.repeat(25_000)}</body></html>`;
+}
+
+interface ChatDuringSync {
+  pages: number;
+  heavyPages: number;
+  idle: number[];
+  during: number[];
+  syncSeconds: number;
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+
+/** Chat turns over HTTP against the service in this process: idle, then while it syncs a site. */
+async function chatDuringSync(pages: number, idleTurns: number): Promise<ChatDuringSync> {
+  const service = await startTestService();
+  const questions = ['How do I return an item?', 'Where is my parcel?', 'Can I pay with Klarna?', 'How long does a refund take?'];
+  let turn = 0;
+  const chatTurn = async () => {
+    const startedAt = performance.now();
+    const { status } = await service.postChat({ message: questions[turn++ % questions.length] });
+    if (status !== 200) throw new Error(`a chat turn answered ${status}`);
+    return performance.now() - startedAt;
+  };
+  let origin = '';
+  const site = await startLoopbackSite(
+    {},
+    {
+      logRequests: false,
+      generate: (requestPath) => {
+        if (requestPath === '/sitemap.xml') return { contentType: 'application/xml', body: sitemapXml(Array.from({ length: pages }, (_, k) => ({ loc: `${origin}/help/article-${k}` }))) };
+        const page = /^\/help\/article-(\d+)$/.exec(requestPath);
+        if (page && Number(page[1]) < pages) return { body: Number(page[1]) % 50 === 49 ? heavyPage(Number(page[1])) : articlePage(Number(page[1])) };
+        return undefined;
+      },
+    },
+  );
+  origin = site.origin;
+  try {
+    for (let k = 0; k < 5; k++) await chatTurn(); // warm-up
+    const idle: number[] = [];
+    for (let k = 0; k < idleTurns; k++) idle.push(await chatTurn());
+    progress(`  idle: ${idleTurns} turns, p95 ${percentile(idle, 95).toFixed(0)} ms; now syncing ${pages} pages`);
+    const store = new SqlStore(service.db);
+    const admin = new KnowledgeAdminStore(service.db);
+    const knowledge = knowledgeBaseForSites(
+      {
+        listSourceChunks: (s) => store.listSourceChunks(s),
+        findEmbeddingsByHash: (h, m) => store.findEmbeddingsByHash(h, m),
+        replaceSourceChunks: (s, c) => admin.replaceSourceChunks(s, c),
+      },
+      (s) => admin.deleteSource(s),
+      { embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL },
+    );
+    const syncStartedAt = performance.now();
+    let syncing = true;
+    const sync = syncSite(`${site.origin}/sitemap.xml`, { guard: new NetworkGuard(), store: new SiteSyncStore(service.db), knowledge }, { maxPages: pages }).finally(() => (syncing = false));
+    const during: number[] = [];
+    while (syncing) during.push(await chatTurn());
+    const report = await sync;
+    if (report.status !== 'succeeded') throw new Error(`the sync ${report.status}: ${report.message}`);
+    const syncSeconds = (performance.now() - syncStartedAt) / 1000;
+    progress(`  during the sync (${syncSeconds.toFixed(1)} s, ${JSON.stringify(report.counts)}): ${during.length} turns, p95 ${percentile(during, 95).toFixed(0)} ms`);
+    return { pages, heavyPages: Math.floor(pages / 50), idle, during, syncSeconds };
+  } finally {
+    await site.close();
+    await service.close();
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--chat-only')) return recordChat(await chatDuringSync(Number(arg('--chat-pages') ?? 300), Number(arg('--idle-turns') ?? 40)), null);
   const sizes = (arg('--sizes') ?? '1000,5000').split(',').map(Number);
   if (sizes.some((s) => !Number.isInteger(s) || s < 1)) throw new Error('--sizes takes whole numbers, e.g. 1000,5000');
   const database = arg('--database');
@@ -219,17 +303,55 @@ async function main(): Promise<void> {
     ...rows.map((r) => `| ${r} |`),
   ].join('\n');
   console.log(table);
-  const section = `${MARKERS.start}
-## \`npm run bench:crawl\` (scripts/bench-crawl.ts)
+  const chat = await chatDuringSync(Number(arg('--chat-pages') ?? 300), Number(arg('--idle-turns') ?? 40));
+  recordChat(chat, table);
+}
 
-A generated help center on loopback (each page a ~1.2 KB article in full site chrome; a sitemap
+/** The section's sync throughput part as it stands (with its own date), kept when --chat-only measures the chat part alone. */
+function earlierSyncPart(): string {
+  const text = fs.readFileSync(BENCHMARKS_FILE, 'utf8');
+  const start = text.indexOf(MARKERS.start);
+  const end = text.indexOf(MARKERS.end);
+  if (start < 0 || end < 0) return '';
+  const body = text.slice(start, end).split('\n').slice(3).join('\n');
+  const table = body.slice(0, body.indexOf('\n\nA chat turn') >= 0 ? body.indexOf('\n\nA chat turn') : body.length).trim();
+  return table ? `${table}\n\n` : '';
+}
+
+/** Writes the section: the sync table (when measured) and the chat-during-sync figures. */
+function recordChat(chat: ChatDuringSync, table: string | null): void {
+  const p = (values: number[], q: number) => percentile(values, q).toFixed(0);
+  const chatTable = [
+    '| chat turns | turns | p50 (ms) | p95 (ms) | max (ms) |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    `| idle | ${chat.idle.length} | ${p(chat.idle, 50)} | ${p(chat.idle, 95)} | ${p(chat.idle, 100)} |`,
+    `| during a sync of ${chat.pages} pages (${chat.heavyPages} of them 1.5 MB hostile pages), ${chat.syncSeconds.toFixed(0)} s | ${chat.during.length} | ${p(chat.during, 50)} | ${p(chat.during, 95)} | ${p(chat.during, 100)} |`,
+  ].join('\n');
+  const ratio = percentile(chat.during, 95) / percentile(chat.idle, 95);
+  console.log(chatTable);
+  console.log(`p95 during a sync / idle: ${ratio.toFixed(2)}× (target ≤ 1.5×)`);
+  const syncPart = table === null ? earlierSyncPart() : table
+    ? `A generated help center on loopback (each page a ~1.2 KB article in full site chrome; a sitemap
 index of 1,000-URL sitemaps, no lastmod) synced into an empty knowledge base with the offline
 hashing embedder, 2 requests at a time; then synced again with nothing changed (a conditional
 request per page, each answered 304, nothing embedded). Peak memory is the whole process's
-(the crawler, the site's server and ${results[0]?.database === 'PostgreSQL' ? 'the pg client' : 'PGlite, whose WASM memory counts in RSS, not in the JS heap'}), sampled every 50 ms
-during the first sync. Measured ${new Date().toISOString().slice(0, 10)} on this machine (2 cores shared).
+(the crawler, the site's server and PGlite or the pg client), sampled every 50 ms
+during the first sync.
 
 ${table}
+
+`
+    : '';
+  const section = `${MARKERS.start}
+## \`npm run bench:crawl\` (scripts/bench-crawl.ts)
+
+${syncPart}A chat turn while a sync runs (issue 34, item 7): the service in the same process (offline
+model, PGlite in memory), chat turns one after another over HTTP, ${chat.idle.length} idle, then for as long as
+it syncs a site of ${chat.pages} pages in which every 50th is a 1.5 MB page that costs seconds to convert
+(converted in the worker thread, robots.txt and sitemaps too). p95 during the sync / idle:
+**${ratio.toFixed(2)}×** (target ≤ 1.5×). Measured ${new Date().toISOString().slice(0, 10)} on this machine (2 cores shared with other work).
+
+${chatTable}
 ${MARKERS.end}`;
   writeMarkedSection(BENCHMARKS_FILE, MARKERS, section);
   progress(`recorded in ${path.relative(process.cwd(), BENCHMARKS_FILE)}`);

@@ -1,6 +1,7 @@
 import { docxToMarkdown } from './docx';
-import { DocumentSkipped, DocumentUnreadableError } from './errors';
+import { DocumentSkipped, DocumentUnreadableError, type SkipReason } from './errors';
 import { htmlToMarkdown } from './html';
+import { OffThreadLimitError, OffThreadRunner, WorkerJobError } from './off-thread';
 import { pdfToPages } from './pdf';
 
 export { DocumentSkipped, DocumentUnreadableError, type SkipReason } from './errors';
@@ -39,7 +40,27 @@ export interface ConvertOptions {
   contentType?: string | null;
   /** Larger documents are DocumentSkipped('too_large') before anything is parsed. */
   maxBytes?: number;
+  /** How long the conversion may take before it is stopped (too_large). Default DOCUMENT_CONVERSION_TIMEOUT_MS. */
+  timeoutMs?: number;
 }
+
+/**
+ * HTML larger than this is not read: the DOM, Readability and turndown cost seconds per
+ * megabyte (a 3 MB page took 13.6 s), and a help article is a few dozen kilobytes.
+ */
+export const HTML_MAX_BYTES = 2 * 1024 * 1024;
+
+/** A conversion (in its worker) that takes longer than this is stopped and the document refused. */
+export const DOCUMENT_CONVERSION_TIMEOUT_MS = 30_000;
+
+/**
+ * The conversion worker's limits: its V8 heap, and how far the process's resident memory may
+ * grow while one document converts (inflated data lives outside the heap).
+ */
+export const DOCUMENT_WORKER_LIMITS = { maxHeapMb: 512, maxGrowthMb: 512 };
+
+/** Documents convert one at a time in this worker thread, never on the service's event loop. */
+const conversionWorker = new OffThreadRunner('document-conversion', DOCUMENT_WORKER_LIMITS);
 
 /** Content types and the format each is; `application/octet-stream` and the like fall back to the name. */
 const FORMAT_BY_CONTENT_TYPE: Record<string, DocumentFormat> = {
@@ -109,18 +130,50 @@ function extensionOf(nameOrUrl: string): string {
 /**
  * Turns a document's bytes into Markdown parts (a PDF: one part per page with text). Throws
  * DocumentSkipped with its reason, having kept nothing, when the document is larger than
- * `maxBytes` (too_large), a PDF without a text layer (no_text_layer), empty once its chrome and
+ * `maxBytes` or an HTML page larger than HTML_MAX_BYTES (too_large), a file whose parts inflate
+ * past their caps, or whose conversion needs more than DOCUMENT_WORKER_LIMITS' memory or
+ * `timeoutMs` (too_large), a PDF without a text layer (no_text_layer), empty once its chrome and
  * markup are gone (empty), or unreadable (DocumentUnreadableError: an encrypted or corrupt PDF,
- * a corrupt DOCX, text that is not valid in its charset).
+ * a corrupt DOCX, text that is not valid in its charset). The conversion runs in a worker
+ * thread: a hostile file stalls or exhausts that worker, never the caller's event loop.
  */
 export async function convertDocument(bytes: Uint8Array, format: DocumentFormat, options: ConvertOptions = {}): Promise<ConvertedDocument> {
-  if (options.maxBytes !== undefined && bytes.byteLength > options.maxBytes) {
-    throw new DocumentSkipped('too_large', `The document is ${bytes.byteLength} bytes, more than the ${options.maxBytes} allowed.`);
+  checkSize(bytes, format, options);
+  const { timeoutMs = DOCUMENT_CONVERSION_TIMEOUT_MS, ...rest } = options;
+  try {
+    return await conversionWorker.run<ConvertedDocument>('convert', { bytes, format, options: rest }, timeoutMs);
+  } catch (error) {
+    if (error instanceof OffThreadLimitError) {
+      throw new DocumentSkipped('too_large', `The document is too costly to convert: ${error.message}; not read.`, { cause: error });
+    }
+    if (error instanceof WorkerJobError && error.failure.name === 'DocumentUnreadableError') throw new DocumentUnreadableError(error.message);
+    if (error instanceof WorkerJobError && error.failure.name === 'DocumentSkipped') {
+      throw new DocumentSkipped(error.failure.fields.reason as SkipReason, error.message);
+    }
+    // Anything else the file made the converter do (a parser's stack overflow, a crashed worker) is this file's fault.
+    throw new DocumentUnreadableError(`The document cannot be converted: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/**
+ * convertDocument's work, on the calling thread: what the conversion worker runs. Call
+ * convertDocument instead; this one has no time or memory limit of its own.
+ */
+export async function convertDocumentHere(bytes: Uint8Array, format: DocumentFormat, options: ConvertOptions = {}): Promise<ConvertedDocument> {
+  checkSize(bytes, format, options);
   const converted = await convert(bytes, format, options);
   const parts = converted.parts.map((p) => ({ ...p, markdown: storableText(p.markdown) })).filter((p) => p.markdown.trim() !== '');
   if (parts.length === 0) throw new DocumentSkipped('empty', 'The document has no text once converted.');
   return { ...converted, title: storableTitle(converted.title), parts };
+}
+
+function checkSize(bytes: Uint8Array, format: DocumentFormat, options: ConvertOptions): void {
+  if (options.maxBytes !== undefined && bytes.byteLength > options.maxBytes) {
+    throw new DocumentSkipped('too_large', `The document is ${bytes.byteLength} bytes, more than the ${options.maxBytes} allowed.`);
+  }
+  if (format === 'html' && bytes.byteLength > HTML_MAX_BYTES) {
+    throw new DocumentSkipped('too_large', `The page is ${bytes.byteLength} bytes, more than the ${HTML_MAX_BYTES} read of an HTML page.`);
+  }
 }
 
 /** Text as the knowledge base stores it: no NUL or other control characters but line breaks and tabs, valid unicode. */

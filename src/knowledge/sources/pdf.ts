@@ -1,5 +1,6 @@
 import { extractText, getDocumentProxy } from 'unpdf';
 import { DocumentUnreadableError } from './errors';
+import { checkPdfStreams } from './inflate-limits';
 
 /** One page's text; `page` counts from 1. */
 export interface PdfPage {
@@ -11,9 +12,12 @@ export interface PdfPage {
  * The text of a PDF, page by page (pages without text left out, the others keep their
  * number). An empty result means the PDF has no text layer (a scan): callers report it
  * skipped, never store it empty. Throws DocumentUnreadableError for an encrypted PDF that
- * needs a password and for bytes that are not a readable PDF.
+ * needs a password and for bytes that are not a readable PDF, DocumentSkipped('too_large') when
+ * a stream inflates past PDF_MAX_STREAM_BYTES (or all past PDF_MAX_TOTAL_BYTES).
  */
 export async function pdfToPages(bytes: Uint8Array): Promise<PdfPage[]> {
+  // Flate streams can inflate a thousandfold: pdf.js would hold each one whole.
+  await checkPdfStreams(bytes);
   let pdf;
   try {
     // pdf.js may take over (detach) the buffer it is given, and refuses a Buffer: hand it a plain copy.

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import robotsParser from 'robots-parser';
 import { NetworkGuardError, type GuardedResponse, type NetworkGuard } from '../../connectors/network-guard';
+import { OffThreadLimitError, OffThreadRunner } from './off-thread';
+import { ROBOTS_MAX_BYTES, ROBOTS_MAX_WILDCARDS_PER_RULE } from './robots';
 
 /**
  * The crawler's requests to one site: each through the network guard, announced with
@@ -100,7 +101,8 @@ export class SiteFetcher {
 
 /** What robots.txt allows the crawler. */
 export interface RobotsRules {
-  isAllowed(url: string): boolean;
+  /** Matched in a worker thread within ROBOTS_MATCH_TIMEOUT_MS; a URL whose check runs past it counts as disallowed. */
+  isAllowed(url: string): Promise<boolean>;
   /** Crawl-delay for the crawler's user agent, in ms (0: none). */
   crawlDelayMs: number;
   /** What was found, for the report: "robots.txt: 3 rules", "no robots.txt (404)". */
@@ -119,7 +121,18 @@ export class SiteUnreachableError extends Error {
   }
 }
 
-const ROBOTS_MAX_BYTES = 512 * 1024;
+/** How long parsing robots.txt, or matching one URL against it, may take (in its worker) before the URL counts as disallowed. */
+export const ROBOTS_MATCH_TIMEOUT_MS = 2_000;
+
+/** robots.txt is parsed and matched in this worker thread: a costly file stalls it, not the service. */
+const robotsWorker = new OffThreadRunner('robots', { maxHeapMb: 128, maxGrowthMb: 256 });
+let robotsRuns = 0;
+
+interface RobotsAnswer {
+  crawlDelaySeconds: number;
+  droppedRules: number;
+  allowed: boolean[];
+}
 
 /**
  * The site's robots.txt for the crawler's user agent (RFC 9309): a 4xx means no
@@ -137,16 +150,30 @@ export async function loadRobots(fetcher: SiteFetcher, origin: string): Promise<
     }
     if (error instanceof NetworkGuardError && ['address', 'metadata', 'self', 'scheme'].includes(error.reason)) throw error;
     // A robots.txt that redirects elsewhere or is too large is as good as none.
-    return { isAllowed: () => true, crawlDelayMs: 0, description: `robots.txt not used (${(error as Error).message})` };
+    return { isAllowed: async () => true, crawlDelayMs: 0, description: `robots.txt not used (${(error as Error).message})` };
   }
   if (response.status >= 500) throw new SiteUnreachableError(`${origin} answers ${response.status} for robots.txt: the site is not available now`, url);
-  if (response.status !== 200) return { isAllowed: () => true, crawlDelayMs: 0, description: `no robots.txt (${response.status})` };
-  const robots = robotsParser(url, response.body.toString('utf8'));
-  const delaySeconds = Number(robots.getCrawlDelay(fetcher.userAgent) ?? 0);
+  if (response.status !== 200) return { isAllowed: async () => true, crawlDelayMs: 0, description: `no robots.txt (${response.status})` };
+  const key = `${url}#${(robotsRuns += 1)}`;
+  const text = response.body.toString('utf8');
+  const ask = (check: string[]) => robotsWorker.run<RobotsAnswer>('robots', { key, url, text, userAgent: fetcher.userAgent, check }, ROBOTS_MATCH_TIMEOUT_MS);
+  let parsed: RobotsAnswer;
+  try {
+    parsed = await ask([]);
+  } catch (error) {
+    if (!(error instanceof OffThreadLimitError)) throw error;
+    return { isAllowed: async () => false, crawlDelayMs: 0, description: `robots.txt could not be read within its limits (${error.message}): nothing is crawled` };
+  }
   return {
-    // robots-parser answers undefined for another origin: the crawler never goes there anyway.
-    isAllowed: (u) => robots.isAllowed(u, fetcher.userAgent) !== false,
-    crawlDelayMs: Number.isFinite(delaySeconds) && delaySeconds > 0 ? delaySeconds * 1000 : 0,
-    description: 'robots.txt read',
+    isAllowed: async (u) => {
+      try {
+        return (await ask([u])).allowed[0] === true;
+      } catch (error) {
+        if (error instanceof OffThreadLimitError) return false;
+        throw error;
+      }
+    },
+    crawlDelayMs: parsed.crawlDelaySeconds * 1000,
+    description: `robots.txt read${parsed.droppedRules > 0 ? ` (${parsed.droppedRules} rules with more than ${ROBOTS_MAX_WILDCARDS_PER_RULE} wildcards ignored)` : ''}`,
   };
 }

@@ -12,7 +12,7 @@ import { DocumentSkipped } from './errors';
 import { siteDocumentConversion, type ConvertedPage, type DocumentConversion } from './site-conversion';
 import { loadRobots, SiteFetcher, SiteUnreachableError, type RobotsRules } from './site-fetcher';
 import { DEFAULT_MAZE_LIMITS, isNeverADocument, LinkMazeGuard, looksLikeLinkedDocument, normaliseUrl, SiteScope, withoutQuery, type MazeLimits } from './site-urls';
-import { looksLikeSitemap, parseSitemap, SITEMAP_MAX_BYTES, SITEMAP_MAX_ENTRIES, SitemapError, sitemapText } from './sitemap';
+import { looksLikeSitemap, readSitemap, SITEMAP_MAX_BYTES, SITEMAP_MAX_ENTRIES, SitemapError } from './sitemap';
 
 /**
  * Syncing a site into the knowledge base: read its sitemap (or crawl from a start
@@ -238,7 +238,7 @@ class SiteRun {
 
   /** Fetches the URL the operator gave: a sitemap (then its tree is read) or a start page (then it is the first page). */
   private async start(): Promise<void> {
-    if (!this.robots.isAllowed(this.site)) throw new RunFailure(`${this.site} is disallowed for ${this.fetcher.userAgent} by the site's robots.txt.`);
+    if (!(await this.robots.isAllowed(this.site))) throw new RunFailure(`${this.site} is disallowed for ${this.fetcher.userAgent} by the site's robots.txt.`);
     const state = this.known.get(this.site);
     let response: GuardedResponse;
     try {
@@ -288,7 +288,7 @@ class SiteRun {
       }
       // The root was fetched before it was known to be a sitemap, with the larger of the two caps.
       if (response.body.length > maxBytes) throw new SitemapError('too_large', `${url}: the sitemap is larger than ${maxBytes} bytes; not read`, url);
-      const parsed = parseSitemap(sitemapText(response.body, url, maxBytes), url, maxEntries);
+      const parsed = await readSitemap(response.body, url, maxBytes, maxEntries);
       if (parsed.kind === 'index') {
         for (const child of parsed.sitemaps) {
           const childUrl = normaliseUrl(child.loc, url);
@@ -367,7 +367,7 @@ class SiteRun {
   /** One URL: robots, lastmod, a conditional fetch, then the response. */
   private async take(item: QueuedUrl): Promise<void> {
     const state = this.known.get(item.url);
-    if (!this.robots.isAllowed(item.url)) return this.skip(item.url, 'robots', 'disallowed by robots.txt', false);
+    if (!(await this.robots.isAllowed(item.url))) return this.skip(item.url, 'robots', 'disallowed by robots.txt', false);
     if (state && item.lastmod && state.lastmod === item.lastmod) {
       this.keptSources.add(state.source);
       return this.outcome('unchanged', item.url, `lastmod ${item.lastmod} as before`);
@@ -405,7 +405,7 @@ class SiteRun {
     // The guard follows redirects within the host name; another port or scheme is another site.
     if (!this.scope.sameOrigin(response.url)) return this.skip(item.url, 'other_host', `redirects to ${response.url}, another site; not stored`, false);
     // A same-host redirect may land somewhere robots.txt keeps the crawler out of.
-    if (response.url !== item.url && !this.robots.isAllowed(response.url)) return this.skip(item.url, 'robots', `redirects to ${response.url}, disallowed by robots.txt`, false);
+    if (response.url !== item.url && !(await this.robots.isAllowed(response.url))) return this.skip(item.url, 'robots', `redirects to ${response.url}, disallowed by robots.txt`, false);
 
     const contentType = response.headers['content-type'] ?? null;
     const format = this.conversion.formatOf(contentType, response.url);

@@ -118,6 +118,70 @@ export function searchTextOf(title: string, content: string): string | null {
   return cut === text ? null : cut;
 }
 
+/** How the offline code (words.ts) compares a language's words: which to ignore and how to stem the rest. */
+export interface WordRules {
+  stopwords: ReadonlySet<string>;
+  stem(word: string): string;
+}
+
+// Words too common to say anything about a question's topic, per language (lower-case).
+const STOPWORDS: Record<string, string> = {
+  en:
+    'a an and are as at be by can could do does for from had has have how i if in is it its me my of on or our ' +
+    'so that the their them there this to was we what when where which who why will with would you your',
+  de:
+    'der die das den dem des ein eine einen einem einer eines und oder aber ist sind war wird werden wie was wo wann warum ' +
+    'ich du er sie es wir ihr mein meine meinen mir mich sich zu zum zur im in am an auf aus bei mit nach von vor für über ' +
+    'um kann können muss nicht kein keine noch auch schon nur so dass wenn da hat habe haben',
+  es:
+    'el la los las un una unos unas y o pero es son está están fue ser de del al a en con por para sin sobre que qué cómo ' +
+    'cuándo dónde por qué quién yo tú él ella nosotros mi mis me se su sus lo le les no sí ya muy más puedo puede hay',
+  fr:
+    'le la les un une des et ou mais est sont était être de du au aux à en dans avec par pour sans sur que qui quoi comment ' +
+    'quand où pourquoi je tu il elle nous vous ils elles mon ma mes me se son sa ses ne pas plus très puis peut il y a',
+  it:
+    'il lo la i gli le un uno una e o ma è sono era essere di del della dei delle a al alla in con per su da che chi come ' +
+    'quando dove perché io tu lui lei noi voi mio mia miei mi si suo sua non più molto posso può',
+  pt:
+    'o a os as um uma uns umas e ou mas é são era ser de do da dos das em no na nos nas com por para sem sobre que quem como ' +
+    'quando onde porque eu tu ele ela nós vós meu minha meus me se seu sua não mais muito posso pode',
+  nl:
+    'de het een en of maar is zijn was worden van in op aan met voor bij naar uit over om dat die wat wie hoe waar wanneer ' +
+    'waarom ik jij je hij zij wij mijn me zich niet geen ook al nog kan kunnen moet heb heeft hebben',
+};
+const stopwordSets = new Map<string, ReadonlySet<string>>();
+const NO_WORDS: ReadonlySet<string> = new Set();
+
+/**
+ * The word rules of `language`: its stop words where listed here, and a light suffix stemmer
+ * for English only (another language's words are compared as they are written). Text whose
+ * language the caller does not know (undefined) is read as English, as it always was.
+ */
+export function wordRules(language?: string | null): WordRules {
+  const code = language === undefined ? 'en' : (normaliseLanguage(language) ?? 'und');
+  let stopwords = stopwordSets.get(code);
+  if (!stopwords) {
+    stopwords = STOPWORDS[code] ? new Set(STOPWORDS[code]!.split(' ')) : NO_WORDS;
+    stopwordSets.set(code, stopwords);
+  }
+  return { stopwords, stem: code === 'en' ? englishStem : (word) => word };
+}
+
+/** Plural and verb endings (shipping → ship, refunds → refund, tried → tri): light, English only. */
+function englishStem(word: string): string {
+  if (word.length > 5 && word.endsWith('ing')) return undoubled(word.slice(0, -3));
+  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (word.length > 4 && word.endsWith('ed')) return undoubled(word.slice(0, -2));
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
+  return word;
+}
+
+/** shipp(ing) → ship, stopp(ed) → stop. */
+function undoubled(stemmed: string): string {
+  const n = stemmed.length;
+  return n > 2 && stemmed[n - 1] === stemmed[n - 2] && !'aeiousl'.includes(stemmed[n - 1]!) ? stemmed.slice(0, -1) : stemmed;
+}
+
 /** How much of a document its language is detected from: enough to be sure, bounded in cost. */
 const DETECTION_SAMPLE_CHARS = 2000;
 

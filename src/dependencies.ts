@@ -21,6 +21,7 @@ import { ModelQueryRewriter } from './knowledge/query-rewriter';
 import { bindSiteSync, type KnowledgeSite } from './knowledge/site-sync-binding';
 import { KnowledgeSyncSchedule } from './knowledge/sync-schedule';
 import { createRetriever, type Retriever } from './knowledge/retriever';
+import { loadLanguageDetector } from './knowledge/language/detect';
 import { prepareKnowledge } from './knowledge/seed';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
 import { TokenCounter, type CountableMessage } from './memory/tokens';
@@ -83,6 +84,9 @@ export interface Dependencies {
 export async function createDependencies(config: Config, logger: Logger, database?: SqlDatabase): Promise<Dependencies> {
   // A mistake in the shop file stops the start here, before the database opens or anything listens.
   const shop = loadConfiguredShop(config.shop, TOOL_NAMES);
+  // The language detector (about 1 s of blocking work) loads before any connection is open:
+  // loaded mid-start, it stalled idle keep-alive connections to Supabase's API into resets.
+  await loadLanguageDetector();
   const storage = await openStorage(config, logger, database);
   const stops = new StopList();
   try {
@@ -91,7 +95,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const { tracing, pseudonyms } = await createServiceTracing(config, storage, logger);
     stops.add(() => tracing.shutdown());
     const models = createModels(config, shop, tracing, metrics, logger);
-    await prepareKnowledge(knowledgeFolders(config, shop), storage.store, models.embedder, logger);
+    await prepareKnowledge(knowledgeFolders(config, shop), storage.store, models.embedder, logger, { languages: shop.languages, admin: storage.knowledgeAdmin });
     const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, config.retrieval), metrics);
     const supportHours = shop.supportHours
       ? SupportHours.fromSchedule(shop.supportHours)
@@ -180,6 +184,7 @@ function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, em
     guard,
     // A site named twice (in KNOWLEDGE_SYNC_URLS and the shop file) may go private if either entry says so.
     privateNetworkSites: new Set(sites.filter((s) => s.allowPrivateNetwork).map((s) => s.url)),
+    languages: shop.languages,
   });
   const schedule = new KnowledgeSyncSchedule({ lease: storage.knowledgeSyncLease, syncSite, logger }, { siteUrls, intervalMs: config.knowledgeSync.intervalMs });
   schedule.start();
@@ -412,6 +417,7 @@ function assembleAppParts(parts: {
       documentMaxBytes: config.knowledgeDocumentMaxBytes,
       escalationThreshold: config.retrieval.escalationThreshold,
       syncRuns: storage.siteSyncs,
+      languages: shop.languages,
       logger,
     },
     metrics,

@@ -28,6 +28,8 @@ export interface ServiceSiteSyncParts {
   guard?: NetworkGuard;
   /** KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT. */
   maxRemovalPercent: number;
+  /** The shop's languages: they guide the detection of a page's language (IngestOptions). */
+  languages?: readonly string[];
   /** What the run records say started it. Default `schedule`. */
   trigger?: string;
   /** The sites that may be on the private network (by URL, as the schedule names them); any other is public-only. */
@@ -48,6 +50,7 @@ export function bindSiteSync(parts: ServiceSiteSyncParts): SyncOneSite {
     },
     (source) => parts.admin.deleteSource(source),
     parts.embedder,
+    { languages: parts.languages },
   );
   const guard = parts.guard ?? new NetworkGuard();
   return (siteUrl, signal) =>

@@ -26,6 +26,8 @@ export interface Shop {
   /** Folders (absolute) ingested when the knowledge base is empty, and sites for the knowledge sync. */
   knowledge: { folders: string[]; sites: KnowledgeSite[] };
   orderNumbers: OrderNumberFormat | null;
+  /** The shop file's `languages` (ISO 639-1, the default first); empty when it names none. */
+  languages: readonly string[];
   words: ShopWords;
   /** null: the shop file sets no hours (SUPPORT_HOURS applies, if set). */
   supportHours: SupportSchedule | null;
@@ -102,6 +104,7 @@ export function loadShop(options: { file: string; sample: boolean; env: Readonly
     mcpServers: content.mcp_servers,
     knowledge: { folders: content.knowledge.folders.map((f) => path.resolve(dir, f)), sites: content.knowledge.sites.map((s) => ({ url: s.url, allowPrivateNetwork: s.allow_private_network })) },
     orderNumbers: content.order_numbers ?? null,
+    languages: content.languages ?? [],
     words: content.words,
     supportHours: content.support_hours
       ? {

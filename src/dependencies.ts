@@ -21,6 +21,7 @@ import { ModelQueryRewriter } from './knowledge/query-rewriter';
 import { bindSiteSync } from './knowledge/site-sync-binding';
 import { KnowledgeSyncSchedule } from './knowledge/sync-schedule';
 import { createRetriever, type Retriever } from './knowledge/retriever';
+import { loadLanguageDetector } from './knowledge/language/detect';
 import { prepareKnowledge } from './knowledge/seed';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
 import { TokenCounter, type CountableMessage } from './memory/tokens';
@@ -92,7 +93,9 @@ export async function createDependencies(config: Config, logger: Logger, databas
     stops.add(() => tracing.shutdown());
     const models = createModels(config, shop, tracing, metrics, logger);
     await prepareKnowledge(knowledgeFolders(config, shop), storage.store, models.embedder, logger);
-    const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, config.retrieval), metrics);
+    // Detection only for an embedder of some languages (the offline sentence encoder).
+    const detectLanguage = async (text: string) => (await loadLanguageDetector()).detect(text);
+    const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, { ...config.retrieval, detectLanguage }), metrics);
     const supportHours = shop.supportHours
       ? SupportHours.fromSchedule(shop.supportHours)
       : new SupportHours(config.handoff.supportHours, config.handoff.supportTimezone);

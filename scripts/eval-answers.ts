@@ -231,7 +231,7 @@ async function evaluateSet(dir: string): Promise<SetResult> {
       results.push(...rs);
       if (searches) {
         const taken = searches.take();
-        // One search a turn asked; a turn whose search did not run (a tool answered) has none.
+        // The dialogue's searches, one a turn sent (unscored turns too): a turn's is searches[index].
         for (const r of rs) fs.appendFileSync(dumpFile!, `${JSON.stringify({ set: name, dialogue: r.dialogue, index: r.index, user: r.turn.user, answerability: r.turn.answerability ?? null, judged: !r.unscored && r.turn.article !== null, rank: r.rank, escalated: r.escalated, confidence: r.confidence, searches: taken })}\n`);
       }
       if (done % 20 === 0 || done === total) {

@@ -195,15 +195,35 @@ interface SetResult {
   results: TurnResult[];
 }
 
-/** Wraps the store's hybridSearch to keep each search's passages, for --dump. */
+/**
+ * Wraps the store's hybridSearch and queryCoverage to keep each search's passages, the weight
+ * the vector side was given and each document's coverage (what confidence is made of), for --dump.
+ */
 function recordSearches(deps: Awaited<ReturnType<typeof startEvaluatedService>>['deps']): { take(): unknown[] } {
-  const store = deps.store as unknown as { hybridSearch(q: { text: string }): Promise<unknown[]> };
-  const original = store.hybridSearch.bind(store);
-  let last: unknown[] = [];
+  const store = deps.store as unknown as {
+    hybridSearch(q: { text: string; semanticWeight: number }): Promise<{ source: string; evidence?: object }[]>;
+    queryCoverage(text: string, sources: string[]): Promise<Map<string, number>>;
+  };
+  const search = store.hybridSearch.bind(store);
+  const coverage = store.queryCoverage.bind(store);
+  let last: { text: string; semanticWeight: number; documents: { source: string; evidence?: object }[] }[] = [];
   store.hybridSearch = async (q) => {
-    const documents = await original(q);
-    last.push({ text: q.text, documents });
+    const documents = await search(q);
+    last.push({ text: q.text, semanticWeight: q.semanticWeight, documents });
     return documents;
+  };
+  store.queryCoverage = async (text, sources) => {
+    const found = await coverage(text, sources);
+    const entry = last[last.length - 1];
+    if (entry) {
+      // As the retriever attaches them: the dump's documents then carry what the service's did.
+      entry.documents = entry.documents.map((d) =>
+        d.evidence
+          ? { ...d, evidence: { ...d.evidence, ...(found.has(d.source) && { queryCoverage: found.get(d.source) }), ...(entry.semanticWeight === 0 && { semanticInLanguage: false }) } }
+          : d,
+      );
+    }
+    return found;
   };
   return {
     take: () => {
@@ -213,6 +233,7 @@ function recordSearches(deps: Awaited<ReturnType<typeof startEvaluatedService>>[
     },
   };
 }
+
 
 /** Runs one conversation set through the service, and plain BM25 over the same documents and turns. */
 async function evaluateSet(dir: string): Promise<SetResult> {

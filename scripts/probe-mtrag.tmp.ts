@@ -27,6 +27,11 @@ for (const set of process.argv.slice(2)) {
       by.set(label, [...(by.get(label) ?? []), best]);
     }
   }
+  const ua = path.join(dir, 'unanswerable.jsonl');
+  if (fs.existsSync(ua)) for (const line of fs.readFileSync(ua, 'utf8').split('\n').filter(Boolean)) {
+    const t = JSON.parse(line); const top = bm.rank(t.user).slice(0, 5);
+    by.set('UNANSWERABLE', [...(by.get('UNANSWERABLE') ?? []), Math.max(0, ...top.map((f: string) => cov(t.user, f)))]);
+  }
   for (const [label, xs] of by) console.log(`${set.padEnd(14)} ${label.padEnd(14)} n=${String(xs.length).padEnd(4)} p10 ${q(xs, .1).toFixed(3)} p25 ${q(xs, .25).toFixed(3)} p50 ${q(xs, .5).toFixed(3)} p75 ${q(xs, .75).toFixed(3)} p90 ${q(xs, .9).toFixed(3)}`);
-  for (const t of [0.2, 0.25, 0.3, 0.35, 0.4]) console.log(`  <${t}: ` + [...by].map(([l, xs]) => `${l} ${(100 * xs.filter((x) => x < t).length / xs.length).toFixed(0)}%`).join(' '));
+  for (const t of [0.25, 0.3, 0.35, 0.4, 0.45, 0.5]) console.log(`  <${t}: ` + [...by].map(([l, xs]) => `${l} ${(100 * xs.filter((x) => x < t).length / xs.length).toFixed(0)}%`).join(' '));
 }

@@ -3,7 +3,7 @@
  * recorded, with and without its word evidence, to put escalation before and after side by side
  * on the very same retrievals (not a test; prints a table):
  *
- *   npx tsx scripts/replay-confidence.ts <dump.jsonl> [threshold]
+ *   npx tsx scripts/replay-confidence.ts <dump.jsonl> [coverage floor]
  *
  * "Meaning only" is retrievalConfidence with each document's queryCoverage and
  * semanticInLanguage removed: the rule as it was before coverage (the best similarity, a
@@ -13,7 +13,7 @@
  * must equal (checked: a turn grounded by a tool is not escalated whatever its confidence).
  */
 import fs from 'node:fs';
-import { retrievalConfidence } from '../src/agent/nodes/retrieve';
+import { retrievalConfidence, WORD_COVERAGE_FLOOR } from '../src/agent/nodes/retrieve';
 import { loadConfig } from '../src/config';
 import type { RetrievedDocument } from '../src/store/types';
 
@@ -28,9 +28,11 @@ interface DumpedTurn {
   searches: { text: string; documents: RetrievedDocument[] }[];
 }
 
-const [file, given] = process.argv.slice(2);
-if (!file) throw new Error('usage: replay-confidence.ts <dump.jsonl> [threshold]');
-const threshold = given ? Number(given) : loadConfig({ LOG_LEVEL: 'silent', AGENT_API_KEY: 'replay' }).retrieval.escalationThreshold;
+const [file, floor] = process.argv.slice(2);
+if (!file) throw new Error('usage: replay-confidence.ts <dump.jsonl> [coverage floor]');
+const threshold = loadConfig({ LOG_LEVEL: 'silent', AGENT_API_KEY: 'replay' }).retrieval.escalationThreshold;
+// Another floor than WORD_COVERAGE_FLOOR: the threshold the rule is given scales coverage by threshold / floor.
+const ruleThreshold = floor ? (threshold * WORD_COVERAGE_FLOOR) / Number(floor) : threshold;
 const turns = fs
   .readFileSync(file, 'utf8')
   .split('\n')
@@ -48,8 +50,8 @@ for (const t of turns) {
   const key = `${t.set}\t${label}`;
   const row = rows.get(key) ?? { n: 0, recorded: 0, before: 0, after: 0 };
   const documents = turnSearch(t);
-  const after = retrievalConfidence(documents);
-  if (Math.abs(after - t.confidence) > 0.001) mismatches += 1;
+  const after = retrievalConfidence(documents, ruleThreshold);
+  if (!floor && Math.abs(after - t.confidence) > 0.001) mismatches += 1;
   row.n += 1;
   row.recorded += t.escalated ? 1 : 0;
   row.before += meaningOnly(documents) < threshold ? 1 : 0;
@@ -57,7 +59,7 @@ for (const t of turns) {
   rows.set(key, row);
 }
 const pct = (k: number, n: number) => `${((100 * k) / n).toFixed(1)}% (${k})`;
-console.log(`threshold ${threshold}; ${turns.length} turns; ${mismatches} whose recorded confidence differs from the replayed rule's`);
+console.log(`threshold ${threshold}, coverage floor ${floor ?? WORD_COVERAGE_FLOOR}; ${turns.length} turns; ${mismatches} whose recorded confidence differs from the replayed rule's`);
 console.log('| set | answerability | turns | escalated, meaning only (before) | escalated, meaning and words (after) | recorded by the run |');
 console.log('| --- | --- | ---: | ---: | ---: | ---: |');
 for (const [key, r] of [...rows].sort()) {

@@ -1,4 +1,4 @@
-import { retrievalConfidence, VECTOR_ONLY_CONFIDENCE_FACTOR } from '../../src/agent/nodes/retrieve';
+import { retrievalConfidence, VECTOR_ONLY_CONFIDENCE_FACTOR, WORD_COVERAGE_FLOOR } from '../../src/agent/nodes/retrieve';
 import type { RetrievalEvidence, RetrievedDocument } from '../../src/store/types';
 
 /** A document's best chunk as hybrid search returns it, with the evidence confidence reads. */
@@ -29,6 +29,15 @@ describe('retrievalConfidence: meaning and words must both say the help center c
     expect(retrievalConfidence([found('a', 0.8, { queryCoverage: 0.12, semanticInLanguage: false })])).toBeCloseTo(0.12, 10);
     // Nor may its low similarity escalate a question the words cover.
     expect(retrievalConfidence([found('a', 0.05, { queryCoverage: 0.6, semanticInLanguage: false })])).toBeCloseTo(0.6, 10);
+  });
+
+  it("puts coverage on the threshold's scale: below WORD_COVERAGE_FLOOR is below the threshold, whatever the embedder's", () => {
+    for (const threshold of [0.2, 0.25, 0.3]) {
+      const covered = retrievalConfidence([found('a', 0.9, { queryCoverage: WORD_COVERAGE_FLOOR + 0.01 })], threshold);
+      const uncovered = retrievalConfidence([found('a', 0.9, { queryCoverage: WORD_COVERAGE_FLOOR - 0.01 })], threshold);
+      expect(covered).toBeGreaterThan(threshold);
+      expect(uncovered).toBeLessThan(threshold);
+    }
   });
 
   it('still counts a passage found by its vector alone at a fraction of its similarity', () => {

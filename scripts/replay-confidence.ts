@@ -19,6 +19,8 @@ import type { RetrievedDocument } from '../src/store/types';
 
 interface DumpedTurn {
   set: string;
+  /** 1-based rank of the turn's judged document among those the answer cited; null: not cited. */
+  rank: number | null;
   /** The turn's place in its dialogue: its search is searches[index] (one search a turn sent). */
   index: number;
   answerability: string | null;
@@ -65,4 +67,13 @@ console.log('| --- | --- | ---: | ---: | ---: | ---: |');
 for (const [key, r] of [...rows].sort()) {
   const [set, label] = key.split('\t');
   console.log(`| ${set} | ${label} | ${r.n} | ${pct(r.before, r.n)} | ${pct(r.after, r.n)} | ${pct(r.recorded, r.n)} |`);
+}
+
+console.log('');
+console.log('| set | judged turns | R@1 | R@3 |');
+console.log('| --- | ---: | ---: | ---: |');
+for (const set of [...new Set(turns.map((t) => t.set))].sort()) {
+  const judged = turns.filter((t) => t.set === set && t.judged);
+  const at = (k: number) => `${((100 * judged.filter((t) => t.rank !== null && t.rank <= k).length) / Math.max(1, judged.length)).toFixed(1)}%`;
+  console.log(`| ${set} | ${judged.length} | ${at(1)} | ${at(3)} |`);
 }

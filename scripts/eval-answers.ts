@@ -10,6 +10,8 @@
  *   npm run eval:answers -- --no-write         print the tables without touching BENCHMARKS.md
  *   npm run eval:answers -- --as-site          the published sets only, ingested clean and by crawling
  *                                              them as a website with chrome (its own section)
+ *   npm run eval:answers -- --dump <file>      also write every set turn's retrieval (query, confidence,
+ *                                              the passages and their scores) as JSON lines, to study confidence
  *
  * Sets:
  * - eval/help-center-dialogues.jsonl: this repository's dialogues over knowledge/help-center
@@ -19,7 +21,11 @@
  *   describes) is a set. Each is scored at document level, R@1, R@3 and R@5 on first and
  *   later turns, beside plain BM25 over whole documents computed here on the same documents
  *   and turns (scripts/lib/plain-bm25.ts), with the paired difference and its 95% interval
- *   (bootstrap over conversations).
+ *   (bootstrap over conversations). A set may also have unanswerable.jsonl (questions about
+ *   articles its docs/ lack, `{id, user}` a line): each is asked in a fresh session after the
+ *   dialogues. Escalation is reported per answerability label (mtrag's ANSWERABLE, PARTIAL,
+ *   UNANSWERABLE, CONVERSATIONAL; its unjudged turns count here too), and, over all sets, one
+ *   row a set: R@1, R@3, answerable and unanswerable escalated (each language beside English).
  *
  * --as-site: each set's documents are also served as help-center pages wrapped in site
  * chrome (navigation, header, footer, cookie banner, related links; scripts/lib/site-chrome.ts)
@@ -34,8 +40,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  escalationByAnswerability,
   escalationScores,
   loadDialogues,
+  loadUnanswerable,
   loadMtragDialogues,
   runDialogues,
   scoreTurns,
@@ -64,6 +72,8 @@ const SHARED_EVAL_DIR = path.join(REPO, '../shared/eval');
 const withModel = process.argv.includes('--with-model');
 const writeFile = !process.argv.includes('--no-write');
 const asSite = process.argv.includes('--as-site');
+const dumpIndex = process.argv.indexOf('--dump');
+const dumpFile = dumpIndex >= 0 ? process.argv[dumpIndex + 1] : undefined;
 const COMMAND = `npm run eval:answers${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 
 /** The conversation sets: each `--set <dir>`, else every ../shared/eval/mtrag-* folder with docs/ and cases.jsonl. */
@@ -181,7 +191,49 @@ interface SetResult {
   documents: number;
   conversations: number;
   turns: RankedTurn[];
+  /** Every turn asked with a label (judged, unjudged with an answerability, unanswerable.jsonl's). */
+  results: TurnResult[];
 }
+
+/**
+ * Wraps the store's hybridSearch and queryCoverage to keep each search's passages, the weight
+ * the vector side was given and each document's coverage (what confidence is made of), for --dump.
+ */
+function recordSearches(deps: Awaited<ReturnType<typeof startEvaluatedService>>['deps']): { take(): unknown[] } {
+  const store = deps.store as unknown as {
+    hybridSearch(q: { text: string; semanticWeight: number }): Promise<{ source: string; evidence?: object }[]>;
+    queryCoverage(text: string, sources: string[]): Promise<Map<string, number>>;
+  };
+  const search = store.hybridSearch.bind(store);
+  const coverage = store.queryCoverage.bind(store);
+  let last: { text: string; semanticWeight: number; documents: { source: string; evidence?: object }[] }[] = [];
+  store.hybridSearch = async (q) => {
+    const documents = await search(q);
+    last.push({ text: q.text, semanticWeight: q.semanticWeight, documents });
+    return documents;
+  };
+  store.queryCoverage = async (text, sources) => {
+    const found = await coverage(text, sources);
+    const entry = last[last.length - 1];
+    if (entry) {
+      // As the retriever attaches them: the dump's documents then carry what the service's did.
+      entry.documents = entry.documents.map((d) =>
+        d.evidence
+          ? { ...d, evidence: { ...d.evidence, ...(found.has(d.source) && { queryCoverage: found.get(d.source) }), ...(entry.semanticWeight === 0 && { semanticInLanguage: false }) } }
+          : d,
+      );
+    }
+    return found;
+  };
+  return {
+    take: () => {
+      const taken = last;
+      last = [];
+      return taken;
+    },
+  };
+}
+
 
 /** Runs one conversation set through the service, and plain BM25 over the same documents and turns. */
 async function evaluateSet(dir: string): Promise<SetResult> {
@@ -190,18 +242,62 @@ async function evaluateSet(dir: string): Promise<SetResult> {
   const dialogues = loadMtragDialogues(dir);
   const documents = fs.readdirSync(docsDir).length;
   progress(`${name}: ingesting ${documents} documents (minutes with the sentence encoder, about 75 ms a chunk)`);
+  const unanswerable = loadUnanswerable(dir);
   const service = await startEvaluatedService(docsDir, serviceEnv());
-  let results: TurnResult[];
+  const searches = dumpFile ? recordSearches(service.deps) : null;
+  const results: TurnResult[] = [];
   try {
-    results = await runDialogues(service.deps, dialogues, (done, total, rs) => {
-      const hits = rs.filter((r) => r.rank !== null && r.rank <= 3).length;
-      progress(`  ${name} ${done}/${total} ${dialogues[done - 1]!.id.slice(0, 12)}…: ${hits}/${rs.length} in top 3`);
+    const every = [...dialogues, ...unanswerable];
+    await runDialogues(service.deps, every, (done, total, rs) => {
+      results.push(...rs);
+      if (searches) {
+        const taken = searches.take();
+        // The dialogue's searches, one a turn sent (unscored turns too): a turn's is searches[index].
+        for (const r of rs) fs.appendFileSync(dumpFile!, `${JSON.stringify({ set: name, dialogue: r.dialogue, index: r.index, user: r.turn.user, answerability: r.turn.answerability ?? null, judged: !r.unscored && r.turn.article !== null, rank: r.rank, escalated: r.escalated, confidence: r.confidence, searches: taken })}\n`);
+      }
+      if (done % 20 === 0 || done === total) {
+        const judged = results.filter((r) => !r.unscored && r.turn.article !== null);
+        const hits = judged.filter((r) => r.rank !== null && r.rank <= 3).length;
+        progress(`  ${name} ${done}/${total}: ${hits}/${judged.length} in top 3, ${results.filter((r) => r.escalated).length}/${results.length} escalated`);
+      }
     });
   } finally {
     await service.close();
   }
   const bm25 = plainBm25(docsDir);
-  return { name, documents, conversations: dialogues.length, turns: results.map((r) => rankedTurn(r, bm25.rank(r.turn.user))) };
+  const judged = results.filter((r) => !r.unscored && r.turn.article !== null);
+  return { name, documents, conversations: dialogues.length, turns: judged.map((r) => rankedTurn(r, bm25.rank(r.turn.user))), results };
+}
+
+const LABELS = ['ANSWERABLE', 'PARTIAL', 'UNANSWERABLE', 'CONVERSATIONAL'];
+
+/** Escalation per answerability label of one set. */
+function escalationTable(results: TurnResult[]): string[] {
+  const byLabel = escalationByAnswerability(results);
+  const labels = [...LABELS.filter((l) => byLabel.has(l)), ...[...byLabel.keys()].filter((l) => !LABELS.includes(l))];
+  return [
+    '| answerability | turns | escalated |',
+    '| --- | ---: | ---: |',
+    ...labels.map((l) => {
+      const e = byLabel.get(l)!;
+      return `| ${l} | ${e.turns} | ${p(e.escalated / e.turns)} (${e.escalated}) |`;
+    }),
+  ];
+}
+
+/**
+ * One row a set: R@1 and R@3 of its judged turns, and the escalated share of its answerable
+ * (judged, not PARTIAL) and unanswerable turns; sets of one help center in several languages compare row by row.
+ */
+function languagesTable(sets: SetResult[]): string[] {
+  const rows = sets.map((s) => {
+    const r = recallAt(s.turns);
+    const answerable = s.results.filter((t) => !t.unscored && t.turn.article !== null && (t.turn.answerability ?? 'ANSWERABLE') === 'ANSWERABLE');
+    const unanswerable = s.results.filter((t) => t.turn.answerability === 'UNANSWERABLE');
+    const share = (rs: TurnResult[]) => (rs.length === 0 ? '–' : `${p(rs.filter((t) => t.escalated).length / rs.length)} (${rs.filter((t) => t.escalated).length}/${rs.length})`);
+    return `| ${s.name} | ${p(r.service[1]!)} | ${p(r.service[3]!)} | ${share(answerable)} | ${share(unanswerable)} |`;
+  });
+  return ['| set | R@1 | R@3 | answerable escalated | unanswerable escalated |', '| --- | ---: | ---: | ---: | ---: |', ...rows];
 }
 
 function setTable(turns: RankedTurn[]): string[] {
@@ -365,6 +461,10 @@ async function main(): Promise<void> {
     '',
     ...setTable(r.turns),
     '',
+    'Escalated, by answerability label:',
+    '',
+    ...escalationTable(r.results),
+    '',
   ]);
   const pooled = setResults.flatMap((r) => r.turns.map((t) => ({ ...t, conversation: `${r.name}/${t.conversation}` })));
   const body = [
@@ -388,6 +488,7 @@ async function main(): Promise<void> {
     '',
     ...(setResults.length === 0 ? ['No conversation set was found under `../shared/eval/mtrag-*`: skipped.', ''] : setSections),
     ...(setResults.length > 1 ? [`### Pooled over the ${setResults.length} sets (${pooled.length} judged turns)`, '', ...setTable(pooled), ''] : []),
+    ...(setResults.length > 0 ? ['### Sets side by side (retrieval and escalation)', '', ...languagesTable(setResults), ''] : []),
   ];
   const section = [SECTION.start, ...body, SECTION.end].join('\n');
   process.stdout.write(`${body.join('\n')}\n`);

@@ -519,7 +519,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // 0.3–0.7; offline, the sentence encoder put the help center's covered questions
       // at 0.27–0.67 and off-topic ones at or below 0.22 once passages sharing no word
       // count at half (retrievalConfidence), the hashing embedder 0.2–0.45 against
-      // below 0.18 (npm run eval:answers).
+      // below 0.18 (npm run eval:answers). The same threshold bounds the words' evidence, the
+      // best document's idf-weighted coverage of the question (retrievalConfidence).
       escalationThreshold: e.ESCALATION_CONFIDENCE_THRESHOLD ?? (e.OPENAI_API_KEY ? 0.3 : OFFLINE_ESCALATION_THRESHOLD[e.OFFLINE_EMBEDDER]),
       fullTextWeight: e.RETRIEVAL_FULL_TEXT_WEIGHT,
       semanticWeight: e.RETRIEVAL_SEMANTIC_WEIGHT,

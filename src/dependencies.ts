@@ -96,7 +96,9 @@ export async function createDependencies(config: Config, logger: Logger, databas
     stops.add(() => tracing.shutdown());
     const models = createModels(config, shop, tracing, metrics, logger);
     await prepareKnowledge(knowledgeFolders(config, shop), storage.store, models.embedder, logger, { languages: shop.languages, admin: storage.knowledgeAdmin });
-    const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, config.retrieval), metrics);
+    // Detection only for an embedder of some languages (the offline sentence encoder).
+    const detectLanguage = async (text: string) => (await loadLanguageDetector()).detect(text, { preferred: shop.languages });
+    const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, { ...config.retrieval, detectLanguage }), metrics);
     const supportHours = shop.supportHours
       ? SupportHours.fromSchedule(shop.supportHours)
       : new SupportHours(config.handoff.supportHours, config.handoff.supportTimezone);

@@ -30,8 +30,13 @@ export interface LabelledTurn {
   fact?: string;
   /** The tool a model should call (order questions). */
   tool?: string;
-  /** Sent for the history but not scored (mtrag's unjudged turns). */
+  /** Sent for the history but not scored for retrieval (mtrag's unjudged turns). */
   unscored?: boolean;
+  /**
+   * The set's answerability label (mtrag: ANSWERABLE, PARTIAL, UNANSWERABLE, CONVERSATIONAL;
+   * a set's unanswerable.jsonl: UNANSWERABLE). Escalation is reported per label, unscored turns included.
+   */
+  answerability?: string;
 }
 
 export interface Dialogue {
@@ -58,6 +63,8 @@ export interface TurnResult {
   /** The answer's whole metadata.retrieval: how the query was made, and why each document came. */
   retrieval: RetrievalRecord | null;
   latencyMs: number;
+  /** Sent for the history only: counts for escalation by answerability, never for retrieval. */
+  unscored?: boolean;
 }
 
 /** The help center dialogues of this repository, one JSON object per line. */
@@ -84,15 +91,51 @@ export function loadMtragDialogues(dir: string): Dialogue[] {
   return lines.map((line) => {
     const c = JSON.parse(line) as {
       id: string;
-      turns: { user: string; turn: number; docs: string[] }[];
-      skipped_turns?: { user: string; turn: number }[];
+      turns: { user: string; turn: number; docs: string[]; answerability?: string }[];
+      skipped_turns?: { user: string; turn: number; answerability?: string }[];
     };
     const turns = [
-      ...c.turns.map((t) => ({ n: t.turn, turn: { user: t.user, type: t.turn === 1 ? 'first' : 'follow_up', article: t.docs[0] ?? null, articles: t.docs } as LabelledTurn })),
-      ...(c.skipped_turns ?? []).map((t) => ({ n: t.turn, turn: { user: t.user, type: 'follow_up', article: null, unscored: true } as LabelledTurn })),
+      ...c.turns.map((t) => ({
+        n: t.turn,
+        turn: { user: t.user, type: t.turn === 1 ? 'first' : 'follow_up', article: t.docs[0] ?? null, articles: t.docs, answerability: t.answerability } as LabelledTurn,
+      })),
+      ...(c.skipped_turns ?? []).map((t) => ({
+        n: t.turn,
+        turn: { user: t.user, type: 'follow_up', article: null, unscored: true, answerability: t.answerability } as LabelledTurn,
+      })),
     ].sort((a, b) => a.n - b.n);
     return { id: c.id, turns: turns.map((t) => t.turn) };
   });
+}
+
+/**
+ * A set's unanswerable.jsonl (`{id, user}` a line: questions about articles the set's docs/
+ * lack), each question a one-turn dialogue that should be escalated; none when the file is absent.
+ */
+export function loadUnanswerable(dir: string): Dialogue[] {
+  const file = path.join(dir, 'unanswerable.jsonl');
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((line) => {
+      const q = JSON.parse(line) as { id: string; user: string };
+      return { id: q.id, turns: [{ user: q.user, type: 'off_topic', article: null, answerability: 'UNANSWERABLE' } as LabelledTurn] };
+    });
+}
+
+/** Escalated turns among those of each answerability label (scored and unscored turns alike). */
+export function escalationByAnswerability(results: TurnResult[]): Map<string, { turns: number; escalated: number }> {
+  const byLabel = new Map<string, { turns: number; escalated: number }>();
+  for (const r of results) {
+    const label = r.turn.answerability ?? (r.turn.article ? 'ANSWERABLE' : 'UNLABELLED');
+    const entry = byLabel.get(label) ?? { turns: 0, escalated: 0 };
+    entry.turns += 1;
+    if (r.escalated) entry.escalated += 1;
+    byLabel.set(label, entry);
+  }
+  return byLabel;
 }
 
 /** A service for the evaluation: in-memory PGlite, the given knowledge folder, offline unless the environment has a key. */
@@ -135,7 +178,8 @@ export async function runDialogues(
       const { answer } = await chatService.answer({ message: turn.user, sessionId, mayContinueSession: true });
       const latencyMs = performance.now() - startedAt;
       sessionId = answer.session_id;
-      if (turn.unscored) continue;
+      // An unscored turn without a label is history only; a labelled one still counts for escalation.
+      if (turn.unscored && !turn.answerability) continue;
       const cited = answer.sources.map((s) => documentOf(s.source));
       const labels = turn.articles ?? (turn.article ? [turn.article] : []);
       const at = cited.findIndex((c) => labels.includes(c));
@@ -153,6 +197,7 @@ export async function runDialogues(
         retrievalQuery: (stored?.metadata?.['retrieval'] as RetrievalRecord | undefined)?.query ?? null,
         retrieval: (stored?.metadata?.['retrieval'] as RetrievalRecord | undefined) ?? null,
         latencyMs,
+        ...(turn.unscored ? { unscored: true } : {}),
       });
     }
     all.push(...results);

@@ -40,7 +40,7 @@ export function buildSupportGraph(parts: SupportGraphParts) {
     )
     .addNode(
       'retrieve',
-      tracedNode(tracing, 'retrieve', 'retriever', makeRetrieveNode(parts.retriever, parts.logger), {
+      tracedNode(tracing, 'retrieve', 'retriever', makeRetrieveNode(parts.retriever, parts.logger, parts.escalationThreshold), {
         input: (state) => traceText(tracing, state.search_query?.text ?? state.query),
         output: (update) => ({
           output: {

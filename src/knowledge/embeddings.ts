@@ -21,7 +21,17 @@ export const USE_LITE_EMBEDDING_MODEL = 'use-lite-512-v1';
 export interface Embedder {
   embeddings: Embeddings;
   model: string;
+  /**
+   * The languages (ISO 639-1) its similarity means something in; absent: any. Outside them a
+   * question's vector is noise (the sentence encoder puts any German paragraph at about 0.75
+   * from any German question, and every Chinese text on one vector), so retrieval gives it no
+   * weight and no say in confidence (createRetriever).
+   */
+  languages?: readonly string[];
 }
+
+/** The sentence encoder was trained on English only: its vocabulary has no Chinese or Japanese piece. */
+export const USE_LITE_LANGUAGES: readonly string[] = ['en'];
 
 /** Refuses a vector of another width than documents.embedding: it could be neither stored nor compared. */
 export function assertDimensions(model: string, embedding: number[]): void {
@@ -38,7 +48,7 @@ export function createEmbedder(config: Config): Embedder {
   if (!apiKey) {
     return config.offlineEmbedder === 'hashing'
       ? { embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL }
-      : { embeddings: new SentenceEncoderEmbeddings(), model: USE_LITE_EMBEDDING_MODEL };
+      : { embeddings: new SentenceEncoderEmbeddings(), model: USE_LITE_EMBEDDING_MODEL, languages: USE_LITE_LANGUAGES };
   }
   return {
     embeddings: new OpenAIEmbeddings({

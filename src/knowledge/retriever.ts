@@ -2,6 +2,7 @@ import { EmbeddingUnavailableError } from '../errors';
 import type { KnowledgeStore, RetrievedDocument } from '../store/types';
 import { assertDimensions, type Embedder } from './embeddings';
 import type { SearchQuery } from './search-query';
+import type { LanguageGuess } from './language/detect';
 
 export interface RetrieverOptions {
   topK: number;
@@ -9,6 +10,11 @@ export interface RetrieverOptions {
   /** Score fusion: each side's weight (defaults: FUSION_DEFAULTS, as the settings'). */
   fullTextWeight?: number;
   semanticWeight?: number;
+  /**
+   * Tells a question's language; needed only when the embedder knows some languages alone
+   * (Embedder.languages). Without it every question is taken to be in the embedder's languages.
+   */
+  detectLanguage?: (text: string) => Promise<LanguageGuess>;
 }
 
 /** RETRIEVAL_FULL_TEXT_WEIGHT and RETRIEVAL_SEMANTIC_WEIGHT by default. */
@@ -49,7 +55,8 @@ export function createRetriever(store: KnowledgeStore, embedder: Embedder, optio
       const search: SearchQuery = typeof query === 'string' ? { text: query, method: 'message' } : query;
       const text = boundedSearchText(search.text);
       const embedding = await embedQuery(embedder, boundedSearchText(search.vectorText ?? search.text), signal);
-      return store.hybridSearch({
+      const semanticInLanguage = await embedderKnowsLanguage(embedder, text, options.detectLanguage);
+      const documents = await store.hybridSearch({
         text,
         history: (search.history ?? []).map((h) => ({ text: boundedSearchText(h.text), weight: h.weight })),
         embedding,
@@ -57,10 +64,29 @@ export function createRetriever(store: KnowledgeStore, embedder: Embedder, optio
         count: options.topK,
         minSimilarity: options.minSimilarity,
         fullTextWeight: options.fullTextWeight ?? FUSION_DEFAULTS.fullTextWeight,
-        semanticWeight: options.semanticWeight ?? FUSION_DEFAULTS.semanticWeight,
+        // A vector that means nothing in the question's language must not rank either.
+        semanticWeight: semanticInLanguage ? (options.semanticWeight ?? FUSION_DEFAULTS.semanticWeight) : 0,
       });
+      // The question's own words (not earlier turns'): how much of what it asks each document holds.
+      const coverage = await store.queryCoverage(text, [...new Set(documents.map((d) => d.source))]);
+      return documents.map((d) =>
+        d.evidence
+          ? { ...d, evidence: { ...d.evidence, ...(coverage.has(d.source) && { queryCoverage: coverage.get(d.source)! }), ...(!semanticInLanguage && { semanticInLanguage }) } }
+          : d,
+      );
     },
   };
+}
+
+/**
+ * Whether the embedder's similarity means something for this question: always for an
+ * embedder of every language; else unless the question is reliably in a language it
+ * does not know (a short or unclear text keeps it: "ok" says nothing of a language).
+ */
+async function embedderKnowsLanguage(embedder: Embedder, text: string, detect?: (text: string) => Promise<LanguageGuess>): Promise<boolean> {
+  if (!embedder.languages || !detect) return true;
+  const guess = await detect(text);
+  return !(guess.reliable && guess.language !== null && !embedder.languages.includes(guess.language));
 }
 
 /** Embeds a text, turning client failures and wrong widths into clear errors. */

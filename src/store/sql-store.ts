@@ -110,6 +110,8 @@ const FN = {
     p_semantic_weight: 'double precision',
     p_history: 'jsonb',
   }),
+  // Migration 20261126000850_query_coverage.
+  queryCoverage: sqlFunction('query_coverage', { p_query_text: 'text', p_sources: 'text[]' }),
   sourceChunks: sqlFunction('source_chunks', { p_source: 'text' }),
   embeddingsByHash: sqlFunction('embeddings_by_hash', { p_content_hashes: 'text[]', p_embedding_model: 'text' }),
   replaceSourceChunks: sqlFunction('replace_source_chunks', { p_source: 'text', p_chunks: 'jsonb' }),
@@ -461,6 +463,12 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
       p_source: source,
       p_chunks: chunkRows(chunks),
     });
+  }
+
+  async queryCoverage(text: string, sources: string[]): Promise<Map<string, number>> {
+    if (sources.length === 0) return new Map();
+    const rows = await this.fn.rows<{ source: string; coverage: number }>(FN.queryCoverage, { p_query_text: text, p_sources: sources });
+    return new Map(rows.map((r) => [r.source, Number(r.coverage)]));
   }
 
   async listEmbeddingModels(): Promise<string[]> {

@@ -256,6 +256,10 @@ export interface RetrievalEvidence {
   /** Place among the candidates by the best chunk's cosine similarity, and that similarity. */
   semanticRank: number;
   documentSimilarity: number;
+  /** The share of the question's words (idf-weighted) the document holds (0–1); absent when unknown. */
+  queryCoverage?: number;
+  /** false when the embedder does not know the question's language: its similarity says nothing (absent: it does). */
+  semanticInLanguage?: boolean;
 }
 
 export interface DocumentQuery {
@@ -290,6 +294,13 @@ export interface KnowledgeStore {
    * similarity and its document's evidence. Throws EmbeddingModelMismatchError like matchDocuments.
    */
   hybridSearch(query: HybridQuery): Promise<RetrievedDocument[]>;
+
+  /**
+   * Each source's coverage of a question (0–1): the share of the question's words it holds,
+   * each weighed by its idf in the knowledge base (query_coverage). A source the question
+   * shares nothing with is 0; the map is empty when the question has no word the full text keeps.
+   */
+  queryCoverage(text: string, sources: string[]): Promise<Map<string, number>>;
 
   /** The chunks stored for a source, by chunk index. */
   listSourceChunks(source: string): Promise<StoredChunkInfo[]>;

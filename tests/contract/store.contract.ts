@@ -480,6 +480,25 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       contentHash: `hash-${source}-${chunkIndex}-${content.length}`,
     });
 
+    it("weighs each document's coverage of a question by its words' idf, a word no document holds at the most", async () => {
+      await knowledge().replaceSourceChunks('docs/payments.md', [worded('docs/payments.md', 0, 'Klarna lets you pay for your order later.', unit(5))]);
+      await knowledge().replaceSourceChunks('docs/shipping.md', [worded('docs/shipping.md', 0, 'Your order ships in 3 to 5 days.', unit(0))]);
+      await knowledge().replaceSourceChunks('docs/returns.md', [worded('docs/returns.md', 0, 'Return your order within 30 days.', unit(1))]);
+      const sources = ['docs/payments.md', 'docs/shipping.md', 'docs/returns.md'];
+
+      // "order" is in every document (idf near 0), "Klarna" in one: payments holds almost all of the question.
+      const klarna = await knowledge().queryCoverage('Can I pay for my order with Klarna?', sources);
+      expect(klarna.get('docs/payments.md')).toBeCloseTo(1, 5);
+      expect(klarna.get('docs/shipping.md')!).toBeLessThan(0.1);
+      // A word no document holds weighs the most: the best document holds less than half of this question.
+      const gift = await knowledge().queryCoverage('Do you sell gift cards for an order?', sources);
+      expect(Math.max(...gift.values())).toBeLessThan(0.5);
+      expect(Math.max(...gift.values())).toBeGreaterThan(0);
+      // Stop words alone: no coverage at all, and no sources asked: none.
+      expect((await knowledge().queryCoverage('Can I do it?', sources)).size).toBe(0);
+      expect((await knowledge().queryCoverage('Klarna', [])).size).toBe(0);
+    });
+
     it('hybrid search finds an exact word the vectors miss, and reports its similarity as it is', async () => {
       await knowledge().replaceSourceChunks('docs/payments.md', [worded('docs/payments.md', 0, 'Klarna pay-in-30 lets you pay later.', unit(5))]);
       await knowledge().replaceSourceChunks('docs/shipping.md', [worded('docs/shipping.md', 0, 'Standard delivery takes 3 to 5 days.', unit(0))]);

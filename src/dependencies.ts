@@ -37,7 +37,9 @@ import { TraceDeletion } from './privacy/trace-deletion';
 import { createShopAgents, type SharedGraphParts } from './shop/agents';
 import { loadConfiguredShop, type Shop } from './shop/load-shop';
 import { DEMO_CUSTOMER, seedSampleData } from './shop/sample-shop';
-import { widgetWords } from './shop/shop-words';
+import { widgetWordSets, wordsFor } from './shop/shop-words';
+import { loadLanguageDetector } from './knowledge/language/detect';
+import { FALLBACK_LANGUAGE } from './chat/conversation-language';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openStorage, type OpenStorage } from './store/open-storage';
@@ -129,6 +131,15 @@ export async function createDependencies(config: Config, logger: Logger, databas
       tracing,
       logger,
       prices: config.modelPrices,
+      // Loaded once here (about a second), not on a customer's first message.
+      languages: {
+        detector: await loadLanguageDetector(),
+        shopLanguages: shop.languages,
+        sentencesFor: (language) => {
+          const { sign_in, tool_failure } = wordsFor(shop.words, language);
+          return { sign_in, tool_failure };
+        },
+      },
     });
     const conversations = createConversations(config, storage, models.tokenCounter, supportHours, logger);
     stops.add(() => conversations.close());
@@ -211,7 +222,11 @@ interface Models {
 
 function createModels(config: Config, shop: Shop, tracing: Tracing, metrics: Metrics, logger: Logger): Models {
   const tokenCounter = new TokenCounter(config.openai.chatModel);
-  const offlineWords = { orderNumbers: shop.orderNumbers, offlineNotice: shop.words.offline_notice };
+  const offlineWords = {
+    orderNumbers: shop.orderNumbers,
+    offlineNotice: shop.words.offline_notice,
+    offlineNoticeFor: (language: string) => wordsFor(shop.words, language).offline_notice,
+  };
   if (!config.openai.apiKey) logger.warn('OPENAI_API_KEY is not set: answering offline (extractive answers, local embeddings)');
   return {
     embedder: createEmbedder(config),
@@ -412,7 +427,7 @@ function assembleAppParts(parts: {
     widgetOrigins: config.widgetOrigins,
     shopPages: {
       shopName: shop.name,
-      widget: widgetWords(shop.name, shop.words),
+      widget: widgetWordSets(shop.name, shop.words, shop.languages[0] ?? FALLBACK_LANGUAGE),
       sampleShop: shop.sample,
       // The sample shop's demo page signs in only with the generated demo secret: a shop's real secret never signs tokens here.
       demoShop:

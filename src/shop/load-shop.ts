@@ -25,6 +25,8 @@ export interface Shop {
   /** Folders (absolute) ingested when the knowledge base is empty, and sites for the knowledge sync. */
   knowledge: { folders: string[]; sites: string[] };
   orderNumbers: OrderNumberFormat | null;
+  /** The shop file's `languages` (ISO 639-1, the first the default); empty when it names none. */
+  languages: string[];
   words: ShopWords;
   /** null: the shop file sets no hours (SUPPORT_HOURS applies, if set). */
   supportHours: SupportSchedule | null;
@@ -101,6 +103,7 @@ export function loadShop(options: { file: string; sample: boolean; env: Readonly
     mcpServers: content.mcp_servers,
     knowledge: { folders: content.knowledge.folders.map((f) => path.resolve(dir, f)), sites: content.knowledge.sites },
     orderNumbers: content.order_numbers ?? null,
+    languages: content.languages ?? [],
     words: content.words,
     supportHours: content.support_hours
       ? {

@@ -93,7 +93,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const { tracing, pseudonyms } = await createServiceTracing(config, storage, logger);
     stops.add(() => tracing.shutdown());
     const models = createModels(config, shop, tracing, metrics, logger);
-    await prepareKnowledge(knowledgeFolders(config, shop), storage.store, models.embedder, logger);
+    await prepareKnowledge(knowledgeFolders(config, shop), storage.store, models.embedder, logger, { languages: shop.languages, admin: storage.knowledgeAdmin });
     const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, config.retrieval), metrics);
     const supportHours = shop.supportHours
       ? SupportHours.fromSchedule(shop.supportHours)
@@ -185,6 +185,7 @@ function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, em
     syncRuns: storage.siteSyncs,
     maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent,
     guard,
+    languages: shop.languages,
   });
   const schedule = new KnowledgeSyncSchedule({ lease: storage.knowledgeSyncLease, syncSite, logger }, { siteUrls, intervalMs: config.knowledgeSync.intervalMs });
   schedule.start();
@@ -421,6 +422,7 @@ function assembleAppParts(parts: {
       documentMaxBytes: config.knowledgeDocumentMaxBytes,
       escalationThreshold: config.retrieval.escalationThreshold,
       syncRuns: storage.siteSyncs,
+      languages: shop.languages,
       logger,
     },
     metrics,

@@ -16,11 +16,20 @@ const markdownSplitter = RecursiveCharacterTextSplitter.fromLanguage('markdown',
 });
 const textSplitter = new RecursiveCharacterTextSplitter({ chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP });
 
-/** Splits a document on its structure (markdown headings first), with overlap. */
+/**
+ * Splits a document on its structure (markdown headings first), with overlap. Runs of spaces
+ * and tabs are one space first, for every document: a web page shows one space where its
+ * file had two, so a crawled article and the same article ingested as a file chunk alike.
+ */
 export async function chunkDocument(text: string, format: 'markdown' | 'text'): Promise<TextChunk[]> {
   const splitter = format === 'markdown' ? markdownSplitter : textSplitter;
-  const pieces = (await splitter.splitText(text)).map((p) => p.trim()).filter((p) => p.length > 0);
+  const pieces = (await splitter.splitText(collapseSpaces(text))).map((p) => p.trim()).filter((p) => p.length > 0);
   return pieces.map((content, chunkIndex) => ({ chunkIndex, content }));
+}
+
+/** Every run of horizontal whitespace as one space, none at a line's end; line breaks kept. */
+export function collapseSpaces(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/[^\S\n]+/g, ' ').replace(/ \n/g, '\n');
 }
 
 /**

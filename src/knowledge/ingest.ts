@@ -4,6 +4,8 @@ import type { DocumentChunk, KnowledgeStore } from '../store/types';
 import { chunkDocument, markdownTitle, sha256 } from './chunking';
 import { EmbeddingUnavailableError } from '../errors';
 import { assertDimensions, type Embedder } from './embeddings';
+import { documentLanguage, searchTextOf, textAnalysis } from './language/analysis';
+import { loadLanguageDetector } from './language/detect';
 import { convertDocument, DOCUMENT_EXTENSIONS, DocumentSkipped, formatOf, type DocumentFormat, type DocumentPart, type SkipReason } from './sources/convert';
 
 /** One file found for ingestion and the stable name its chunks are stored under. */
@@ -124,14 +126,26 @@ export interface DocumentIngestResult {
   embedded: number;
 }
 
+/** How a document is ingested beyond its text. */
+export interface IngestOptions {
+  /**
+   * The shop's languages (its shop file's `languages`, the first the default): they guide
+   * the detection of the document's language and are its fallback. Without them the
+   * detector alone decides.
+   */
+  languages?: readonly string[];
+}
+
 /** A document's title and chunks as they would be stored, each with the hash of what is embedded and where it points. */
 export interface DocumentPlan {
   title: string;
+  /** The document's language (ISO 639-1), detected from its text (documentLanguage). */
+  language: string;
   chunks: { chunkIndex: number; content: string; embeddingInput: string; contentHash: string; page?: number }[];
 }
 
 /** How ingestDocument chunks a document, without embedding or storing anything (a dry run compares it). */
-export async function planDocument(doc: DocumentToIngest): Promise<DocumentPlan> {
+export async function planDocument(doc: DocumentToIngest, options: IngestOptions = {}): Promise<DocumentPlan> {
   const { source, format, url } = doc;
   const parts: DocumentPart[] = doc.parts ?? [{ markdown: doc.text }];
   const title =
@@ -144,18 +158,30 @@ export async function planDocument(doc: DocumentToIngest): Promise<DocumentPlan>
       // topic; the hash covers what is embedded, so a new title re-embeds too, and where the
       // chunk points (url, page), so a moved page is stored again (text without either hashes
       // as it always did).
-      const embeddingInput = `${title}\n\n${c.content}`;
-      const location = url !== undefined || part.page !== undefined ? `\u0000${JSON.stringify({ url, page: part.page })}` : '';
+      const embeddingInput = chunkEmbeddingInput(title, c.content);
       chunks.push({
         chunkIndex: chunks.length,
         content: c.content,
         embeddingInput,
-        contentHash: sha256(embeddingInput + location),
+        contentHash: chunkContentHash(embeddingInput, url, part.page),
         ...(part.page !== undefined && { page: part.page }),
       });
     }
   }
-  return { title, chunks };
+  const detector = await loadLanguageDetector();
+  const language = documentLanguage(detector, `${title}\n${parts.map((p) => p.markdown).join('\n')}`, options.languages);
+  return { title, language, chunks };
+}
+
+/** What a chunk's vector is made from: its document's title, then its text. */
+export function chunkEmbeddingInput(title: string, content: string): string {
+  return `${title}\n\n${content}`;
+}
+
+/** A chunk's content hash: what is embedded and where it points (text without either hashes as it always did). */
+export function chunkContentHash(embeddingInput: string, url: string | undefined, page: number | undefined): string {
+  const location = url !== undefined || page !== undefined ? `\u0000${JSON.stringify({ url, page })}` : '';
+  return sha256(embeddingInput + location);
 }
 
 /** A source's last path segment without its extension: `refunds` for `knowledge/refunds.md` or `https://help.example.com/refunds/`. */
@@ -176,14 +202,23 @@ export function sourceContentHash(chunkHashes: string[]): string {
  * model reuse their vector, so an edit re-embeds only what changed. Throws
  * EmbeddingUnavailableError, with nothing written, when the embedder fails.
  */
-export async function ingestDocument(doc: DocumentToIngest, store: KnowledgeWriter, embedder: Embedder): Promise<DocumentIngestResult> {
+export async function ingestDocument(
+  doc: DocumentToIngest,
+  store: KnowledgeWriter,
+  embedder: Embedder,
+  options: IngestOptions = {},
+): Promise<DocumentIngestResult> {
   const { source, format, url } = doc;
-  const { title, chunks } = await planDocument(doc);
+  const { title, language, chunks } = await planDocument(doc, options);
+  const analysis = textAnalysis(language);
 
   const stored = await store.listSourceChunks(source);
+  // The same text in another language (the shop's languages changed) is indexed anew.
   const unchanged =
     stored.length === chunks.length &&
-    stored.every((s, k) => s.contentHash === chunks[k]!.contentHash && s.embeddingModel === embedder.model);
+    stored.every(
+      (s, k) => s.contentHash === chunks[k]!.contentHash && s.embeddingModel === embedder.model && (s.language ?? null) === language,
+    );
   if (unchanged) return { outcome: 'unchanged', title, chunks: chunks.length, embedded: 0 };
 
   const known = await store.findEmbeddingsByHash(
@@ -216,6 +251,9 @@ export async function ingestDocument(doc: DocumentToIngest, store: KnowledgeWrit
     metadata: { format, ...(url !== undefined && { url }), ...(c.page !== undefined && { page: c.page }) },
     embedding: known.get(c.contentHash)!,
     embeddingModel: embedder.model,
+    language,
+    textConfig: analysis.config,
+    searchText: searchTextOf(title, c.content),
   }));
   await store.replaceSourceChunks(source, rows);
   return { outcome: stored.length === 0 ? 'added' : 'updated', title, chunks: chunks.length, embedded: missing.length };
@@ -231,6 +269,7 @@ export async function ingestFiles(
   store: KnowledgeWriter,
   embedder: Embedder,
   onProgress: (progress: IngestProgress) => void = () => {},
+  options: IngestOptions = {},
 ): Promise<IngestSummary> {
   const summary: IngestSummary = { files: files.length, unchanged: 0, added: 0, updated: 0, skipped: 0, skippedFiles: [], chunks: 0, embedded: 0 };
 
@@ -247,7 +286,7 @@ export async function ingestFiles(
       onProgress({ index: i + 1, total: files.length, source, outcome: 'skipped', chunks: 0, embedded: 0, skipped });
       continue;
     }
-    const { outcome, chunks, embedded } = await ingestDocument(doc, store, embedder);
+    const { outcome, chunks, embedded } = await ingestDocument(doc, store, embedder, options);
     summary[outcome] += 1;
     summary.chunks += chunks;
     summary.embedded += embedded;

@@ -18,6 +18,8 @@ export interface ServiceSiteSyncParts {
   guard?: NetworkGuard;
   /** KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT. */
   maxRemovalPercent: number;
+  /** The shop's languages: they guide the detection of a page's language (IngestOptions). */
+  languages?: readonly string[];
   /** What the run records say started it. Default `schedule`. */
   trigger?: string;
 }
@@ -36,6 +38,7 @@ export function bindSiteSync(parts: ServiceSiteSyncParts): SyncOneSite {
     },
     (source) => parts.admin.deleteSource(source),
     parts.embedder,
+    { languages: parts.languages },
   );
   const guard = parts.guard ?? new NetworkGuard();
   return (siteUrl, signal) =>

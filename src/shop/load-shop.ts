@@ -25,8 +25,8 @@ export interface Shop {
   /** Folders (absolute) ingested when the knowledge base is empty, and sites for the knowledge sync. */
   knowledge: { folders: string[]; sites: string[] };
   orderNumbers: OrderNumberFormat | null;
-  /** The shop file's `languages` (ISO 639-1, the first the default); empty when it names none. */
-  languages: string[];
+  /** The shop file's `languages` (ISO 639-1, the default first); empty when it names none. */
+  languages: readonly string[];
   words: ShopWords;
   /** null: the shop file sets no hours (SUPPORT_HOURS applies, if set). */
   supportHours: SupportSchedule | null;

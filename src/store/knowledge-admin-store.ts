@@ -8,6 +8,9 @@ const FUNCTIONS = {
   chunks: sqlFunction('knowledge_source_chunks', { p_source: 'text' }),
   put: sqlFunction('put_knowledge_source', { p_source: 'text', p_chunks: 'jsonb' }),
   delete: sqlFunction('delete_knowledge_source', { p_source: 'text' }),
+  // Migration 20261126000800_document_languages.
+  unanalysed: sqlFunction('unanalysed_knowledge_sources', { p_after_source: 'text', p_limit: 'integer' }),
+  analyse: sqlFunction('analyse_knowledge_source', { p_source: 'text', p_content_hashes: 'text[]', p_chunks: 'jsonb' }),
   mostCited: sqlFunction('most_cited_sources', { p_since: 'text', p_limit: 'integer' }),
   unanswered: sqlFunction('unanswered_questions', { p_min_confidence: 'double precision', p_since: 'text', p_limit: 'integer' }),
 };
@@ -139,6 +142,25 @@ export class KnowledgeAdminStore {
       p_source: source,
       p_chunks: chunkRows(chunks),
     });
+  }
+
+  /** Sources holding chunks whose language is not known yet, by name after `after`. */
+  async unanalysedSources(after: string | null, limit: number): Promise<string[]> {
+    const rows = await this.fn.rows<{ source: string }>(FUNCTIONS.unanalysed, { p_after_source: after, p_limit: limit });
+    return rows.map((r) => r.source);
+  }
+
+  /**
+   * Rewrites an unanalysed source's chunks with their language, only while it still holds
+   * exactly the chunks read (`expectedHashes`, in order); false when a writer came first.
+   */
+  async analyseSource(source: string, expectedHashes: string[], chunks: DocumentChunk[]): Promise<boolean> {
+    const written = await this.fn.value<number>(FUNCTIONS.analyse, {
+      p_source: source,
+      p_content_hashes: expectedHashes,
+      p_chunks: chunkRows(chunks),
+    });
+    return Number(written) >= 0;
   }
 
   /** Deletes a source's chunks in one statement; returns how many there were (0: no such source). */

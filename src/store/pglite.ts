@@ -1,7 +1,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PGlite, type Extension, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+
+// PGlite's contrib entries declare only their ES module types, so TypeScript refuses to
+// import them here; their CommonJS build is the same extension.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { unaccent } = require('@electric-sql/pglite/contrib/unaccent') as { unaccent: Extension };
+
+/** The extensions every PGlite of the schema needs: pgvector, and unaccent (the languages without a stemmer). */
+export const PGLITE_EXTENSIONS = { vector, unaccent };
 import type { SqlDatabase, SqlQueryable } from './database';
 
 /** Raised when another live process already has the PGlite folder open. */
@@ -10,7 +18,7 @@ export class DataDirInUseError extends Error {
 }
 
 /**
- * Opens the embedded Postgres (PGlite with pgvector). With a folder the data
+ * Opens the embedded Postgres (PGlite with pgvector, and unaccent for the languages without a stemmer). With a folder the data
  * lives in files there and survives restarts; without one it is in memory (tests).
  * PGlite is a single connection in a single process: the folder is locked so a
  * second process cannot open it and overwrite the first one's writes.
@@ -19,7 +27,7 @@ export async function openPgliteDatabase(dataDir?: string): Promise<SqlDatabase>
   const releaseLock = dataDir ? await lockDataDir(dataDir) : async () => {};
   let db: PGlite;
   try {
-    db = await PGlite.create({ dataDir, extensions: { vector } });
+    db = await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS });
   } catch (error) {
     await releaseLock();
     throw error;

@@ -1,5 +1,6 @@
 import { ConversationErasedError, EmbeddingModelMismatchError, IdempotencyKeyLostError } from '../errors';
 import type { ConversationMemorySetting } from '../memory/settings';
+import { cutWords } from '../knowledge/language/analysis';
 import { parseJsonColumn, sqlStateOf, type SqlQueryable } from './database';
 import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type FunctionArguments, type SqlFunction, type SqlFunctionCaller } from './sql-functions';
 import type {
@@ -115,6 +116,8 @@ const FN = {
   embeddingsByHash: sqlFunction('embeddings_by_hash', { p_content_hashes: 'text[]', p_embedding_model: 'text' }),
   replaceSourceChunks: sqlFunction('replace_source_chunks', { p_source: 'text', p_chunks: 'jsonb' }),
   embeddingModels: sqlFunction('embedding_models', {}),
+  // Migration 20261126000800_document_languages.
+  knowledgeLanguages: sqlFunction('knowledge_languages', {}),
   ping: sqlFunction('storage_ping', {}),
 } as const;
 
@@ -376,16 +379,21 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
     });
   }
 
+  /**
+   * hybrid_search analyses the query with each of the knowledge base's text-search
+   * configurations; what Postgres cannot do, cutting Chinese, Japanese, Thai and Korean
+   * into words as their chunks were cut (cutWords), is done here first.
+   */
   async hybridSearch(query: HybridQuery): Promise<RetrievedDocument[]> {
     return this.searchDocuments(FN.hybridSearch, {
-      p_query_text: query.text,
+      p_query_text: cutWords(query.text),
       p_query_embedding: toVectorLiteral(query.embedding),
       p_embedding_model: query.embeddingModel,
       p_match_count: query.count,
       p_min_similarity: query.minSimilarity,
       p_full_text_weight: query.fullTextWeight,
       p_semantic_weight: query.semanticWeight,
-      p_history: query.history,
+      p_history: query.history.map((h) => ({ ...h, text: cutWords(h.text) })),
     });
   }
 
@@ -436,10 +444,16 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
 
 
   async listSourceChunks(source: string): Promise<StoredChunkInfo[]> {
-    const rows = await this.fn.rows<{ chunk_index: number; content_hash: string; embedding_model: string }>(FN.sourceChunks, {
-      p_source: source,
-    });
-    return rows.map((r) => ({ chunkIndex: r.chunk_index, contentHash: r.content_hash, embeddingModel: r.embedding_model }));
+    const rows = await this.fn.rows<{ chunk_index: number; content_hash: string; embedding_model: string; language?: string | null }>(
+      FN.sourceChunks,
+      { p_source: source },
+    );
+    return rows.map((r) => ({
+      chunkIndex: r.chunk_index,
+      contentHash: r.content_hash,
+      embeddingModel: r.embedding_model,
+      language: r.language ?? null,
+    }));
   }
 
   async findEmbeddingsByHash(contentHashes: string[], embeddingModel: string): Promise<Map<string, number[]>> {
@@ -461,6 +475,11 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   async listEmbeddingModels(): Promise<string[]> {
     const rows = await this.fn.rows<{ embedding_model: string }>(FN.embeddingModels, {});
     return rows.map((r) => r.embedding_model);
+  }
+
+  async knowledgeLanguages(): Promise<string[]> {
+    const rows = await this.fn.rows<{ language: string }>(FN.knowledgeLanguages, {});
+    return rows.map((r) => r.language);
   }
 
   /** Resolves when the database answers and has the schema (for /health). */
@@ -485,6 +504,9 @@ export function chunkRows(chunks: DocumentChunk[]) {
     metadata: c.metadata,
     embedding: toVectorLiteral(c.embedding),
     embedding_model: c.embeddingModel,
+    language: c.language ?? null,
+    text_config: c.textConfig ?? null,
+    search_text: c.searchText ?? null,
   }));
 }
 

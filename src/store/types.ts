@@ -211,6 +211,12 @@ export interface DocumentChunk {
   metadata: Record<string, unknown>;
   embedding: number[];
   embeddingModel: string;
+  /** Its document's language (ISO 639-1), detected at ingest; null when nothing could be told. */
+  language?: string | null;
+  /** The text-search configuration its full text is indexed under (textAnalysis); 'english' when absent. */
+  textConfig?: string;
+  /** What its full text is made from when that is not `title content` as they are (cut into words); else null. */
+  searchText?: string | null;
 }
 
 /** What is stored for a chunk, without its vector: enough to decide what to re-embed. */
@@ -218,6 +224,8 @@ export interface StoredChunkInfo {
   chunkIndex: number;
   contentHash: string;
   embeddingModel: string;
+  /** Its document's language as stored (null: not known, or stored before languages were). */
+  language?: string | null;
 }
 
 /** A chunk found for a query, with its cosine similarity (1 = same direction). */
@@ -292,6 +300,12 @@ export interface KnowledgeStore {
 
   /** The embedding models the stored chunks were made with. */
   listEmbeddingModels(): Promise<string[]>;
+
+  /**
+   * The languages the knowledge base's chunks are written in (ISO 639-1), the language with
+   * the most chunks first; chunks whose language is not known yet are not counted.
+   */
+  knowledgeLanguages(): Promise<string[]>;
 }
 
 /** A request's hold on an idempotency key, from claimIdempotencyKey. */

@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLITE_EXTENSIONS } from '../../src/store/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { openPostgresDatabase } from '../../src/store/postgres';
 import { describeOnTestServer, migrateTestDatabaseForService } from '../support/postgres';
@@ -137,7 +137,7 @@ describe('PGlite served on the wire, its server stopped and started again under 
   };
 
   beforeAll(async () => {
-    pglite = await PGlite.create({ extensions: { vector } });
+    pglite = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
     port = await freePort();
     await serve();
     service = await startServiceProcess({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`, DATABASE_POOL_MAX: '3', LOG_LEVEL: 'warn' });

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLITE_EXTENSIONS } from '../../src/store/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Pool } from 'pg';
 import type { SqlDatabase } from '../../src/store/database';
@@ -122,6 +122,10 @@ export async function migrateTestDatabaseForService(db: SqlDatabase, withPgvecto
     alter table documents enable row level security;
     create or replace function embedding_models() returns table (embedding_model text)
     language sql stable as $$ select distinct d.embedding_model from documents d order by 1 $$;
+    create or replace function unanalysed_knowledge_sources(p_after_source text, p_limit integer) returns table (source text)
+    language sql stable as $$ select null::text where false $$;
+    create or replace function knowledge_languages() returns table (language text, chunks bigint)
+    language sql stable as $$ select null::text, null::bigint where false $$;
     -- The store casts the query embedding to vector: text is all a search that finds nothing needs.
     create domain vector as text;
     create or replace function match_documents(
@@ -165,7 +169,7 @@ export interface PgliteServer {
  * its clients' messages and keeps a transaction's messages together.
  */
 export async function startPgliteServer(maxConnections = 4): Promise<PgliteServer> {
-  const pglite = await PGlite.create({ extensions: { vector } });
+  const pglite = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections });
   await server.start();
   return {

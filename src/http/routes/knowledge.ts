@@ -33,6 +33,8 @@ export interface KnowledgeRoutesParts {
   escalationThreshold: number;
   /** The recorded site sync runs. */
   syncRuns: Pick<SiteSyncStore, 'recentRuns'>;
+  /** The shop's languages: they guide the detection of a document's language (IngestOptions). */
+  languages?: readonly string[];
   logger: Logger;
 }
 
@@ -94,7 +96,7 @@ export function knowledgeRoutes(parts: KnowledgeRoutesParts): Router {
     await refuseMixedEmbeddingModels(parts.store, parts.embedder);
     let result;
     try {
-      result = await ingestDocument(doc, writer, parts.embedder);
+      result = await ingestDocument(doc, writer, parts.embedder, { languages: parts.languages });
     } catch (error) {
       if (error instanceof EmbeddingUnavailableError) {
         res.set('Retry-After', String(EMBEDDING_RETRY_AFTER_SECONDS));

@@ -1,5 +1,5 @@
 import type { Embedder } from '../embeddings';
-import { ingestDocument, type KnowledgeWriter } from '../ingest';
+import { ingestDocument, type IngestOptions, type KnowledgeWriter } from '../ingest';
 import type { SiteKnowledge } from './site-sync';
 
 /**
@@ -7,10 +7,15 @@ import type { SiteKnowledge } from './site-sync';
  * database, the service's scheduler): chunked and embedded by ingestDocument, so an
  * unchanged page embeds nothing; removed one source at a time.
  */
-export function knowledgeBaseForSites(writer: KnowledgeWriter, deleteSource: (source: string) => Promise<unknown>, embedder: Embedder): SiteKnowledge {
+export function knowledgeBaseForSites(
+  writer: KnowledgeWriter,
+  deleteSource: (source: string) => Promise<unknown>,
+  embedder: Embedder,
+  options: IngestOptions = {},
+): SiteKnowledge {
   return {
     put: async (doc) => {
-      const result = await ingestDocument({ source: doc.source, url: doc.url, title: doc.title, format: doc.format, parts: doc.parts }, writer, embedder);
+      const result = await ingestDocument({ source: doc.source, url: doc.url, title: doc.title, format: doc.format, parts: doc.parts }, writer, embedder, options);
       return { outcome: result.outcome, chunks: result.chunks, embedded: result.embedded };
     },
     remove: async (source) => {

@@ -18,6 +18,7 @@ import { OrderProofs } from './identity/order-proofs';
 import { resolveAgentApiKey, resolveCustomerIdentitySecret } from './identity/service-keys';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { ModelQueryRewriter } from './knowledge/query-rewriter';
+import { cachedKnowledgeLanguages } from './knowledge/knowledge-languages';
 import { bindSiteSync } from './knowledge/site-sync-binding';
 import { KnowledgeSyncSchedule } from './knowledge/sync-schedule';
 import { createRetriever, type Retriever } from './knowledge/retriever';
@@ -253,6 +254,8 @@ function sharedGraphParts(config: Config, models: Models, retriever: Retriever, 
     queryRewrite: config.queryRewrite.mode,
     historyWeights: config.retrieval.history,
     rewriter: models.rewriter,
+    // An English help center, a German customer: the rewrite writes the query in English.
+    knowledgeLanguages: cachedKnowledgeLanguages(() => store.knowledgeLanguages()),
     chatModel: models.chatModel.model,
     modelName: models.chatModel.name,
     fallbackModel: models.fallbackModel,

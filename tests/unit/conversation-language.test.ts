@@ -7,6 +7,7 @@ import { languageFromAcceptLanguage, resolveTurnLanguage, type TurnLanguageInput
 import { loadLanguageDetector, type LanguageDetector } from '../../src/knowledge/language/detect';
 import { cachedKnowledgeLanguages } from '../../src/knowledge/knowledge-languages';
 import { rewriteRequest } from '../../src/knowledge/query-rewriter';
+import { standsAlone } from '../../src/knowledge/search-query';
 import { shopFileSchema } from '../../src/shop/shop-file';
 import { escalationOffer, widgetWordSets, wordsFor } from '../../src/shop/shop-words';
 import { SupportHours } from '../../src/chat/support-hours';
@@ -138,5 +139,26 @@ describe('the language in the prompts', () => {
     clock = 60_001;
     await list();
     expect(calls).toBe(3);
+  });
+});
+
+describe('the follow-up detector in other languages', () => {
+  it.each([
+    ['de', 'Wie lange dauert es?', false],
+    ['de', 'Und der Versand?', false],
+    ['de', 'Gibt es Versandkosten nach Österreich?', true],
+    ['de', 'Wie lange dauert eine Rückerstattung nach der Rücksendung?', true],
+    ['fr', 'Et pour la livraison ?', false],
+    ['fr', 'Combien coûte la livraison en Belgique ?', true],
+    ['es', '¿Y eso cuánto cuesta?', false],
+    ['ja', '送料は？', false],
+    ['sv', 'Hur lång tid tar en återbetalning efter returen?', true],
+  ])('in %s, %p stands alone: %p', (language, message, alone) => {
+    expect(standsAlone(message, language)).toBe(alone);
+  });
+
+  it('keeps the English lists for English', () => {
+    expect(standsAlone('Is it free?', 'en')).toBe(false);
+    expect(standsAlone('Are there any fees for paying by card?')).toBe(true);
   });
 });

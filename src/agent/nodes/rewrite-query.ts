@@ -46,7 +46,7 @@ export function makeRewriteQueryNode(options: RewriteQueryOptions) {
     }
     // The rewrite's call is on the turn's bill, whether its answer was usable or not.
     const side_calls: SideModelCall[] = [];
-    if (canRewrite && (searchLanguage || !standsAlone(state.query))) {
+    if (canRewrite && (searchLanguage || !standsAlone(state.query, state.language))) {
       try {
         const text = await options.rewriter!.rewrite(state.query, earlier, config.signal, {
           ...(options.sendPromptCacheKey && { promptCacheKey: promptCacheKeyFor(state.session_id) }),
@@ -60,7 +60,7 @@ export function makeRewriteQueryNode(options: RewriteQueryOptions) {
       }
     }
     if (firstMessage) return { search_query: asItIs, side_calls };
-    return { search_query: topicSearchQuery(state.query, earlier, options.historyWeights), side_calls };
+    return { search_query: topicSearchQuery(state.query, earlier, options.historyWeights, state.language), side_calls };
   };
 }
 

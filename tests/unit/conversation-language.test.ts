@@ -11,6 +11,8 @@ import { standsAlone } from '../../src/knowledge/search-query';
 import { shopFileSchema } from '../../src/shop/shop-file';
 import { escalationOffer, widgetWordSets, wordsFor } from '../../src/shop/shop-words';
 import { SupportHours } from '../../src/chat/support-hours';
+import { SIGN_IN_HINT } from '../../src/agent/tools/conversation-customer';
+import { signInSentence } from '../../src/connectors/guarded-tool';
 
 jest.setTimeout(60_000);
 
@@ -160,5 +162,13 @@ describe('the follow-up detector in other languages', () => {
   it('keeps the English lists for English', () => {
     expect(standsAlone('Is it free?', 'en')).toBe(false);
     expect(standsAlone('Are there any fees for paying by card?')).toBe(true);
+  });
+});
+
+describe("the tools' sentences in the customer's language", () => {
+  it("hands the model the shop's sign-in sentence to pass on, else the built-in hint", () => {
+    const german = { sentences: { sign_in: 'Bitte melden Sie sich in Ihrem Kundenkonto an.', tool_failure: 'Unser System ist gerade nicht erreichbar.' } };
+    expect(signInSentence('getOrder', german)).toContain('Tell the customer, in these words: "Bitte melden Sie sich in Ihrem Kundenkonto an."');
+    expect(signInSentence('getOrder')).toContain(SIGN_IN_HINT);
   });
 });

@@ -69,27 +69,27 @@ const GENERIC_WORDS = new Set(
 const FOLLOW_UP_SIGNALS: Readonly<Record<string, { referring: ReadonlySet<string>; continuing: RegExp }>> = {
   de: {
     referring: new Set('es ihn ihm dies diese dieser dieses dort dafür dazu davon darauf derselbe dasselbe dieselbe'.split(' ')),
-    continuing: /^\s*(?:und|aber|auch|oder|dann|also|und wenn|was ist mit|wie ist es mit|wie sieht es mit|und was)/iu,
+    continuing: /^\s*(?:und|aber|auch|oder|dann|also|und wenn|was ist mit|wie ist es mit|wie sieht es mit|und was)\b/iu,
   },
   fr: {
     referring: new Set('il elle ils elles lui leur ça cela cet cette ces celui celle ceux celles'.split(' ')),
-    continuing: /^\s*(?:et|mais|aussi|ou|alors|donc|et si|et pour|qu'en est-il|et quant)/iu,
+    continuing: /^\s*(?:et|mais|aussi|ou|alors|donc|et si|et pour|qu'en est-il|et quant)\b/iu,
   },
   es: {
     referring: new Set('él ella ellos ellas lo le les eso esto esa ese esas esos aquello mismo misma allí ahí'.split(' ')),
-    continuing: /^\s*(?:y|pero|también|o|entonces|y si|y qué|qué tal|y en cuanto)/iu,
+    continuing: /^\s*(?:y|pero|también|entonces|y si|y qué|qué tal|y en cuanto)\b/iu,
   },
   it: {
     referring: new Set('esso essa essi esse ne questo questa questi queste quello quella quelli quelle stesso stessa lì'.split(' ')),
-    continuing: /^\s*(?:e|ma|anche|o|allora|quindi|e se|e per|che ne dici)/iu,
+    continuing: /^\s*(?:e|ma|anche|o|allora|quindi|e se|e per|che ne dici)\b/iu,
   },
   nl: {
     referring: new Set('hij zij ze hem haar hun dit deze daar daarvoor daarmee ervan erop dezelfde hetzelfde'.split(' ')),
-    continuing: /^\s*(?:en|maar|ook|of|dan|dus|en als|hoe zit het met|wat als)/iu,
+    continuing: /^\s*(?:en|maar|ook|of|dan|dus|en als|hoe zit het met|wat als)\b/iu,
   },
   pt: {
     referring: new Set('ele ela eles elas lhe lhes isso isto esse essa esses essas aquilo mesmo mesma lá aí'.split(' ')),
-    continuing: /^\s*(?:e|mas|também|ou|então|e se|e quanto|que tal)/iu,
+    continuing: /^\s*(?:e|mas|também|ou|então|e se|e quanto|que tal)\b/iu,
   },
 };
 /** In a language without its own lists: a message this short (in words) cannot stand alone ("Und die Kosten?"). */
@@ -116,14 +116,14 @@ export function standsAlone(message: string, language = 'en'): boolean {
 }
 
 function standsAloneIn(message: string, language: string): boolean {
-  // "gibt es", "es gibt": that something exists, as English "there is", not a reference back.
-  const words = [...WORD_SEGMENTS.segment(message.toLowerCase().replace(/\b(?:gibt es|es gibt)\b/gu, ' '))].filter((s) => s.isWordLike).map((s) => s.segment);
+  const wordsOf = (text: string) => [...WORD_SEGMENTS.segment(text.toLowerCase())].filter((s) => s.isWordLike).map((s) => s.segment);
   const signals = FOLLOW_UP_SIGNALS[language];
   if (signals) {
     if (signals.continuing.test(message)) return false;
-    if (words.some((w) => signals.referring.has(w))) return false;
+    // "gibt es", "es gibt": that something exists, as English "there is", not a reference back.
+    if (wordsOf(message.replace(/\b(?:gibt es|es gibt)\b/giu, ' ')).some((w) => signals.referring.has(w))) return false;
   }
-  return words.length > SHORT_FOLLOW_UP_WORDS;
+  return wordsOf(message).length > SHORT_FOLLOW_UP_WORDS;
 }
 
 /** Earlier customer messages to carry at most: the topic is set within the last few. */

@@ -94,7 +94,7 @@ it.each([['deutsch'], ['DE'], ['de-DE'], ['xx'], [42]])('refuses language %p wit
   const { status, body } = await service.postChat({ message: GERMAN_QUESTION, session_id: 'lang-bad', language });
   expect(status).toBe(400);
   expect(body.error.code).toBe('invalid_request');
-  expect(body.error.message).toMatch(/language/);
+  expect(body.error.message).toMatch(/language must be (a two-letter lowercase ISO 639-1 code|an ISO 639-1 language code|a string)/);
   expect(stub.chatRequests()).toHaveLength(0);
   expect({ sessions: await service.countRows('chat_sessions'), messages: await service.countRows('chat_messages') }).toEqual(before);
 });

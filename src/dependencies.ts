@@ -22,6 +22,7 @@ import { cachedKnowledgeLanguages } from './knowledge/knowledge-languages';
 import { bindSiteSync } from './knowledge/site-sync-binding';
 import { KnowledgeSyncSchedule } from './knowledge/sync-schedule';
 import { createRetriever, type Retriever } from './knowledge/retriever';
+import { loadLanguageDetector } from './knowledge/language/detect';
 import { prepareKnowledge } from './knowledge/seed';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
 import { TokenCounter, type CountableMessage } from './memory/tokens';
@@ -86,6 +87,9 @@ export interface Dependencies {
 export async function createDependencies(config: Config, logger: Logger, database?: SqlDatabase): Promise<Dependencies> {
   // A mistake in the shop file stops the start here, before the database opens or anything listens.
   const shop = loadConfiguredShop(config.shop, TOOL_NAMES);
+  // The language detector (about 1 s of blocking work) loads before any connection is open:
+  // loaded mid-start, it stalled idle keep-alive connections to Supabase's API into resets.
+  await loadLanguageDetector();
   const storage = await openStorage(config, logger, database);
   const stops = new StopList();
   try {

@@ -9,6 +9,8 @@ import path from 'node:path';
 import type { Config } from '../../src/config';
 import { describeStorage, openStorage } from '../../src/dependencies';
 import { createEmbedder } from '../../src/knowledge/embeddings';
+import { TOOL_NAMES } from '../../src/agent/tools';
+import { loadConfiguredShop } from '../../src/shop/load-shop';
 import { ingestDocument, type DocumentIngestResult, type DocumentToIngest, type KnowledgeWriter } from '../../src/knowledge/ingest';
 import { DocumentSkipped } from '../../src/knowledge/sources/convert';
 import type { SiteSyncRecords } from '../../src/knowledge/sources/site-sync';
@@ -72,6 +74,14 @@ async function databaseTarget(config: Config): Promise<KnowledgeTarget> {
     throw error;
   }
   const embedder = createEmbedder(config);
+  // The shop's languages guide the detection of each document's language, as in the service.
+  // A shop file the service would refuse leaves detection to decide alone: ingesting needs no shop.
+  let languages: readonly string[] = [];
+  try {
+    languages = loadConfiguredShop(config.shop, TOOL_NAMES).languages;
+  } catch {
+    // The service's start reports what is wrong with the shop file.
+  }
   const writer: KnowledgeWriter = {
     listSourceChunks: (source) => storage.store.listSourceChunks(source),
     findEmbeddingsByHash: (hashes, model) => storage.store.findEmbeddingsByHash(hashes, model),
@@ -91,7 +101,7 @@ async function databaseTarget(config: Config): Promise<KnowledgeTarget> {
         after = page.nextAfter;
       }
     },
-    put: (doc) => ingestDocument(doc, writer, embedder),
+    put: (doc) => ingestDocument(doc, writer, embedder, { languages }),
     remove: async (source) => {
       await storage.knowledgeAdmin.deleteSource(source);
     },

@@ -452,7 +452,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
       chunkIndex: r.chunk_index,
       contentHash: r.content_hash,
       embeddingModel: r.embedding_model,
-      language: r.language ?? null,
+      ...(r.language != null && { language: r.language }),
     }));
   }
 

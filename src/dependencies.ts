@@ -18,6 +18,7 @@ import { OrderProofs } from './identity/order-proofs';
 import { resolveAgentApiKey, resolveCustomerIdentitySecret } from './identity/service-keys';
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { ModelQueryRewriter } from './knowledge/query-rewriter';
+import { cachedKnowledgeLanguages } from './knowledge/knowledge-languages';
 import { bindSiteSync, type KnowledgeSite } from './knowledge/site-sync-binding';
 import { KnowledgeSyncSchedule } from './knowledge/sync-schedule';
 import { createRetriever, type Retriever } from './knowledge/retriever';
@@ -38,7 +39,8 @@ import { TraceDeletion } from './privacy/trace-deletion';
 import { createShopAgents, type SharedGraphParts } from './shop/agents';
 import { loadConfiguredShop, type Shop } from './shop/load-shop';
 import { DEMO_CUSTOMER, seedSampleData } from './shop/sample-shop';
-import { widgetWords } from './shop/shop-words';
+import { widgetWordSets, wordsFor } from './shop/shop-words';
+import { FALLBACK_LANGUAGE } from './chat/conversation-language';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openStorage, type OpenStorage } from './store/open-storage';
@@ -135,6 +137,15 @@ export async function createDependencies(config: Config, logger: Logger, databas
       tracing,
       logger,
       prices: config.modelPrices,
+      // Loaded once here (about a second), not on a customer's first message.
+      languages: {
+        detector: await loadLanguageDetector(),
+        shopLanguages: shop.languages,
+        sentencesFor: (language) => {
+          const { sign_in, tool_failure } = wordsFor(shop.words, language);
+          return { sign_in, tool_failure };
+        },
+      },
     });
     const conversations = createConversations(config, storage, models.tokenCounter, supportHours, logger);
     stops.add(() => conversations.close());
@@ -224,7 +235,11 @@ interface Models {
 
 function createModels(config: Config, shop: Shop, tracing: Tracing, metrics: Metrics, logger: Logger): Models {
   const tokenCounter = new TokenCounter(config.openai.chatModel);
-  const offlineWords = { orderNumbers: shop.orderNumbers, offlineNotice: shop.words.offline_notice };
+  const offlineWords = {
+    orderNumbers: shop.orderNumbers,
+    offlineNotice: shop.words.offline_notice,
+    offlineNoticeFor: (language: string) => wordsFor(shop.words, language).offline_notice,
+  };
   if (!config.openai.apiKey) logger.warn('OPENAI_API_KEY is not set: answering offline (extractive answers, local embeddings)');
   return {
     embedder: createEmbedder(config),
@@ -250,6 +265,8 @@ function sharedGraphParts(config: Config, models: Models, retriever: Retriever, 
     queryRewrite: config.queryRewrite.mode,
     historyWeights: config.retrieval.history,
     rewriter: models.rewriter,
+    // An English help center, a German customer: the rewrite writes the query in English.
+    knowledgeLanguages: cachedKnowledgeLanguages(() => store.knowledgeLanguages()),
     chatModel: models.chatModel.model,
     modelName: models.chatModel.name,
     fallbackModel: models.fallbackModel,
@@ -426,7 +443,7 @@ function assembleAppParts(parts: {
     widgetOrigins: config.widgetOrigins,
     shopPages: {
       shopName: shop.name,
-      widget: widgetWords(shop.name, shop.words),
+      widget: widgetWordSets(shop.name, shop.words, shop.languages[0] ?? FALLBACK_LANGUAGE),
       sampleShop: shop.sample,
       // The sample shop's demo page signs in only with the generated demo secret: a shop's real secret never signs tokens here.
       demoShop:

@@ -70,9 +70,10 @@ const MESSAGE_MAX_CHARS = 4000;
 const SESSION_TOKEN_HEADER = 'X-Session-Token';
 const CUSTOMER_TOKEN_HEADER = 'X-Customer-Token';
 /**
- * The shop's words (the shop file's `words.widget`): the server writes them over
- * this literal as it serves widget.js. Left as it is (the file served from
- * elsewhere), the defaults below apply.
+ * The shop's words (the shop file's `words.widget`, and `words.<lang>.widget` for
+ * each other language, as `{default_language, sets: {<lang>: words}}`): the server
+ * writes them over this literal as it serves widget.js. Left as it is (the file
+ * served from elsewhere), the defaults below apply.
  */
 const SHOP_WIDGET_WORDS = '__SHOP_WIDGET_WORDS__';
 
@@ -92,24 +93,54 @@ const DEFAULT_WORDS: WidgetWords = {
   outside_hours: DEFAULT_OUTSIDE_HOURS_NOTE,
 };
 
-/** The shop's words as the server filled them in, each checked, else the defaults. */
-function shopWidgetWords(): WidgetWords {
-  let given: Partial<Record<keyof WidgetWords, unknown>> = {};
+/** Languages written right to left: the widget lays out from the right for them. */
+const RIGHT_TO_LEFT = new Set(['ar', 'he', 'fa', 'ur', 'yi']);
+
+/** The page's language (its `lang`), then the browser's, as two-letter codes, in that order. */
+function customerLanguages(): string[] {
+  const tags = [document.documentElement.lang, ...(navigator.languages ?? []), navigator.language];
+  const codes = tags.map((tag) => (tag ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '').filter((code) => /^[a-z]{2}$/.test(code));
+  return [...new Set(codes)];
+}
+
+/**
+ * The shop's words in the customer's language (the page's `lang`, then the
+ * browser's), else in the shop's default language, each field checked, else the
+ * built-in defaults; and the language they are in.
+ */
+function shopWidgetWords(): { words: WidgetWords; language: string } {
+  let given: { default_language?: unknown; sets?: Record<string, Partial<Record<keyof WidgetWords, unknown>>> } = {};
   try {
     given = JSON.parse(SHOP_WIDGET_WORDS) as typeof given;
   } catch {
     // not filled in: the defaults
   }
+  const sets = given.sets && typeof given.sets === 'object' ? given.sets : {};
+  const defaultLanguage = typeof given.default_language === 'string' ? given.default_language : 'en';
+  const language = customerLanguages().find((code) => Object.hasOwn(sets, code)) ?? defaultLanguage;
+  const chosen = sets[language] ?? {};
   const text = (value: unknown, fallback: string) => (typeof value === 'string' && value.trim() ? value.trim() : fallback);
   return {
-    title: text(given.title, DEFAULT_WORDS.title),
-    subtitle: text(given.subtitle, DEFAULT_WORDS.subtitle),
-    welcome: text(given.welcome, DEFAULT_WORDS.welcome),
-    outside_hours: text(given.outside_hours, DEFAULT_WORDS.outside_hours),
+    language,
+    words: {
+      title: text(chosen.title, DEFAULT_WORDS.title),
+      subtitle: text(chosen.subtitle, DEFAULT_WORDS.subtitle),
+      welcome: text(chosen.welcome, DEFAULT_WORDS.welcome),
+      outside_hours: text(chosen.outside_hours, DEFAULT_WORDS.outside_hours),
+    },
   };
 }
 
-const WORDS = shopWidgetWords();
+const { words: WORDS, language: WORDS_LANGUAGE } = shopWidgetWords();
+/**
+ * Sent as Accept-Language with every question: the page's language first, then the
+ * browser's. The service answers in the language the customer writes; this only
+ * decides when a message is too short to tell ("ok").
+ */
+const LANGUAGE_HINT = customerLanguages()
+  .slice(0, 5)
+  .map((code, i) => (i === 0 ? code : `${code};q=${(1 - i / 10).toFixed(1)}`))
+  .join(',');
 const DEFAULT_SUBTITLE = WORDS.subtitle;
 
 start();
@@ -190,7 +221,8 @@ function mount(config: WidgetConfig): void {
   const sessions = sessionStore(storageKey);
   const openStateKey = `${storageKey}:open`;
 
-  const host = el('div', { 'data-support-widget': '' });
+  // The widget speaks its words' language, whatever the page's; right to left for Arabic and Hebrew.
+  const host = el('div', { 'data-support-widget': '', lang: WORDS_LANGUAGE, dir: RIGHT_TO_LEFT.has(WORDS_LANGUAGE) ? 'rtl' : 'ltr' });
   const root = host.attachShadow({ mode: 'open' });
   adoptStyles(root, WIDGET_CSS);
 
@@ -581,6 +613,7 @@ function postStream(config: WidgetConfig, message: string, session: StoredSessio
     headers: {
       'content-type': 'application/json',
       accept: 'text/event-stream',
+      ...(LANGUAGE_HINT && { 'accept-language': LANGUAGE_HINT }),
       ...(session && { [SESSION_TOKEN_HEADER]: session.session_token }),
       ...customerHeader(config),
     },

@@ -29,6 +29,8 @@ export const SupportState = Annotation.Root({
   memory_injection: Annotation<boolean>,
   /** The customer's summary from an earlier session, for the system prompt (memory_injection). */
   cross_session_memory: Annotation<string | null>,
+  /** The customer's language for this turn (ISO 639-1), resolved by the chat service (see src/chat/conversation-language.ts). */
+  language: Annotation<string>,
   /** What the knowledge base was searched with: the message, or a follow-up made standalone (rewrite_query). */
   search_query: Annotation<SearchQuery>,
   retrieved_documents: Annotation<RetrievedDocument[]>,

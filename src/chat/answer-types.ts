@@ -27,6 +27,10 @@ export interface ChatRequest {
   memoryInjection?: boolean;
   /** What redaction masked in `message` (REDACT), which then holds the masked text; absent when nothing was. */
   redacted?: RedactionCounts;
+  /** The request's `language` (ISO 639-1): an override the conversation keeps. */
+  language?: string;
+  /** The widget's language (its Accept-Language: the page's `lang`, then the browser's): breaks a tie, overrides nothing. */
+  widgetLanguage?: string | null;
   /** The request's claim on its Idempotency-Key: storing the turn completes it (see IdempotentRequests). */
   idempotency?: IdempotencyClaimToken;
 }
@@ -74,6 +78,8 @@ export interface ChatAnswer {
    * responder answered for the hosted model). Empty normally.
    */
   degraded: string[];
+  /** The language the answer was asked for (ISO 639-1): see docs/your-shop.md, Languages. */
+  language: string;
   /**
    * What was masked in the customer's message before it was stored or sent to the
    * model (REDACT), e.g. `{"card": 1}`: the widget tells the customer. Absent when nothing was.

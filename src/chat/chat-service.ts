@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { SupportGraph } from '../agent/graph';
-import { isSameCustomer, type ConversationIdentity } from '../agent/tools/conversation-customer';
+import { isSameCustomer, type ConversationIdentity, type CustomerSentences } from '../agent/tools/conversation-customer';
 import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
 import type { AgentSpec } from '../agent-specs/spec';
 import type { Config } from '../config';
@@ -17,6 +17,8 @@ import type { IdentityStore } from '../store/identity-store';
 import type { ChatStore, NewMessage, SessionRecord, ToolCall } from '../store/types';
 import { isSentToolCall, type SentToolCall } from '../connectors/guarded-tool';
 import type { AnswerListener, ChatAnswer, ChatOutcome, ChatRequest, MemoryOutcome } from './answer-types';
+import type { LanguageDetector } from '../knowledge/language/detect';
+import { resolveTurnLanguage, type TurnLanguage } from './conversation-language';
 import { turnBill, type PriceTable } from './cost';
 import { queuedMessageOf, type QueuedMessage } from './handoff';
 import { citedSources, round, streamGraph } from './graph-run';
@@ -46,7 +48,21 @@ export interface ChatServiceParts {
   logger: Logger;
   /** MODEL_PRICES, for the estimated cost of each answer; empty: no cost. */
   prices?: PriceTable;
+  /**
+   * How the customer's language is told: the detector and the shop file's `languages`
+   * (the first the default). Absent: nothing is detected, and a turn's language is the
+   * request's, the conversation's, the widget's or English.
+   */
+  languages?: {
+    detector: LanguageDetector;
+    shopLanguages: readonly string[];
+    /** The shop's sentences the tools pass on (sign-in, tool failure) in a language: the shop file's words for it. */
+    sentencesFor?: (language: string) => CustomerSentences;
+  };
 }
+
+/** Stands in when no detector is given: it never tells a language. */
+const NO_DETECTION: LanguageDetector = { detect: () => ({ language: null, reliable: false }) };
 
 /** Precedence: the request's setting, then the conversation's, then the agent's, then `window`. */
 function memoryOf(agent: AgentSpec, session: SessionRecord | null, request: MemoryLevel = {}): EffectiveMemory {
@@ -86,6 +102,14 @@ export class ChatService {
     const customerId = request.customerId ? await this.bindCustomer(sessionId, request.customerId) : null;
     const userId = customerId ?? request.userId ?? session?.userId ?? null;
     const memory = memoryOf(agent.spec, session, { strategy: request.memoryStrategy, memory_injection: request.memoryInjection });
+    const language = resolveTurnLanguage({
+      message: request.message,
+      requested: request.language,
+      kept: session?.language,
+      widget: request.widgetLanguage,
+      shopLanguages: this.parts.languages?.shopLanguages,
+      detector: this.parts.languages?.detector ?? NO_DETECTION,
+    });
 
     // One trace per request, its observations tagged with the session, the customer, the agent and the strategy.
     const trace = {
@@ -93,11 +117,11 @@ export class ChatService {
       // The customer id is personal data: Langfuse gets its pseudonym, the id only when told to capture personal data.
       userId,
       tags: [`agent_type:${agent.spec.key}`, `memory:${memory.settings.mode}`, ...(listener ? ['streamed'] : [])],
-      metadata: { agent_type: agent.spec.key, memory_strategy: memory.settings.mode, memory_source: memory.source },
+      metadata: { agent_type: agent.spec.key, memory_strategy: memory.settings.mode, memory_source: memory.source, language: language.language, language_source: language.source },
     };
     try {
       return await tracing.trace(listener ? 'chat.stream' : 'chat', { message: traceText(tracing, request.message) }, trace, async (root, traceId) => {
-        const outcome = await this.respond({ request, sessionId, session, agent, userId, customerId, memory, traceId, startedAt, clock }, signal, listener);
+        const outcome = await this.respond({ request, sessionId, session, agent, userId, customerId, memory, language, traceId, startedAt, clock }, signal, listener);
         const { answer } = outcome;
         root.update({
           output: { response: traceText(tracing, answer.response), confidence: answer.confidence, escalated: answer.escalated },
@@ -128,6 +152,8 @@ export class ChatService {
       /** The verified customer (customer token), or null: anonymous for personal data. */
       customerId: string | null;
       memory: EffectiveMemory;
+      /** The customer's language for this turn, and whether the conversation keeps it. */
+      language: TurnLanguage;
       traceId: string | null;
       startedAt: number;
       clock: StageClock;
@@ -136,7 +162,7 @@ export class ChatService {
     listener?: AnswerListener,
   ): Promise<ChatOutcome> {
     const { store, tokenCounter, logger, tracing } = this.parts;
-    const { request, sessionId, session, agent, userId, customerId, memory, traceId, startedAt, clock } = turn;
+    const { request, sessionId, session, agent, userId, customerId, memory, language, traceId, startedAt, clock } = turn;
 
     const history = await tracing.observe('load_history', 'span', { mode: memory.settings.mode }, async (span) => {
       const loaded = await this.history.load(sessionId, session, memory.settings);
@@ -171,6 +197,7 @@ export class ChatService {
       memory_state: { summary: session?.summary ?? null, summarizedThroughSeq: session?.summarizedThroughSeq ?? null },
       memory_injection: memoryInjection,
       cross_session_memory: crossSession?.summary ?? null,
+      language: language.language,
     };
     // A tool may end the turn with an HTTP error (too many wrong order proofs: 429): nothing is stored then.
     let stoppedBy: Error | null = null;
@@ -180,6 +207,7 @@ export class ChatService {
       verifiedCustomerEmail: customerId !== null ? (request.customerEmail ?? null) : null,
       sessionId,
       clientAddress: request.clientAddress ?? null,
+      ...(this.parts.languages?.sentencesFor && { sentences: this.parts.languages.sentencesFor(language.language) }),
       stopTurn: (error) => {
         stoppedBy ??= error;
         stop.abort(error);
@@ -225,6 +253,7 @@ export class ChatService {
       history: { messages: result.model_history.length, tokens: historyTokens },
       memory: outcome,
       degraded: result.degraded,
+      language: language.language,
       ...(request.redacted && { redacted: request.redacted }),
     };
     // What each connector tool actually sent, by tool call id: stored on the call the model made.
@@ -271,6 +300,8 @@ export class ChatService {
       }),
     );
     let takenOver: QueuedMessage | undefined;
+    // The conversation keeps a language told with confidence (after the turn, which created the session if it was new).
+    if (language.keep) await store.setSessionLanguage(sessionId, language.language);
     if (stored.outcome === 'stored') answer.message_id = stored.messages.at(-1)!.id;
     else {
       takenOver = queuedMessageOf(stored.queued);
@@ -301,6 +332,8 @@ export class ChatService {
         tool_calls: result.messages.filter((m) => m.getType() === 'tool').length,
         memory: { ...result.memory_report, source: memory.source, memory_injection: memoryInjection },
         latency_ms: latencyMs,
+        language: language.language,
+        language_source: language.source,
         ...(result.degraded.length > 0 && { degraded: result.degraded }),
         ...(timeToFirstTokenMs !== null && { streamed: true, time_to_first_token_ms: timeToFirstTokenMs }),
       },

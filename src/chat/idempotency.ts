@@ -145,7 +145,8 @@ export function keyHash(key: string): string {
 /** The request's digest: the same fields with the same values give the same hash, whatever their order. */
 export function fingerprint(request: ChatRequest): string {
   // The client's address is not part of the request: a retry may come over another network.
-  const { idempotency: _claim, clientAddress: _address, ...fields } = request;
+  // Nor is the browser's language (Accept-Language), which the same retry may send otherwise.
+  const { idempotency: _claim, clientAddress: _address, widgetLanguage: _widget, ...fields } = request;
   return createHash('sha256').update(stableJson(fields)).digest('hex');
 }
 

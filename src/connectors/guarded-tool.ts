@@ -1,6 +1,6 @@
 import { tool, type StructuredTool } from '@langchain/core/tools';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { conversationIdentity, SIGN_IN_HINT } from '../agent/tools/conversation-customer';
+import { conversationIdentity, signInHint, type ConversationIdentity } from '../agent/tools/conversation-customer';
 import type { TokenCounter } from '../memory/tokens';
 import type { BindingSource } from './connector-config';
 import type { ConnectorContext } from './connector-context';
@@ -105,8 +105,8 @@ export function cutToTokens(text: string, maxTokens: number, counter: TokenCount
 }
 
 /** The sentence the model gets for a bound tool in a conversation without a verified customer. */
-export function signInSentence(name: string): string {
-  return `This conversation is not signed in to a customer account, so ${name} was not called: it only answers for the signed-in customer. ${SIGN_IN_HINT}`;
+export function signInSentence(name: string, identity: Pick<ConversationIdentity, 'sentences'> = {}): string {
+  return `This conversation is not signed in to a customer account, so ${name} was not called: it only answers for the signed-in customer. ${signInHint(identity)}`;
 }
 
 /** The sentence for a failure that threw (network, refusal), in words the model can pass on. */
@@ -138,7 +138,7 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
       // What the model sent for a bound argument is never used.
       const args: Record<string, unknown> = { ...input };
       for (const [name] of bound) delete args[name];
-      if (bound.length > 0 && !identity.verifiedCustomerId) return [signInSentence(spec.name), record(null)];
+      if (bound.length > 0 && !identity.verifiedCustomerId) return [signInSentence(spec.name, identity), record(null)];
       for (const [name, source] of bound) {
         const value = source === 'customer.id' ? identity.verifiedCustomerId : (identity.verifiedCustomerEmail ?? null);
         if (!value) return [`The signed-in customer's e-mail address is not known to this service, so ${spec.name} was not called.`, record(null)];
@@ -158,7 +158,9 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
           // A turn that was cancelled stops here; anything else is one sentence for the model.
           if (config?.signal?.aborted) throw error;
           const timedOut = deadline.aborted;
-          const text = timedOut ? failureSentence(spec.name, new NetworkGuardError('timeout', '', ''), spec.timeoutMs) : failureSentence(spec.name, error, spec.timeoutMs);
+          const failure = timedOut ? failureSentence(spec.name, new NetworkGuardError('timeout', '', ''), spec.timeoutMs) : failureSentence(spec.name, error, spec.timeoutMs);
+          // The shop's own sentence, in the customer's language, for the model to pass on.
+          const text = identity.sentences ? `${failure} Tell the customer, in these words: "${identity.sentences.tool_failure}"` : failure;
           // No error message in the log: a URL there can carry a bound customer id.
           const reason = timedOut ? 'timeout' : error instanceof NetworkGuardError ? error.reason : (error as Error)?.name ?? 'error';
           ctx.logger.warn({ tool: spec.name, source: spec.trace.source, reason }, `${spec.trace.kind === 'action' ? 'Action' : 'MCP tool'} ${spec.name} failed (${reason})`);

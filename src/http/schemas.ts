@@ -24,6 +24,17 @@ export const userIdSchema = requiredString('user_id').regex(
   'user_id must be 1–128 characters without control or format characters (such as bidi overrides or zero-width spaces)',
 );
 
+const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+
+/**
+ * A language as a request names it: a lowercase two-letter ISO 639-1 code that
+ * ICU knows ("de", "en", "ar"), nothing longer (no region: "de-AT" is sent as "de").
+ */
+export const languageCodeSchema = z
+  .string({ error: 'language must be a string' })
+  .regex(/^[a-z]{2}$/, 'language must be a two-letter lowercase ISO 639-1 code such as "de" or "en"')
+  .refine((code) => LANGUAGE_NAMES.of(code) !== undefined, 'language must be an ISO 639-1 language code such as "de" or "en"');
+
 const memoryInjectionSchema = z.boolean({ error: 'memory_injection must be true or false' });
 
 /** POST /api/v1/chat. Unknown fields are refused rather than silently ignored. */
@@ -40,6 +51,14 @@ export function chatRequestSchema(messageMaxChars: number, agentTypes: string[])
     agent_type: z.enum(agentTypes, { error: `agent_type must be one of: ${agentTypes.join(', ')}` }).optional(),
     memory_strategy: memoryStrategySchema.optional(),
     memory_injection: memoryInjectionSchema.optional(),
+    language: languageCodeSchema
+      .optional()
+      .meta({
+        description:
+          "The customer's language (ISO 639-1): the answer is written in it and the conversation keeps it, whatever the message's own language. " +
+          "Without it each message's language is detected; a short one keeps the conversation's.",
+        example: 'de',
+      }),
   });
 }
 

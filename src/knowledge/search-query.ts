@@ -60,18 +60,70 @@ const GENERIC_WORDS = new Set(
 );
 
 /**
+ * Other languages' follow-up signals: words that refer back (pronouns, "dort",
+ * "ça") and openings that continue ("und", "et si", "y qué tal"). Lower-cased,
+ * matched as whole words; a language without a list is told by length alone.
+ * Articles that double as pronouns (der/die/das, le/la, lo/la, het) and the
+ * polite "Sie"/"Ihre" are left out: nearly every question has one.
+ */
+const FOLLOW_UP_SIGNALS: Readonly<Record<string, { referring: ReadonlySet<string>; continuing: RegExp }>> = {
+  de: {
+    referring: new Set('es ihn ihm dies diese dieser dieses dort dafür dazu davon darauf derselbe dasselbe dieselbe'.split(' ')),
+    continuing: /^\s*(?:und|aber|auch|oder|dann|also|und wenn|was ist mit|wie ist es mit|wie sieht es mit|und was)\b/iu,
+  },
+  fr: {
+    referring: new Set('il elle ils elles lui leur ça cela cet cette ces celui celle ceux celles'.split(' ')),
+    continuing: /^\s*(?:et|mais|aussi|ou|alors|donc|et si|et pour|qu'en est-il|et quant)\b/iu,
+  },
+  es: {
+    referring: new Set('él ella ellos ellas lo le les eso esto esa ese esas esos aquello mismo misma allí ahí'.split(' ')),
+    continuing: /^\s*(?:y|pero|también|entonces|y si|y qué|qué tal|y en cuanto)\b/iu,
+  },
+  it: {
+    referring: new Set('esso essa essi esse ne questo questa questi queste quello quella quelli quelle stesso stessa lì'.split(' ')),
+    continuing: /^\s*(?:e|ma|anche|o|allora|quindi|e se|e per|che ne dici)\b/iu,
+  },
+  nl: {
+    referring: new Set('hij zij ze hem haar hun dit deze daar daarvoor daarmee ervan erop dezelfde hetzelfde'.split(' ')),
+    continuing: /^\s*(?:en|maar|ook|of|dan|dus|en als|hoe zit het met|wat als)\b/iu,
+  },
+  pt: {
+    referring: new Set('ele ela eles elas lhe lhes isso isto esse essa esses essas aquilo mesmo mesma lá aí'.split(' ')),
+    continuing: /^\s*(?:e|mas|também|ou|então|e se|e quanto|que tal)\b/iu,
+  },
+};
+/** In a language without its own lists: a message this short (in words) cannot stand alone ("Und die Kosten?"). */
+const SHORT_FOLLOW_UP_WORDS = 3;
+const WORD_SEGMENTS = new Intl.Segmenter(undefined, { granularity: 'word' });
+
+/**
  * True when a message can be searched for without the conversation: it neither
  * refers back (a pronoun, "and …", "what about …") nor consists only of generic
  * words. Measured on both evaluation sets (npm run eval:answers): carrying history
  * into a question that stands alone hurts when the conversation moved on.
+ * `language` (ISO 639-1, default English) picks the word lists: German, French,
+ * Spanish, Italian, Dutch and Portuguese have their own; any other language is
+ * told by length (at most SHORT_FOLLOW_UP_WORDS words: a follow-up).
  */
-export function standsAlone(message: string): boolean {
+export function standsAlone(message: string, language = 'en'): boolean {
+  if (language !== 'en') return standsAloneIn(message, language);
   if (CHANGING_OPENING.test(message)) return true;
   if (CONTINUING_OPENING.test(message)) return false;
   // "this year", "that day": pointing at the present, not back at the conversation.
   const words = message.toLowerCase().replace(DEICTIC_TIME, ' ').match(/[\p{L}\p{N}']+/gu) ?? [];
   if (words.some((w) => REFERRING_WORDS.has(w.replace(/'s$/u, '')))) return false;
   return tokenizeWords(message).some((w) => !GENERIC_WORDS.has(w));
+}
+
+function standsAloneIn(message: string, language: string): boolean {
+  const wordsOf = (text: string) => [...WORD_SEGMENTS.segment(text.toLowerCase())].filter((s) => s.isWordLike).map((s) => s.segment);
+  const signals = FOLLOW_UP_SIGNALS[language];
+  if (signals) {
+    if (signals.continuing.test(message)) return false;
+    // "gibt es", "es gibt": that something exists, as English "there is", not a reference back.
+    if (wordsOf(message.replace(/\b(?:gibt es|es gibt)\b/giu, ' ')).some((w) => signals.referring.has(w))) return false;
+  }
+  return wordsOf(message).length > SHORT_FOLLOW_UP_WORDS;
 }
 
 /** Earlier customer messages to carry at most: the topic is set within the last few. */
@@ -97,9 +149,9 @@ export interface HistoryWeights {
  * earlier messages back to the one that set the topic, oldest first, then the
  * message (the vectors have no weights, and "Is it free?" alone means nothing).
  */
-export function topicSearchQuery(message: string, earlier: EarlierMessage[], weights: HistoryWeights): SearchQuery {
+export function topicSearchQuery(message: string, earlier: EarlierMessage[], weights: HistoryWeights, language?: string): SearchQuery {
   const customer = earlier.filter((m) => m.role === 'user' && m.content.trim() !== '');
-  const alone = standsAlone(message);
+  const alone = standsAlone(message, language);
   const base = alone ? weights.weight : weights.followUpWeight;
   const history = customer
     .slice(-TOPIC_TURNS_MAX)
@@ -110,7 +162,7 @@ export function topicSearchQuery(message: string, earlier: EarlierMessage[], wei
   const topic: string[] = [];
   for (const m of [...customer].reverse()) {
     topic.push(m.content.trim());
-    if (standsAlone(m.content) || topic.length >= TOPIC_TURNS_MAX) break;
+    if (standsAlone(m.content, language) || topic.length >= TOPIC_TURNS_MAX) break;
   }
   return { text: message, vectorText: [...topic.reverse(), message.trim()].join('\n'), history, method: 'topic' };
 }

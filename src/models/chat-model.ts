@@ -6,7 +6,7 @@ import { ExtractiveChatModel, OFFLINE_CHAT_MODEL } from './extractive-chat-model
 import { retryRateLimitsWithBackoff } from './retries';
 
 /** What the offline responder needs of the shop: its order numbers (to call lookup_order) and its offline notice. */
-export type OfflineShopWords = Pick<ConstructorParameters<typeof ExtractiveChatModel>[1] & object, 'orderNumbers' | 'offlineNotice'>;
+export type OfflineShopWords = Pick<ConstructorParameters<typeof ExtractiveChatModel>[1] & object, 'orderNumbers' | 'offlineNotice' | 'offlineNoticeFor'>;
 
 /** A chat model and the name answers are recorded under. */
 export interface ChatModelChoice {

@@ -4,7 +4,7 @@ import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager
 import { BaseChatModel, type BaseChatModelParams, type BindToolsInput } from '@langchain/core/language_models/chat_models';
 import { AIMessage, AIMessageChunk, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
-import { parseKnowledge, type PromptPassage } from '../agent/prompts';
+import { answerLanguageOf, parseKnowledge, type PromptPassage } from '../agent/prompts';
 import { tokenizeWords } from '../knowledge/words';
 import type { TokenCounter } from '../memory/tokens';
 import { orderNumberPattern, type OrderNumberFormat } from '../agent/tools/lookup-order';
@@ -61,6 +61,8 @@ export class ExtractiveChatModel extends BaseChatModel {
       orderNumbers?: OrderNumberFormat | null;
       /** The answer's first sentence (the shop file's `words.offline_notice`); default OFFLINE_NOTICE. */
       offlineNotice?: string;
+      /** The shop's offline notice in a language (its `words.<lang>.offline_notice`, else the default set's). */
+      offlineNoticeFor?: (language: string) => string;
     } & BaseChatModelParams = {},
   ) {
     super(options);
@@ -118,7 +120,9 @@ export class ExtractiveChatModel extends BaseChatModel {
     const question = messages[questionAt]?.text ?? '';
     const toolResults = messages.slice(questionAt + 1).filter((m) => ToolMessage.isInstance(m));
 
-    const notice = this.options.offlineNotice ?? OFFLINE_NOTICE;
+    // The shop's notice in the customer's language, which the knowledge block names (formatAnswerLanguage).
+    const language = answerLanguageOf(knowledge);
+    const notice = (language && this.options.offlineNoticeFor?.(language)) || (this.options.offlineNotice ?? OFFLINE_NOTICE);
     const lookup = orderLookupArguments(question, this.options.orderNumbers ?? null);
     const toolCall =
       toolResults.length === 0 && lookup && (this.options.toolNames ?? []).includes('lookup_order')

@@ -47,35 +47,102 @@ const supportHoursSchema = z.strictObject({
 const WIDGET_OUTSIDE_HOURS =
   'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.';
 
-/** What customers read that is not the model's answer. Defaults are neutral; the sample shop spells out its own. */
-const wordsSchema = z.strictObject({
-  /** Appended to an escalated answer while people answer (or when no hours are set). */
-  human_offer: text(1000).default(
+/** Every fixed sentence a customer reads that is not the model's answer, with its default. */
+const WORD_DEFAULTS = {
+  human_offer:
     'I am not confident I have the right answer, so I have flagged this conversation for our support team: a human agent can take over if you would like.',
-  ),
-  /** Appended to an escalated answer outside support hours; `{hours}` becomes the hours with their time zone. */
-  outside_hours: text(1000).default(
+  outside_hours:
     'I am not confident I have the right answer, so I have flagged this conversation for our support team. They are not available right now (they answer {hours}); they will see your question and reply in this chat.',
-  ),
+  offline_notice: 'I am running in offline mode (no language model is configured), so I can only quote our help center and our records.',
+  sign_in: 'To see your orders and account, please sign in to your account on our shop and open the chat there.',
+  tool_failure: "I could not reach our shop's system just now, so I could not look that up. Please try again in a moment.",
+} as const;
+const WIDGET_DEFAULTS = {
+  subtitle: 'Answers from our help center, any time',
+  welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
+  outside_hours: WIDGET_OUTSIDE_HOURS,
+} as const;
+
+/** The widget's words; every field optional in a language's set, which falls back to the default set. */
+const widgetShape = {
+  title: text(80).optional(),
+  subtitle: text(200),
+  /** The first message of a new conversation; `{title}` becomes the title. */
+  welcome: text(1000),
+  /** Under an escalated answer outside support hours; `{hours}` becomes the hours. Its first sentence is shown in bold. */
+  outside_hours: text(1000),
+};
+
+const wordSetShape = {
+  /** Appended to an escalated answer while people answer (or when no hours are set). */
+  human_offer: text(1000).default(WORD_DEFAULTS.human_offer),
+  /** Appended to an escalated answer outside support hours; `{hours}` becomes the hours with their time zone. */
+  outside_hours: text(1000).default(WORD_DEFAULTS.outside_hours),
   /** The first sentence of an answer written without a language model (no OPENAI_API_KEY, or the model failed). */
-  offline_notice: text(1000).default(
-    'I am running in offline mode (no language model is configured), so I can only quote our help center and our records.',
-  ),
+  offline_notice: text(1000).default(WORD_DEFAULTS.offline_notice),
+  /** Told a customer who is not signed in when a tool answers only for the signed-in customer. */
+  sign_in: text(1000).default(WORD_DEFAULTS.sign_in),
+  /** Told the customer when one of the shop's systems (an action, an MCP server) failed or timed out. */
+  tool_failure: text(1000).default(WORD_DEFAULTS.tool_failure),
   widget: z
     .strictObject({
-      title: text(80).optional(),
-      subtitle: text(200).default('Answers from our help center, any time'),
-      /** The first message of a new conversation; `{title}` becomes the title. */
-      welcome: text(1000).default('Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.'),
-      /** Under an escalated answer outside support hours; `{hours}` becomes the hours. Its first sentence is shown in bold. */
-      outside_hours: text(1000).default(WIDGET_OUTSIDE_HOURS),
+      title: widgetShape.title,
+      subtitle: widgetShape.subtitle.default(WIDGET_DEFAULTS.subtitle),
+      welcome: widgetShape.welcome.default(WIDGET_DEFAULTS.welcome),
+      outside_hours: widgetShape.outside_hours.default(WIDGET_DEFAULTS.outside_hours),
     })
-    .default({
-      subtitle: 'Answers from our help center, any time',
-      welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
-      outside_hours: WIDGET_OUTSIDE_HOURS,
-    }),
+    .default({ ...WIDGET_DEFAULTS }),
+};
+
+/** One language's words (`words.de`): any of the default set's fields; what it leaves out comes from the default set. */
+const languageWordsSchema = z.strictObject({
+  human_offer: text(1000).optional(),
+  outside_hours: text(1000).optional(),
+  offline_notice: text(1000).optional(),
+  sign_in: text(1000).optional(),
+  tool_failure: text(1000).optional(),
+  widget: z
+    .strictObject({
+      title: widgetShape.title,
+      subtitle: widgetShape.subtitle.optional(),
+      welcome: widgetShape.welcome.optional(),
+      outside_hours: widgetShape.outside_hours.optional(),
+    })
+    .optional(),
 });
+export type LanguageWords = z.infer<typeof languageWordsSchema>;
+
+const WORD_FIELDS = new Set(Object.keys(wordSetShape));
+
+/**
+ * What customers read that is not the model's answer. The fields at the top are the
+ * default language's (the first of `languages`, else English); a two-letter
+ * language code holds another language's set (`de: {human_offer: …}`), each field
+ * falling back to the default set. Defaults are neutral; the sample shop spells out its own.
+ * Any other field is a mistake, reported with its path, as in a strict object.
+ */
+const wordsSchema = z
+  .looseObject(wordSetShape)
+  .superRefine((words, ctx) => {
+    for (const [key, value] of Object.entries(words)) {
+      if (WORD_FIELDS.has(key)) continue;
+      if (!/^[a-z]{2}$/.test(key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `unknown field "${key}" (another language's words go under its two-letter ISO 639-1 code, such as "de")` });
+        continue;
+      }
+      const parsed = languageWordsSchema.safeParse(value);
+      for (const issue of parsed.error?.issues ?? []) ctx.addIssue({ ...issue, code: 'custom', path: [key, ...issue.path], message: issue.message });
+    }
+  })
+  .transform((words) => {
+    const byLanguage: Record<string, LanguageWords> = {};
+    const base: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(words)) {
+      if (WORD_FIELDS.has(key)) base[key] = value;
+      else byLanguage[key] = languageWordsSchema.parse(value);
+    }
+    return { ...(base as z.infer<z.ZodObject<typeof wordSetShape>>), by_language: byLanguage };
+  });
 
 const siteUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
@@ -139,6 +206,8 @@ export const shopFileSchema = z
 export type ShopFileContent = z.infer<typeof shopFileSchema>;
 export type ShopAgent = ShopFileContent['agents'][number];
 export type ShopWords = ShopFileContent['words'];
+/** One language's complete words: the default set with that language's fields over it (see wordsFor). */
+export type WordSet = Omit<ShopWords, 'by_language'>;
 export type ShopKnowledge = ShopFileContent['knowledge'];
 export type OrderNumberFormat = z.infer<typeof orderNumbersSchema>;
 

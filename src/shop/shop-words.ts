@@ -1,5 +1,5 @@
 import type { SupportHours } from '../chat/support-hours';
-import type { ShopWords } from './shop-file';
+import type { ShopWords, WordSet } from './shop-file';
 
 /** What the widget shows before and around the answers, from the shop file's `words.widget`. */
 export interface WidgetWords {
@@ -11,8 +11,31 @@ export interface WidgetWords {
   outside_hours: string;
 }
 
+/**
+ * The widget's words in every language the shop file has words for, built into
+ * widget.js: `sets[default_language]` is the default set, and the widget shows the
+ * set for the page's `lang`, else the browser's language, else the default.
+ */
+export interface WidgetWordSets {
+  default_language: string;
+  sets: Record<string, WidgetWords>;
+}
+
+/**
+ * One language's words: the default set with the language's own fields over it
+ * (`words.de`), a field the language leaves out falling back to the default set's.
+ * The default language, or a language without a set, gets the default set.
+ */
+export function wordsFor(words: ShopWords, language: string | null | undefined): WordSet {
+  const { by_language: byLanguage, ...defaults } = words;
+  const own = language ? byLanguage[language] : undefined;
+  if (!own) return defaults;
+  const { widget, ...sentences } = own;
+  return { ...defaults, ...sentences, widget: { ...defaults.widget, ...widget } };
+}
+
 /** The widget's words: the shop file's, the title defaulting to "<shop> support". */
-export function widgetWords(shopName: string, words: ShopWords): WidgetWords {
+export function widgetWords(shopName: string, words: WordSet): WidgetWords {
   return {
     title: words.widget.title ?? `${shopName} support`,
     subtitle: words.widget.subtitle,
@@ -21,15 +44,25 @@ export function widgetWords(shopName: string, words: ShopWords): WidgetWords {
   };
 }
 
+/** The widget's words for the default language (`languages`' first, else English) and every language with its own set. */
+export function widgetWordSets(shopName: string, words: ShopWords, defaultLanguage: string): WidgetWordSets {
+  const sets: Record<string, WidgetWords> = { [defaultLanguage]: widgetWords(shopName, wordsFor(words, null)) };
+  for (const language of Object.keys(words.by_language)) {
+    if (language !== defaultLanguage) sets[language] = widgetWords(shopName, wordsFor(words, language));
+  }
+  return { default_language: defaultLanguage, sets };
+}
+
 /**
- * The end of an escalated answer, asked at answer time: the offer of a person
- * (`words.human_offer`), unless the support hours say nobody answers now
- * (`words.outside_hours`, with `{hours}` filled in).
+ * The end of an escalated answer, asked at answer time in the conversation's
+ * language: the offer of a person (`words.human_offer`), unless the support hours
+ * say nobody answers now (`words.outside_hours`, with `{hours}` filled in).
  */
-export function escalationOffer(words: Pick<ShopWords, 'human_offer' | 'outside_hours'>, supportHours: SupportHours): () => string {
-  return () => {
+export function escalationOffer(words: ShopWords, supportHours: SupportHours): (language?: string | null) => string {
+  return (language) => {
+    const set = wordsFor(words, language);
     const { open, hours } = supportHours.availability();
-    if (open !== false) return words.human_offer;
-    return words.outside_hours.replaceAll('{hours}', hours ?? '');
+    if (open !== false) return set.human_offer;
+    return set.outside_hours.replaceAll('{hours}', hours ?? '');
   };
 }

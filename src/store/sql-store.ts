@@ -73,6 +73,8 @@ const FN = {
     p_share_with_user: 'boolean',
   }),
   setMemorySetting: sqlFunction('set_session_memory', { p_session_id: 'text', p_setting: 'jsonb' }),
+  // Migration 20261126000900_conversation_language.
+  setLanguage: sqlFunction('set_session_language', { p_session_id: 'text', p_language: 'text' }),
   // Migration 20261125000100_customer_data_erasure.
   sessionErased: sqlFunction('session_erased', { p_session_id: 'text' }),
   latestUserSummary: sqlFunction('latest_user_summary', { p_user_id: 'text', p_exclude_session_id: 'text' }),
@@ -154,6 +156,8 @@ interface SessionRow {
   handler: 'bot' | 'human';
   agent_name: string | null;
   waiting_since: Date | string | null;
+  /** Migration 20261126000900_conversation_language. */
+  language?: string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -304,6 +308,11 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
 
   async setMemorySetting(sessionId: string, setting: ConversationMemorySetting | null): Promise<boolean> {
     const found = await this.fn.value<boolean>(FN.setMemorySetting, { p_session_id: sessionId, p_setting: setting });
+    return found === true;
+  }
+
+  async setSessionLanguage(sessionId: string, language: string | null): Promise<boolean> {
+    const found = await this.fn.value<boolean>(FN.setLanguage, { p_session_id: sessionId, p_language: language });
     return found === true;
   }
 
@@ -548,6 +557,7 @@ function toSessionRecord(r: SessionRow): SessionRecord {
     handler: r.handler ?? 'bot',
     agentName: r.agent_name ?? null,
     waitingSince: r.waiting_since ? new Date(r.waiting_since) : null,
+    language: r.language ?? null,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   };

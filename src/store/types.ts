@@ -71,6 +71,8 @@ export interface SessionRecord {
   agentName: string | null;
   /** When an escalated conversation held by nobody started waiting for a person; null when it is not waiting. */
   waitingSince: Date | null;
+  /** The customer's language (ISO 639-1), kept once told with confidence (setSessionLanguage); null until then. */
+  language: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -195,6 +197,9 @@ export interface ChatStore {
 
   /** Sets (or with null clears) the conversation's memory setting; false when there is no such session. */
   setMemorySetting(sessionId: string, setting: ConversationMemorySetting | null): Promise<boolean>;
+
+  /** Keeps (or with null forgets) the conversation's language, an ISO 639-1 code; false when there is no such session. */
+  setSessionLanguage(sessionId: string, language: string | null): Promise<boolean>;
 
   /** Sessions, newest activity first, one keyset page at a time. */
   listSessions(query: SessionListQuery): Promise<SessionListPage>;

@@ -13,7 +13,10 @@ const servers: Server[] = [];
 /** The pages router alone, with the service's 404 and error handling behind it. */
 async function servePagesFrom(publicDir: string, demoShop?: DemoShop): Promise<string> {
   const app = express();
-  const widget = { title: 'Sample support', subtitle: 'Answers any time', welcome: 'Hi from {title}.', outside_hours: 'Away. Back {hours}.' };
+  const widget = {
+    default_language: 'en',
+    sets: { en: { title: 'Sample support', subtitle: 'Answers any time', welcome: 'Hi from {title}.', outside_hours: 'Away. Back {hours}.' } },
+  };
   app.use(pagesRoutes({ publicDir, demoShop, shopName: 'Sample', widget, sampleShop: true }));
   app.use(notFoundHandler);
   app.use(errorHandler(createLogger('silent')));

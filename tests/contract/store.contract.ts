@@ -237,6 +237,21 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect(await subject.chat.setMemorySetting('contract:nobody', setting)).toBe(false);
     });
 
+    it("keeps and forgets the conversation's language on an existing session only", async () => {
+      await turn('contract:language', [user('Wo ist meine Bestellung?'), answer('Sie ist unterwegs.')]);
+      expect((await subject.chat.getSession('contract:language'))!.language).toBeNull();
+      expect(await subject.chat.setSessionLanguage('contract:language', 'de')).toBe(true);
+      expect((await subject.chat.getSession('contract:language'))!.language).toBe('de');
+      // A later turn leaves it as it is.
+      await turn('contract:language', [user('ok'), answer('Gern.')]);
+      expect((await subject.chat.getSession('contract:language'))!.language).toBe('de');
+      expect(await subject.chat.setSessionLanguage('contract:language', null)).toBe(true);
+      expect((await subject.chat.getSession('contract:language'))!.language).toBeNull();
+      expect(await subject.chat.setSessionLanguage('contract:nobody', 'de')).toBe(false);
+      // Only a two-letter code is stored, whatever a caller sends.
+      await expect(subject.chat.setSessionLanguage('contract:language', 'deutsch')).rejects.toThrow();
+    });
+
     it('pages through sessions newest first, finds text literally, filters escalation', async () => {
       for (let i = 0; i < 5; i++) await turn(`contract:list.${i}`, [user(`question ${i} about 50%_off`), answer('ok')]);
       await turn('contract:list.escalated', [user('help!'), { ...answer('sorry'), escalated: true }]);

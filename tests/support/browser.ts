@@ -39,8 +39,9 @@ export interface TestPage {
 }
 
 /** A fresh context (empty storage) and page for one test, collecting the page's uncaught errors. */
-export async function openTestPage(browser: Browser, viewport: { width: number; height: number }): Promise<TestPage> {
-  const context = await browser.newContext({ viewport });
+export async function openTestPage(browser: Browser, viewport: { width: number; height: number }, options: { locale?: string } = {}): Promise<TestPage> {
+  // locale: the browser's language (navigator.language and Accept-Language), e.g. 'de-DE'.
+  const context = await browser.newContext({ viewport, ...(options.locale && { locale: options.locale }) });
   const page = await context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));

@@ -13,7 +13,7 @@ import {
 import type { Summarizer } from '../../memory/summarizer';
 import type { Logger } from '../../observability/logger';
 import type { ChatStore } from '../../store/types';
-import { buildSystemPrompt, formatKnowledge } from '../prompts';
+import { buildSystemPrompt, formatAnswerLanguage, formatKnowledge } from '../prompts';
 import { derivedFromTools, toolsNow, type ToolList } from '../tool-list';
 import type { SideModelCall } from '../../models/token-usage';
 import type { SupportStateType, SupportStateUpdate } from '../state';
@@ -48,7 +48,10 @@ export function makeApplyMemoryNode(options: ApplyMemoryOptions) {
   return async function applyMemory(state: SupportStateType, config: LangGraphRunnableConfig): Promise<SupportStateUpdate> {
     const toolTokens = toolTokensNow();
     const system = buildSystemPrompt({ instructions: options.instructions, crossSessionMemory: state.cross_session_memory });
-    const knowledge = formatKnowledge(state.retrieved_documents);
+    // The customer's language goes with the passages, just before the question, where models heed it most.
+    const knowledge = state.language
+      ? `${formatKnowledge(state.retrieved_documents)}\n\n${formatAnswerLanguage(state.language)}`
+      : formatKnowledge(state.retrieved_documents);
     const fixedTokens =
       options.countTokens({ content: system }) + options.countTokens({ content: knowledge }) + options.countTokens({ content: state.query });
     const input: StrategyInput = {

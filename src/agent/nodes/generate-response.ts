@@ -36,7 +36,7 @@ export interface GenerateResponseOptions {
   /** Each model call as a generation (model, token usage) of the request's trace. */
   tracing?: Tracing;
   /** What an escalated answer ends with, asked at answer time (outside SUPPORT_HOURS it promises no person); default HUMAN_HANDOFF_OFFER. */
-  escalationOffer?: () => string;
+  escalationOffer?: (language?: string | null) => string;
   /** Send OpenAI's prompt_cache_key (promptCacheKeyFor the session) with every call (OPENAI_PROMPT_CACHE_KEY, default on). */
   sendPromptCacheKey?: boolean;
   /** Tokens of a message as a chat request costs it. */
@@ -125,7 +125,7 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     const groundedByTools = state.messages.some((m) => m.getType() === 'tool');
     const escalated = state.confidence < options.escalationThreshold && !groundedByTools;
     return {
-      response: escalated ? `${answer}\n\n${options.escalationOffer?.() ?? HUMAN_HANDOFF_OFFER}` : answer,
+      response: escalated ? `${answer}\n\n${options.escalationOffer?.(state.language) ?? HUMAN_HANDOFF_OFFER}` : answer,
       escalated,
       usage,
       degraded,

@@ -13,6 +13,8 @@ export interface ConversationIdentity {
   sessionId: string;
   /** The client's address, for the per-client limit on wrong order proofs; null when unknown. */
   clientAddress: string | null;
+  /** The shop's fixed sentences for the customer, in the conversation's language (the shop file's words); absent: the built-in English hints. */
+  sentences?: CustomerSentences;
   /**
    * Ends the turn with this error (an HTTP error the caller gets, such as 429):
    * a tool's refusal that must reach the client, not only the model.
@@ -42,3 +44,14 @@ export function isSameCustomer(a: string, b: string): boolean {
 
 /** How a visitor becomes a verified customer: said in every refusal of personal data. */
 export const SIGN_IN_HINT = 'To see their orders and account, the customer can sign in to their account on the shop and open the chat there.';
+
+/** The sentences the tools pass on to the customer word for word: the shop file's `words.sign_in` and `words.tool_failure`. */
+export interface CustomerSentences {
+  sign_in: string;
+  tool_failure: string;
+}
+
+/** The sign-in hint of a refusal: the shop's own sentence in the customer's language, quoted for the model, else SIGN_IN_HINT. */
+export function signInHint(identity: Pick<ConversationIdentity, 'sentences'>): string {
+  return identity.sentences ? `Tell the customer, in these words: "${identity.sentences.sign_in}"` : SIGN_IN_HINT;
+}

@@ -1,7 +1,7 @@
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 import type { CommerceStore, CustomerProfile } from '../../store/commerce-store';
-import { conversationIdentity, isSameCustomer, SIGN_IN_HINT } from './conversation-customer';
+import { conversationIdentity, isSameCustomer, signInHint } from './conversation-customer';
 
 export const GET_USER_PROFILE = 'get_user_profile';
 
@@ -16,10 +16,11 @@ export const GET_USER_PROFILE = 'get_user_profile';
 export function createGetUserProfileTool(commerce: CommerceStore) {
   return tool(
     async ({ user_id }, config) => {
-      const customer = conversationIdentity(config).verifiedCustomerId;
+      const identity = conversationIdentity(config);
+      const customer = identity.verifiedCustomerId;
       if (!customer) {
         return (
-          `This conversation is not signed in to a customer account, so no customer profile or order history can be shared. ${SIGN_IN_HINT} ` +
+          `This conversation is not signed in to a customer account, so no customer profile or order history can be shared. ${signInHint(identity)} ` +
           'Without signing in, one order can be looked up with its order number and the e-mail address or delivery postcode used for it.'
         );
       }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CommerceStore, OrderRecord } from '../../store/commerce-store';
 import { OrderProofLimitError } from '../../errors';
 import type { OrderProofs, ProofOutcome } from '../../identity/order-proofs';
-import { conversationIdentity, isSameCustomer, SIGN_IN_HINT } from './conversation-customer';
+import { conversationIdentity, isSameCustomer, signInHint } from './conversation-customer';
 
 export const LOOKUP_ORDER = 'lookup_order';
 
@@ -82,7 +82,7 @@ export function createLookupOrderTool(commerce: CommerceStore, proofs: OrderProo
       const proof = { email: email?.trim() || undefined, postcode: postcode?.trim() || undefined };
       if (!proof.email && !proof.postcode) {
         const why = customer ? `Order ${orderId} is not on the signed-in customer's account.` : `This conversation is not signed in to a customer account.`;
-        const hint = customer ? '' : ` ${SIGN_IN_HINT}`;
+        const hint = customer ? '' : ` ${signInHint(identity)}`;
         return `${why} To look up order ${orderId}, ask the customer for the e-mail address or the delivery postcode used for it, then look it up again with that detail.${hint}`;
       }
       let outcome: ProofOutcome;
@@ -91,7 +91,7 @@ export function createLookupOrderTool(commerce: CommerceStore, proofs: OrderProo
       } catch (error) {
         if (!(error instanceof OrderProofLimitError)) throw error;
         identity.stopTurn(error);
-        return `Too many lookups with details that did not match: no more order lookups are possible for now. ${SIGN_IN_HINT}`;
+        return `Too many lookups with details that did not match: no more order lookups are possible for now. ${signInHint(identity)}`;
       }
       if (outcome === 'mismatch') {
         return `The details given cannot be matched to order ${orderId}, so nothing about it can be shared. Ask the customer to check the order number and the e-mail address or postcode on the order confirmation.`;

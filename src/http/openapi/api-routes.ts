@@ -99,6 +99,7 @@ const answerExample = {
   history: { messages: 2, tokens: 127 },
   memory: { strategy: 'window', tokens_before: 1081, tokens_after: 1081, source: 'agent' },
   degraded: [],
+  language: 'en',
   session_token: 'c2Vzc2lvbi0xMjM.…',
 };
 const queuedExample = { session_id: 'session-123', handler: 'human', agent_name: 'Maria', message_id: '9b2d4c1e-5f3a-4e7b-8c6d-1a2b3c4d5e6f' };

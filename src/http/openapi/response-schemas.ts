@@ -71,6 +71,7 @@ export const chatAnswerSchema = z
     // The memory report's fields are documented in docs/memory.md.
     memory: z.looseObject({ strategy: z.string(), tokens_before: z.int(), tokens_after: z.int(), source: z.string() }),
     degraded: z.array(z.string()),
+    language: z.string().meta({ description: "The customer's language the answer was asked in (ISO 639-1): the request's `language`, else the message's, else the conversation's." }),
     redacted: redactedSchema.optional(),
     session_token: z.string().optional().meta({ description: 'Given when this request started the session or proved it may continue it.' }),
   })

@@ -15,6 +15,7 @@ import type { ChatStore, StoredMessage } from '../../store/types';
 import { agentKeyCheck, requireAgentKey } from '../auth';
 import { describeError, logFailure } from '../error-handler';
 import { chatRequestSchema, encodeCursor, historyQuerySchema, sessionIdSchema, sessionListQuerySchema } from '../schemas';
+import { languageFromAcceptLanguage } from '../../chat/conversation-language';
 import { SESSION_TOKEN_HEADER, type SessionTokens } from '../session-token';
 import { parseInput } from '../validate';
 
@@ -79,6 +80,9 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
       agentType: body.agent_type,
       memoryStrategy: body.memory_strategy,
       memoryInjection: body.memory_injection,
+      ...(body.language && { language: body.language }),
+      // The widget sends the page's lang, then the browser's languages; any browser sends the latter.
+      widgetLanguage: languageFromAcceptLanguage(req.get('accept-language')),
     };
   };
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import express, { Router, type Response } from 'express';
 import { AppError } from '../../errors';
+import type { WidgetWordSets } from '../../shop/shop-words';
 
 /** Where `npm run build` (scripts/build-web.ts) writes the pages. */
 export const DEFAULT_PUBLIC_DIR = path.resolve(__dirname, '../../../public');
@@ -9,8 +10,8 @@ export const DEFAULT_PUBLIC_DIR = path.resolve(__dirname, '../../../public');
 /** The shop as its pages show it. */
 export interface ShopPages {
   shopName: string;
-  /** The widget's words (title, subtitle, welcome), built into widget.js as it is served. */
-  widget: { title: string; subtitle: string; welcome: string; outside_hours: string };
+  /** The widget's words (title, subtitle, welcome, outside hours) in each language the shop has words for, built into widget.js as it is served. */
+  widget: WidgetWordSets;
   /** True: / is the sample shop's demo page (web/index.html); false: a plain page naming the shop, with the widget. */
   sampleShop: boolean;
   /** The demo's signed-in customer (sample shop only); absent (a shop's real secret is configured): the page shows the anonymous visitor only. */

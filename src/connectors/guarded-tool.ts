@@ -5,6 +5,7 @@ import type { TokenCounter } from '../memory/tokens';
 import type { BindingSource } from './connector-config';
 import type { ConnectorContext } from './connector-context';
 import { NetworkGuardError } from './network-guard';
+import { SHOP_TOOL_FACTS_KEY, type ShopToolFacts } from './shop-tool-facts';
 
 /** A JSON Schema object describing a tool's arguments (type "object"). */
 export type JsonSchemaObject = Record<string, unknown> & { type: 'object'; properties: Record<string, unknown>; required?: string[] };
@@ -151,6 +152,12 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
         return shown.text;
       });
     },
-    { name: spec.name, description: spec.description, schema: spec.schema },
+    {
+      name: spec.name,
+      description: spec.description,
+      schema: spec.schema,
+      // What the tool is, for those who list or choose tools without calling them (shop-tool-facts.ts).
+      metadata: { [SHOP_TOOL_FACTS_KEY]: { kind: spec.trace.kind, source: spec.trace.source, method: spec.trace.method ?? null, bound: spec.bind } satisfies ShopToolFacts },
+    },
   ) as unknown as StructuredTool;
 }

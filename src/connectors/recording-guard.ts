@@ -37,8 +37,11 @@ export class RecordingNetworkGuard extends NetworkGuard {
     return { value, sent };
   }
 
-  override request(request: GuardedRequest): Promise<GuardedResponse> {
-    this.recording.getStore()?.push({
+  override async request(request: GuardedRequest): Promise<GuardedResponse> {
+    const sent = this.recording.getStore();
+    // A request the guard refuses is not sent: it is noted only once it passes the check.
+    if (sent) await this.check(request.url, request);
+    sent?.push({
       method: (request.method ?? 'GET').toUpperCase(),
       url: String(request.url),
       headers: hideHeaderValues(request.headers ?? {}),
@@ -53,6 +56,7 @@ export class RecordingNetworkGuard extends NetworkGuard {
       const sent = this.recording.getStore();
       if (sent) {
         const url = typeof input === 'string' || input instanceof URL ? input.toString() : input.url;
+        await this.check(url, policy);
         const headers = Object.fromEntries(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).entries());
         sent.push({
           method: (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase(),

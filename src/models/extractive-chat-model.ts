@@ -60,7 +60,7 @@ export class ExtractiveChatModel extends BaseChatModel {
       toolNames?: readonly string[];
       /** The shop's read-only actions it may call by the rule of offline-actions.ts (set by bindTools). */
       offlineActions?: readonly OfflineAction[];
-      /** The shop's order numbers, which make it call lookup_order; null or absent: it never does. */
+      /** The shop's order numbers, which make it call lookup_order or a read-only action (offline-actions.ts); null or absent: it never does. */
       orderNumbers?: OrderNumberFormat | null;
       /** The answer's first sentence (the shop file's `words.offline_notice`); default OFFLINE_NOTICE. */
       offlineNotice?: string;

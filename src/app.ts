@@ -13,6 +13,7 @@ import { DEFAULT_PUBLIC_DIR, pagesRoutes, type ShopPages } from './http/routes/p
 import { healthRoutes, type HealthParts } from './http/routes/health';
 import { knowledgeRoutes, type KnowledgeRoutesParts } from './http/routes/knowledge';
 import { privacyRoutes, type PrivacyRoutesParts } from './http/routes/privacy';
+import { shopToolsRoutes, type ShopToolsRoutesParts } from './http/routes/shop-tools';
 import { apiRoutes } from './http/openapi/api-routes';
 import { openApiDocument } from './http/openapi/document';
 import { keepRequestContext, keepRequestContextOnError, requestLogging, requestMetrics } from './observability/http';
@@ -29,6 +30,8 @@ export interface AppParts {
   knowledge: KnowledgeRoutesParts;
   /** Export, erasure and the erasure audit of customers' data. */
   privacy: PrivacyRoutesParts;
+  /** The console's tools page: the shop's tools and a trial of one (agent key). */
+  shopTools: ShopToolsRoutesParts;
   metrics: Metrics;
   logger: Logger;
   /** Origins whose pages may call the chat endpoints from a browser (WIDGET_ALLOWED_ORIGINS). */
@@ -93,6 +96,7 @@ export function createApp(parts: AppParts): Express {
   app.use('/api/v1', handoffRoutes(parts.handoff));
   app.use('/api/v1', knowledgeRoutes(parts.knowledge));
   app.use('/api/v1', privacyRoutes(parts.privacy));
+  app.use('/api/v1', shopToolsRoutes(parts.shopTools));
   const openApi = openApiDocument(
     apiRoutes({
       messageMaxChars: parts.chat.messageMaxChars,

@@ -9,7 +9,8 @@ import { HandoffService } from './chat/handoff';
 import { IdempotentRequests } from './chat/idempotency';
 import { SupportHours } from './chat/support-hours';
 import type { Config } from './config';
-import { NetworkGuard } from './connectors/network-guard';
+import type { NetworkGuard } from './connectors/network-guard';
+import { RecordingNetworkGuard } from './connectors/recording-guard';
 import { agentKeyCheck } from './http/auth';
 import { EventStreams } from './http/routes/handoff';
 import { newSecret, SESSION_TOKEN_SECRET_NAME, SessionTokens } from './http/session-token';
@@ -105,7 +106,8 @@ export async function createDependencies(config: Config, logger: Logger, databas
       ? SupportHours.fromSchedule(shop.supportHours)
       : new SupportHours(config.handoff.supportHours, config.handoff.supportTimezone);
     // Every request to a URL the service was given (the shop's API, MCP over HTTP) goes through it.
-    const networkGuard = new NetworkGuard();
+    // It can also say what one tool call sent: the console's tools page shows it.
+    const networkGuard = new RecordingNetworkGuard();
     // Customers' messages before storage, and the results of the shop's systems before the model sees them.
     const redactor = new Redactor(config.redaction.detectors);
     // Texts stored before this redaction are masked again, batch by batch, while the service answers.
@@ -156,7 +158,10 @@ export async function createDependencies(config: Config, logger: Logger, databas
       store: storage.store,
       shop,
       networkGuard,
-      appParts: assembleAppParts({ config, shop, storage, models, metrics, tracing, redactor, access, chatService, conversations, customerData, logger }),
+      appParts: {
+        ...assembleAppParts({ config, shop, storage, models, metrics, tracing, redactor, access, chatService, conversations, customerData, logger }),
+        shopTools: { tools: () => shopAgents.shopTools(), guard: networkGuard, agents: shop.agents.map((a) => ({ key: a.key, tools: a.tools })), agentApiKey: access.agentApiKey, logger },
+      },
       tracing,
       erasure: customerData.erasure,
       retention: customerData.retention,
@@ -376,7 +381,7 @@ function assembleAppParts(parts: {
   conversations: Conversations;
   customerData: CustomerDataLifecycle;
   logger: Logger;
-}): AppParts {
+}): Omit<AppParts, 'shopTools'> {
   const { config, shop, storage, models, metrics, tracing, redactor, chatService, logger } = parts;
   const { agentApiKey, sessionTokens, customerTokens, identitySecret } = parts.access;
   const { feed, streams, handoff } = parts.conversations;

@@ -8,6 +8,7 @@ import { ApiError, apiErrorOf, getJson } from './api';
 import { el, renderAnswerText, sourceHref, sourcePage, type Child } from './dom';
 import { createHandoffConsole } from './handoff-console';
 import { knowledgePage } from './knowledge';
+import { toolsPage } from './shop-tools';
 
 interface SessionSummary {
   session_id: string;
@@ -152,7 +153,12 @@ const eraseConfirmButton = byId<HTMLButtonElement>('erase-confirm-button');
 const eraseCancel = byId<HTMLButtonElement>('erase-cancel');
 const viewsNav = byId<HTMLElement>('views');
 const knowledgeView = byId<HTMLElement>('knowledge');
-const viewLinks = { conversations: byId<HTMLAnchorElement>('view-conversations'), knowledge: byId<HTMLAnchorElement>('view-knowledge') };
+const toolsView = byId<HTMLElement>('tools');
+const viewLinks = {
+  conversations: byId<HTMLAnchorElement>('view-conversations'),
+  knowledge: byId<HTMLAnchorElement>('view-knowledge'),
+  tools: byId<HTMLAnchorElement>('view-tools'),
+};
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -210,19 +216,21 @@ function showConsole(): void {
 
 type View = keyof typeof viewLinks;
 
-/** The console's two pages: the conversations, and the knowledge base (#knowledge). */
+/** The console's pages: the conversations, the knowledge base (#knowledge) and the shop's tools (#tools). */
 function showView(view: View): void {
   consoleView.hidden = view !== 'conversations';
   knowledgeView.hidden = view !== 'knowledge';
+  toolsView.hidden = view !== 'tools';
   for (const [name, link] of Object.entries(viewLinks)) {
     if (name === view) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   if (view === 'knowledge') knowledge.show();
+  if (view === 'tools') tools.show();
 }
 
 function showViewFromAddress(): void {
-  showView(location.hash === '#knowledge' ? 'knowledge' : 'conversations');
+  showView(location.hash === '#knowledge' ? 'knowledge' : location.hash === '#tools' ? 'tools' : 'conversations');
 }
 
 window.addEventListener('hashchange', () => {
@@ -237,8 +245,10 @@ function signOut(reason = ''): void {
   detailRequest++;
   consoleView.hidden = true;
   knowledgeView.hidden = true;
+  toolsView.hidden = true;
   viewsNav.hidden = true;
   knowledge.reset();
+  tools.reset();
   signOutButton.hidden = true;
   handoff.stop();
   signInSection.hidden = false;
@@ -715,6 +725,11 @@ const knowledge = knowledgePage({
   authorization: () => ({ authorization: `Bearer ${agentKey ?? ''}` }),
   onUnauthorized: () => signOut('The agent key was not accepted. Sign in again.'),
   formatTime: (iso) => timeElement(iso),
+});
+
+const tools = toolsPage({
+  authorization: () => ({ authorization: `Bearer ${agentKey ?? ''}` }),
+  onUnauthorized: () => signOut('The agent key was not accepted. Sign in again.'),
 });
 
 function timeElement(iso: string): HTMLTimeElement {

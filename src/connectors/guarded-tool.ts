@@ -5,6 +5,7 @@ import type { TokenCounter } from '../memory/tokens';
 import type { BindingSource } from './connector-config';
 import type { ConnectorContext } from './connector-context';
 import { NetworkGuardError } from './network-guard';
+import { SHOP_TOOL_FACTS_KEY, type ShopToolFacts } from './shop-tool-facts';
 
 /** A JSON Schema object describing a tool's arguments (type "object"). */
 export type JsonSchemaObject = Record<string, unknown> & { type: 'object'; properties: Record<string, unknown>; required?: string[] };
@@ -187,7 +188,14 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
       });
       return [text, record(sentArguments)];
     },
-    // The artifact (what was sent) reaches the ToolMessage; a direct invoke still returns the text alone.
-    { name: spec.name, description: spec.description, schema: spec.schema, responseFormat: 'content_and_artifact' },
+    {
+      name: spec.name,
+      description: spec.description,
+      schema: spec.schema,
+      // The artifact (what was sent) reaches the ToolMessage; a direct invoke still returns the text alone.
+      responseFormat: 'content_and_artifact',
+      // What the tool is, for those who list or choose tools without calling them (shop-tool-facts.ts).
+      metadata: { [SHOP_TOOL_FACTS_KEY]: { kind: spec.trace.kind, source: spec.trace.source, method: spec.trace.method ?? null, bound: spec.bind } satisfies ShopToolFacts },
+    },
   ) as unknown as StructuredTool;
 }

@@ -8,6 +8,7 @@ import { answerLanguageOf, parseKnowledge, type PromptPassage } from '../agent/p
 import { tokenizeWords } from '../knowledge/words';
 import type { TokenCounter } from '../memory/tokens';
 import { orderNumberPattern, type OrderNumberFormat } from '../agent/tools/lookup-order';
+import { offlineActionCall, offlineActionsOf, quoteToolAnswer, runHasVerifiedCustomer, type OfflineAction } from './offline-actions';
 
 export const OFFLINE_CHAT_MODEL = 'offline-extractive';
 
@@ -57,7 +58,9 @@ export class ExtractiveChatModel extends BaseChatModel {
       streamPieceDelayMs?: number;
       /** The tools it may call (bindTools); it calls them by simple rules. */
       toolNames?: readonly string[];
-      /** The shop's order numbers, which make it call lookup_order; null or absent: it never does. */
+      /** The shop's read-only actions it may call by the rule of offline-actions.ts (set by bindTools). */
+      offlineActions?: readonly OfflineAction[];
+      /** The shop's order numbers, which make it call lookup_order or a read-only action (offline-actions.ts); null or absent: it never does. */
       orderNumbers?: OrderNumberFormat | null;
       /** The answer's first sentence (the shop file's `words.offline_notice`); default OFFLINE_NOTICE. */
       offlineNotice?: string;
@@ -69,7 +72,7 @@ export class ExtractiveChatModel extends BaseChatModel {
   }
 
   override bindTools(tools: BindToolsInput[]): ExtractiveChatModel {
-    return new ExtractiveChatModel(this.tokenCounter, { ...this.options, toolNames: tools.map(toolNameOf) });
+    return new ExtractiveChatModel(this.tokenCounter, { ...this.options, toolNames: tools.map(toolNameOf), offlineActions: offlineActionsOf(tools) });
   }
 
   _llmType(): string {
@@ -124,10 +127,14 @@ export class ExtractiveChatModel extends BaseChatModel {
     const language = answerLanguageOf(knowledge);
     const notice = (language && this.options.offlineNoticeFor?.(language)) || (this.options.offlineNotice ?? OFFLINE_NOTICE);
     const lookup = orderLookupArguments(question, this.options.orderNumbers ?? null);
-    const toolCall =
-      toolResults.length === 0 && lookup && (this.options.toolNames ?? []).includes('lookup_order')
-        ? { id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, name: 'lookup_order', args: lookup, type: 'tool_call' as const }
-        : null;
+    // lookup_order first (the sample shop's tables); else the shop's own read-only action, by its rule.
+    const call =
+      toolResults.length > 0
+        ? null
+        : lookup && (this.options.toolNames ?? []).includes('lookup_order')
+          ? { name: 'lookup_order', args: lookup as Record<string, string> }
+          : offlineActionCall(question, this.options.offlineActions ?? [], this.options.orderNumbers ?? null, runHasVerifiedCustomer());
+    const toolCall = call ? { id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, ...call, type: 'tool_call' as const } : null;
     const answer = toolCall
       ? ''
       : toolResults.length > 0
@@ -171,7 +178,7 @@ export function composeToolAnswer(question: string, results: ToolMessage[], noti
       const passages = parseKnowledge(result.text);
       if (passages.length > 0) return composeExtractiveAnswer(question, passages, '').trim();
     }
-    return result.text;
+    return quoteToolAnswer(result.name ?? 'The tool', result.text);
   });
   return `${notice} ${parts.join('\n\n')}`;
 }

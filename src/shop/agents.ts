@@ -1,3 +1,4 @@
+import type { StructuredTool } from '@langchain/core/tools';
 import { compileSupportGraph, type SupportGraphParts } from '../agent/graph';
 import { toolsNow, type ToolList } from '../agent/tool-list';
 import { createSupportTools, type SupportToolParts } from '../agent/tools';
@@ -19,6 +20,8 @@ export interface ShopAgents {
   agents: Map<string, AgentRuntime>;
   /** The agent a request without agent_type gets: the shop file's first. */
   defaultAgentType: string;
+  /** The tools of the shop's own systems offered now (actions, connected MCP servers' tools): the console's tools page. */
+  shopTools(): StructuredTool[];
   close(): Promise<void>;
 }
 
@@ -46,7 +49,7 @@ export async function createShopAgents(parts: {
     ...parts.graph,
     escalationOffer: escalationOffer(shop.words, parts.supportHours),
   });
-  return { agents, defaultAgentType: shop.agents[0]!.key, close: () => systems.close() };
+  return { agents, defaultAgentType: shop.agents[0]!.key, shopTools: () => systems.tools(), close: () => systems.close() };
 }
 
 /** One graph per agent, by key (the default first), each with the instructions and exactly the tools it names (read per answer). */

@@ -257,6 +257,11 @@ describe('real responses validate against the document', () => {
     await check('delete', '/api/v1/customers/{user_id}', '/api/v1/customers/priya.raman%40example.com', {}, 401);
     await check('get', '/api/v1/audit/erasures', '/api/v1/audit/erasures?limit=1', { headers: agent }, 200);
     await check('get', '/api/v1/audit/erasures', '/api/v1/audit/erasures?cursor=x', { headers: agent }, 400);
+    // The sample shop has no actions: the tools page lists none, and a trial finds no such tool.
+    await check('get', '/api/v1/shop/tools', '/api/v1/shop/tools', { headers: agent }, 200);
+    await check('get', '/api/v1/shop/tools', '/api/v1/shop/tools', {}, 401);
+    await check('post', '/api/v1/shop/tools/{name}/try', '/api/v1/shop/tools/getOrder/try', { headers: { ...agent, ...jsonHeaders }, body: '{}' }, 404);
+    await check('post', '/api/v1/shop/tools/{name}/try', '/api/v1/shop/tools/getOrder/try', { headers: { ...agent, ...jsonHeaders }, body: '{"customer":"x"}' }, 400);
     await check('get', '/health/live', '/health/live', {}, 200);
     await check('get', '/health', '/health', {}, 200);
     await check('get', '/health/ready', '/health/ready', {}, 200);

@@ -56,9 +56,15 @@ export async function startOrdersApi(): Promise<OrdersApi> {
     };
     const mine = url.pathname.match(/^\/customers\/([^/]+)\/orders$/);
     const one = url.pathname.match(/^\/orders\/([^/]+)$/);
+    const mineOne = url.pathname.match(/^\/customers\/([^/]+)\/orders\/([^/]+)$/);
     if (req.method === 'GET' && mine) {
       const customer = decodeURIComponent(mine[1]!);
       return json(200, { orders: Object.values(API_ORDERS).filter((o) => o.customerId === customer) });
+    }
+    if (req.method === 'GET' && mineOne) {
+      // One order of one customer: another customer's order is "not found", as a shop's API answers.
+      const order = API_ORDERS[decodeURIComponent(mineOne[2]!)];
+      return order && order.customerId === decodeURIComponent(mineOne[1]!) ? json(200, order) : json(404, { error: 'not found' });
     }
     if (req.method === 'GET' && one) {
       const order = API_ORDERS[decodeURIComponent(one[1]!)];
@@ -123,6 +129,20 @@ paths:
           schema: { type: string, enum: [processing, shipped, delivered] }
       responses:
         '200': { description: The orders, content: { application/json: { schema: { $ref: '#/components/schemas/OrderList' } } } }
+  /customers/{customerId}/orders/{orderId}:
+    get:
+      operationId: getMyOrder
+      summary: One order of the signed-in customer, by its number
+      parameters:
+        - $ref: '#/components/parameters/CustomerId'
+        - name: orderId
+          in: path
+          required: true
+          description: The order number, like BK-1001.
+          schema: { type: string, pattern: '^BK-\\d{4}$' }
+      responses:
+        '200': { description: The order }
+        '404': { description: No such order for this customer }
   /orders/{orderId}:
     get:
       operationId: getOrder

@@ -36,6 +36,7 @@ import {
   takeoverSchema,
 } from '../schemas';
 import { feedbackRequestSchema } from '../routes/feedback';
+import { shopToolListSchema, shopToolNameSchema, toolTrialRequestSchema, toolTrialSchema } from '../routes/shop-tools';
 import { SESSION_TOKEN_HEADER } from '../session-token';
 import { CUSTOMER_TOKEN_HEADER } from '../../identity/customer-token';
 import { privacyApiRoutes } from './privacy-routes';
@@ -371,6 +372,31 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
       query: knowledgeSyncsQuerySchema,
       responses: { 200: { description: 'One page; pass next_cursor as cursor for the next.', schema: knowledgeSyncListSchema } },
       errors: [400, 401],
+    },
+    {
+      method: 'get',
+      path: '/api/v1/shop/tools',
+      tag: 'review',
+      summary: "The tools of the shop's systems",
+      description: "Each action and connected MCP tool: its arguments, the ones bound to the verified customer, whether it writes, and the agents that name it.",
+      security: ['agentKey'],
+      responses: { 200: { description: 'The tools, in the order the agents are offered them.', schema: shopToolListSchema } },
+      errors: [401],
+    },
+    {
+      method: 'post',
+      path: '/api/v1/shop/tools/:name/try',
+      tag: 'review',
+      summary: 'Try one read-only tool as a verified customer',
+      description:
+        'Calls the tool exactly as a conversation of that customer would (binding, headers, network guard, caps, redaction) and answers ' +
+        'what was sent (header values hidden) and what the model would receive. Nothing is stored. 403 `tool_writes` for a tool that may ' +
+        'write (an action that is not a GET, an MCP tool): try those with `npm run shop -- try`. 400 when the arguments do not fit the tool.',
+      security: ['agentKey'],
+      params: { name: shopToolNameSchema },
+      body: json(toolTrialRequestSchema, { customer_id: 'customer-123', arguments: { orderNumber: 'AB-12345' } }),
+      responses: { 200: { description: 'What was sent and what the model would receive.', schema: toolTrialSchema } },
+      errors: [400, 401, 403, 404, 415],
     },
     ...privacyApiRoutes(),
     {

@@ -1,0 +1,176 @@
+/**
+ * npm run shop -- check [--file shop.yaml]
+ * npm run shop -- try <tool> [--customer <id>] [--email <address>] [--file shop.yaml] key=value…
+ *
+ * Tries the shop's own tools before a model is paid for. `check` reads the shop
+ * file (SHOP_FILE, or --file), every OpenAPI document and every MCP server, lists
+ * each tool with its arguments, which are bound and whether it writes, reaches each
+ * action's base URL with a HEAD request, and exits 1 with one line per problem.
+ * `try` calls one tool as a conversation of that verified customer would (through
+ * the network guard, with the binding, the headers, the caps and the redaction)
+ * and prints what was sent (header values hidden) and what the model would receive.
+ * Without --customer the conversation is anonymous. Nothing is stored.
+ */
+import { TOOL_NAMES } from '../src/agent/tools';
+import { loadConfig, loadDotEnvFile, type Config } from '../src/config';
+import type { ConnectorContext } from '../src/connectors/connector-context';
+import { RecordingNetworkGuard } from '../src/connectors/recording-guard';
+import { TokenCounter } from '../src/memory/tokens';
+import { NO_TRACING } from '../src/observability/langfuse';
+import { createLogger } from '../src/observability/logger';
+import { Redactor } from '../src/privacy/redaction';
+import { loadShop, SAMPLE_SHOP_FILE, ShopFileRejectedError } from '../src/shop/load-shop';
+import { checkShop, type ShopCheck } from '../src/shop/shop-check';
+import { connectShopSystems } from '../src/shop/shop-tools';
+import { describeShopTools, type ToolDescription } from '../src/shop/tool-descriptions';
+import { argumentsFromPairs, TrialInputError, tryShopTool, type ToolTrial } from '../src/shop/tool-trial';
+
+const USAGE = `Usage:
+  npm run shop -- check [--file shop.yaml]
+  npm run shop -- try <tool> [--customer <id>] [--email <address>] [--file shop.yaml] key=value…`;
+
+/** A mistake on the command line: the usage is printed with it, exit code 2. */
+class UsageError extends Error {}
+
+interface CommandLine {
+  command: string;
+  positional: string[];
+  options: Map<string, string>;
+}
+
+function parseCommandLine(argv: string[]): CommandLine {
+  const [command = '', ...rest] = argv;
+  const positional: string[] = [];
+  const options = new Map<string, string>();
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i]!;
+    const option = /^--(file|customer|email)(?:=(.*))?$/.exec(word);
+    if (option) {
+      const value = option[2] ?? rest[++i];
+      if (value === undefined || value === '') throw new UsageError(`--${option[1]} needs a value`);
+      options.set(option[1]!, value);
+    } else if (word.startsWith('--')) {
+      throw new UsageError(`unknown option ${word}`);
+    } else {
+      positional.push(word);
+    }
+  }
+  return { command, positional, options };
+}
+
+/** What the connectors need, as the service builds it from the same environment. */
+function connectorContext(config: Config, guard: RecordingNetworkGuard): Omit<ConnectorContext, 'shopFileDir'> {
+  return {
+    env: config.shop.env,
+    guard,
+    redactor: new Redactor(config.redaction.detectors),
+    tokenCounter: new TokenCounter(config.openai.chatModel),
+    // The report says what went wrong, one line each; the connectors' own logs would repeat it.
+    logger: createLogger('silent'),
+    tracing: NO_TRACING,
+  };
+}
+
+function describeTool(tool: ToolDescription): string[] {
+  const writes = { yes: 'writes', no: 'read-only', unknown: 'may write (MCP tools do not say)' }[tool.writes];
+  const via = tool.kind === 'action' ? `action ${tool.method} on ${tool.source}` : `MCP server ${tool.source}`;
+  const args = tool.arguments.map((a) => `${a.name}${a.required ? '' : '?'}: ${a.type}`).join(', ') || '(none)';
+  const bound = tool.bound.map((b) => `${b.name} <- ${b.from}`).join(', ') || '(none)';
+  return [`  ${tool.name}  ${via}, ${writes}`, `    arguments: ${args}`, `    bound: ${bound}`];
+}
+
+function printCheck(check: ShopCheck): void {
+  console.log(`Shop file: ${check.file}${check.name ? ` (${check.name})` : ''}`);
+  if (check.name !== null) {
+    console.log(`Tools of the shop's systems (${check.tools.length}):`);
+    for (const tool of check.tools) for (const line of describeTool(tool)) console.log(line);
+    for (const server of check.mcpServers) {
+      console.log(`MCP server ${server.name}: ${server.connected ? `connected, offers ${server.tools.join(', ') || 'none of the listed tools'}` : 'not reached'}`);
+    }
+    for (const base of check.reached) console.log(`Reached ${base.url} (${base.at}): HTTP ${base.status} to a HEAD request`);
+    for (const agent of check.agents) {
+      console.log(`Agent ${agent.key}: ${agent.tools.join(', ') || '(no tools)'}${agent.offline ? `; ${agent.offline}` : ''}`);
+    }
+  }
+  if (check.problems.length === 0) {
+    console.log('No problems found.');
+    return;
+  }
+  console.log(`${check.problems.length} problem(s):`);
+  for (const problem of check.problems) console.log(`problem: ${problem}`);
+}
+
+function printTrial(trial: ToolTrial): void {
+  console.log(`${trial.tool}(${JSON.stringify(trial.arguments)}) as ${trial.customer ? `the verified customer ${trial.customer}` : 'an anonymous visitor (no --customer)'}`);
+  if (trial.sent.length === 0) console.log('Sent: nothing over the network');
+  for (const request of trial.sent) {
+    console.log(`Sent: ${request.method} ${request.url}`);
+    for (const [name, value] of Object.entries(request.headers)) console.log(`  ${name}: ${value}`);
+    if (request.body !== null) console.log(`  body: ${request.body}`);
+  }
+  console.log('The model would receive:');
+  for (const line of trial.received.split('\n')) console.log(`  ${line}`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  loadDotEnvFile();
+  const line = parseCommandLine(argv);
+  const config = loadConfig();
+  const file = line.options.get('file') ?? config.shop.file ?? SAMPLE_SHOP_FILE;
+  const guard = new RecordingNetworkGuard();
+  const context = connectorContext(config, guard);
+
+  if (line.command === 'check') {
+    if (line.positional.length > 0) throw new UsageError(`check takes no arguments (got ${line.positional.join(' ')})`);
+    const check = await checkShop({ file, context });
+    printCheck(check);
+    return check.problems.length === 0 ? 0 : 1;
+  }
+  if (line.command === 'try') {
+    const [toolName, ...pairs] = line.positional;
+    if (!toolName) throw new UsageError('try needs the name of a tool');
+    const shop = loadShop({ file, sample: false, env: context.env, builtInTools: TOOL_NAMES });
+    const systems = await connectShopSystems(shop, context);
+    try {
+      const tool = systems.tools().find((t) => t.name === toolName);
+      if (!tool) {
+        const offered = describeShopTools(systems.tools()).map((t) => t.name);
+        const builtIn = (TOOL_NAMES as readonly string[]).includes(toolName) ? ` ${toolName} is built in (it reads the service's database): try it in a conversation.` : '';
+        console.error(`No tool of the shop's systems is named "${toolName}".${builtIn} The tools offered now: ${offered.join(', ') || '(none)'}`);
+        return 1;
+      }
+      const customerId = line.options.get('customer');
+      const trial = await tryShopTool({
+        tool,
+        guard,
+        customer: customerId ? { id: customerId, email: line.options.get('email') ?? null } : null,
+        arguments: argumentsFromPairs(pairs, tool),
+      });
+      printTrial(trial);
+      return 0;
+    } finally {
+      await systems.close();
+    }
+  }
+  throw new UsageError(line.command ? `unknown command "${line.command}"` : 'a command is needed');
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n${USAGE}`);
+      process.exit(2);
+    }
+    if (error instanceof ShopFileRejectedError) {
+      for (const problem of error.message.split('\n')) console.error(`problem: ${problem}`);
+      process.exit(1);
+    }
+    if (error instanceof TrialInputError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    console.error(`The shop command failed: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);

@@ -39,7 +39,7 @@ export const MAX_QUOTES = 3;
  * whose telling words are nowhere in the passages ("Do you ship to Australia?" over a
  * page about returns) holds only its common words, and is not answered.
  */
-export const MIN_SCORE = 0.31;
+export const MIN_SCORE = 0.12;
 /** A sentence is quoted after the best only when it scores at least this share of the best's score. */
 const QUOTE_SHARE_OF_BEST = 0.6;
 /** Distinct question words read at most (a pasted essay is not a question; the cost stays linear in the passages). */

@@ -5,16 +5,19 @@ import { BaseChatModel, type BaseChatModelParams, type BindToolsInput } from '@l
 import { AIMessage, AIMessageChunk, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { answerLanguageOf, parseKnowledge, type PromptPassage } from '../agent/prompts';
-import { tokenizeWords } from '../knowledge/words';
+import { foldDecimalDigits } from '../knowledge/language/digits';
 import type { TokenCounter } from '../memory/tokens';
 import { orderNumberPattern, type OrderNumberFormat } from '../agent/tools/lookup-order';
 import { offlineActionCall, offlineActionsOf, quoteToolAnswer, runHasVerifiedCustomer, type OfflineAction } from './offline-actions';
+import { rankSentences } from './sentence-ranking';
 
 export const OFFLINE_CHAT_MODEL = 'offline-extractive';
 
-/** How many passages an offline answer quotes, and at most how many sentences of each. */
-const PASSAGES_QUOTED = 2;
-const SENTENCES_QUOTED = 3;
+/**
+ * Set on the offline responder's reply (response_metadata) when no sentence of the passages
+ * answers the question: generate_response escalates the turn, as it does on low confidence.
+ */
+export const OFFLINE_NOTHING_CLEARS = 'offline_nothing_clears';
 
 /** The first sentence of an offline answer, unless the shop file's `words.offline_notice` says otherwise. */
 export const OFFLINE_NOTICE =
@@ -36,7 +39,9 @@ const POSTCODE_IN_TEXT = /\b(?:post\s?code|postal\s+code|zip(?:\s?code)?|eircode
  * e-mail address or postcode given with it. Without a format nothing is taken
  * for an order number.
  */
-export function orderLookupArguments(text: string, format: OrderNumberFormat | null = null): { order_id: string; email?: string; postcode?: string } | null {
+export function orderLookupArguments(typed: string, format: OrderNumberFormat | null = null): { order_id: string; email?: string; postcode?: string } | null {
+  // Digits of every script as their values: "ZX-١٤٤٤٠" is ZX-14440.
+  const text = foldDecimalDigits(typed);
   const orderId = format ? orderNumberPattern(format, false).exec(text)?.[0] : undefined;
   if (!orderId) return null;
   const email = EMAIL_IN_TEXT.exec(text)?.[0].replace(/[.]+$/, '');
@@ -121,6 +126,8 @@ export class ExtractiveChatModel extends BaseChatModel {
     // This turn's knowledge block is the system message just before the question.
     const knowledge = messages.slice(0, Math.max(questionAt, 0)).findLast((m) => m.getType() === 'system')?.text ?? '';
     const question = messages[questionAt]?.text ?? '';
+    // The customer's previous message: a follow-up's topic ("How long does it take?").
+    const earlierMessage = messages.slice(0, Math.max(questionAt, 0)).findLast((m) => m.getType() === 'human')?.text ?? '';
     const toolResults = messages.slice(questionAt + 1).filter((m) => ToolMessage.isInstance(m));
 
     // The shop's notice in the customer's language, which the knowledge block names (formatAnswerLanguage).
@@ -135,11 +142,8 @@ export class ExtractiveChatModel extends BaseChatModel {
           ? { name: 'lookup_order', args: lookup as Record<string, string> }
           : offlineActionCall(question, this.options.offlineActions ?? [], this.options.orderNumbers ?? null, runHasVerifiedCustomer());
     const toolCall = call ? { id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, ...call, type: 'tool_call' as const } : null;
-    const answer = toolCall
-      ? ''
-      : toolResults.length > 0
-        ? composeToolAnswer(question, toolResults, notice)
-        : composeExtractiveAnswer(question, parseKnowledge(knowledge), notice);
+    const extractive = toolCall || toolResults.length > 0 ? null : composeExtractiveAnswer(question, parseKnowledge(knowledge), notice, earlierMessage);
+    const answer = toolCall ? '' : toolResults.length > 0 ? composeToolAnswer(question, toolResults, notice) : extractive!.text;
 
     const promptTokens = messages.reduce((sum, m) => sum + this.tokenCounter.countMessage({ content: m.text }), 0);
     const completionTokens = this.tokenCounter.countText(answer) + (toolCall ? this.tokenCounter.countText(JSON.stringify(toolCall.args)) : 0);
@@ -151,21 +155,29 @@ export class ExtractiveChatModel extends BaseChatModel {
         output_tokens: completionTokens,
         total_tokens: promptTokens + completionTokens,
       },
-      response_metadata: { model_name: OFFLINE_CHAT_MODEL },
+      response_metadata: { model_name: OFFLINE_CHAT_MODEL, ...(extractive?.nothingClears && { [OFFLINE_NOTHING_CLEARS]: true }) },
     });
   }
 }
 
-/** The offline answer: the notice, then the best excerpt of the best passages with their sources. */
-export function composeExtractiveAnswer(question: string, passages: PromptPassage[], notice = OFFLINE_NOTICE): string {
-  if (passages.length === 0) {
-    return `${notice} I found nothing in the help center about that.`;
-  }
-  const questionWords = new Set(tokenizeWords(question));
-  const quotes = passages
-    .slice(0, PASSAGES_QUOTED)
-    .map((p) => `From "${p.title}" (${p.source}):\n> ${bestExcerpt(p.content, questionWords)}`);
-  return `${notice} Here is what it says:\n\n${quotes.join('\n\n')}`;
+/** The offline answer's text, and whether the passages answered the question at all. */
+export interface ExtractiveAnswer {
+  text: string;
+  /** No sentence cleared the bar (rankSentences): the answer is the notice alone, and the turn is escalated. */
+  nothingClears: boolean;
+}
+
+/**
+ * The offline answer: the notice, then the sentences that answer the question, best
+ * first, each with its passage's title and source. It adds no words of its own
+ * beyond the notice (the shop's words, in the customer's language when it has them):
+ * when nothing clears the bar, the answer is the notice alone, and the escalation
+ * offer follows it (generate_response).
+ */
+export function composeExtractiveAnswer(question: string, passages: PromptPassage[], notice = OFFLINE_NOTICE, earlierMessage = ''): ExtractiveAnswer {
+  const ranking = rankSentences(question, passages, earlierMessage);
+  const quotes = ranking.quotes.map((q) => `> ${q.text}\n— ${q.title} (${q.source})`);
+  return { text: [notice, ...quotes].filter((part) => part !== '').join('\n\n'), nothingClears: ranking.nothingClears };
 }
 
 /** The offline answer from this turn's tool results: orders and profiles described, passages quoted, refusals passed on. */
@@ -176,7 +188,7 @@ export function composeToolAnswer(question: string, results: ToolMessage[], noti
     if (result.name === 'get_user_profile' && data) return describeProfile(data);
     if (result.name === 'search_knowledge_base') {
       const passages = parseKnowledge(result.text);
-      if (passages.length > 0) return composeExtractiveAnswer(question, passages, '').trim();
+      if (passages.length > 0) return composeExtractiveAnswer(question, passages, '').text;
     }
     return quoteToolAnswer(result.name ?? 'The tool', result.text);
   });
@@ -227,37 +239,4 @@ function toolNameOf(tool: BindToolsInput): string {
   if ('name' in tool && typeof tool.name === 'string') return tool.name;
   if ('function' in tool && tool.function && typeof tool.function === 'object' && 'name' in tool.function) return String(tool.function.name);
   return '';
-}
-
-/**
- * The run of up to SENTENCES_QUOTED consecutive sentences, within one paragraph,
- * that covers the most distinct question words (the earliest on a tie). Help
- * centers answer in paragraphs, so a paragraph keeps the answer with its context.
- */
-function bestExcerpt(content: string, questionWords: Set<string>): string {
-  let best = { text: '', covered: -1 };
-  for (const paragraph of paragraphsOf(content)) {
-    const sentences = paragraph.split(/(?<=[.!?])\s+/).filter((s) => s.length > 0);
-    for (let start = 0; start < Math.max(1, sentences.length - SENTENCES_QUOTED + 1); start++) {
-      const text = sentences.slice(start, start + SENTENCES_QUOTED).join(' ');
-      const covered = new Set(tokenizeWords(text).filter((w) => questionWords.has(w))).size;
-      if (covered > best.covered) best = { text, covered };
-    }
-  }
-  return best.text;
-}
-
-/** Paragraphs of prose: headings dropped (they are titles, not answers), list markers and bold removed. */
-function paragraphsOf(content: string): string[] {
-  return content
-    .split(/\n\s*\n/)
-    .map((block) =>
-      block
-        .split('\n')
-        .filter((line) => !/^\s*#/.test(line))
-        .map((line) => line.replace(/^\s*(?:[-*]|\d+\.)\s+/, '').replaceAll('**', '').trim())
-        .join(' ')
-        .trim(),
-    )
-    .filter((p) => p.length > 0);
 }

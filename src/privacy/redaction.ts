@@ -13,16 +13,19 @@
  * NFKC, format characters dropped, whitespace runs as one space), so the forms
  * copying and pasting produce are found: groups split by no-break or thin spaces,
  * tabs, line breaks, dashes, dots or slashes, full-width digits, a zero-width space
- * inside, letters glued before or after. The mask replaces the span the customer
+ * inside, letters glued before or after; and digits of every script (Arabic-Indic,
+ * Devanagari, …) are read as their values. The mask replaces the span the customer
  * typed; every other character stays as it was.
  */
+import { foldDecimalDigits, hasNonAsciiDigit } from '../knowledge/language/digits';
 
 /**
  * The detection's version: raised whenever detection finds more than before, so
  * the stored texts are searched again (src/privacy/redaction-backfill.ts).
  * 1: ASCII digits, single spaces or dashes. 2: the normalised view above.
+ * 3: decimal digits of every script (\p{Nd}) folded to their values.
  */
-export const REDACTION_VERSION = 2;
+export const REDACTION_VERSION = 3;
 
 /** The detectors REDACT can list. */
 export const REDACTION_DETECTORS = ['card', 'iban'] as const;
@@ -86,7 +89,8 @@ export function ibanValid(iban: string): boolean {
 /**
  * The text as the detectors read it, and where each of its characters came from.
  * Each character is folded on its own by Unicode NFKC (full-width digits and
- * letters become ASCII, no-break and thin spaces become spaces), format
+ * letters become ASCII, no-break and thin spaces become spaces), every decimal
+ * digit of another script becomes its ASCII digit (NFKC keeps ٤ as ٤), format
  * characters (\p{Cf}: zero-width spaces and joiners, soft hyphens, bidi marks)
  * are dropped, and every run of whitespace (line breaks and tabs included)
  * becomes one space. `from[i]`…`to[i]` is the span of the original text that
@@ -117,7 +121,7 @@ function foldChar(code: number, char: string): string {
   if (code < 0x80) return ASCII_FOLDED[code]!;
   let result = folded.get(code);
   if (result === undefined) {
-    result = /^\p{Cf}$/u.test(char) ? '' : char.normalize('NFKC').replace(/\s/gu, ' ');
+    result = /^\p{Cf}$/u.test(char) ? '' : foldDecimalDigits(char.normalize('NFKC').replace(/\s/gu, ' '));
     if (folded.size >= FOLDED_CACHE_MAX) folded.clear();
     folded.set(code, result);
   }
@@ -158,7 +162,8 @@ function mayHoldDigits(text: string): boolean {
     if (DIGIT_SOURCE_TABLE[unit] === 1) return true;
     if (unit >= 0xd800 && unit <= 0xdbff && DIGIT_SOURCE_TABLE[text.codePointAt(i)!] === 1) return true;
   }
-  return false;
+  // Digits of other scripts (Arabic-Indic, Devanagari, …), which NFKC leaves as they are.
+  return hasNonAsciiDigit(text);
 }
 
 /** Folds `text` for detection (see NormalisedText); linear in its length. */

@@ -27,16 +27,31 @@ const PASTED = {
   zeroWidth: '5200\u200b8282\u200b8282\u200b8210',
   glued: 'Visa4000002500003155',
   lineBreaks: '2223\n0031\n2200\n3222',
+  // Digits NFKC leaves as they are (issue 35): Eastern Arabic-Indic and Devanagari.
+  easternArabic: '۴۰۰۰ ۰۰۲۷ ۶۰۰۰ ۳۱۸۴',
+  devanagari: '६०११ १११११११ ११११७',
 };
 const PASTED_MESSAGE = `Pasted: ${Object.values(PASTED).join(', ')} for order ZX-14440.`;
-const PASTED_MASKED = 'Pasted: [card ending 9424], [card ending 0000], [card ending 8210], Visa[card ending 3155], [card ending 3222] for order ZX-14440.';
+const PASTED_MASKED =
+  'Pasted: [card ending 9424], [card ending 0000], [card ending 8210], Visa[card ending 3155], [card ending 3222], [card ending 3184], [card ending 1117] for order ZX-14440.';
+
+/** Digit zeros of the scripts the cards are typed in here (ASCII, Arabic-Indic, Eastern Arabic-Indic, Devanagari); full-width folds by NFKC. */
+const DIGIT_ZEROS = [0x30, 0x660, 0x6f0, 0x966];
+/** A text's digits of those scripts as ASCII (written here, independently of the module under test). */
+const asciiDigits = (text: string) =>
+  [...text].map((ch) => {
+    const zero = DIGIT_ZEROS.find((z) => ch.codePointAt(0)! >= z && ch.codePointAt(0)! <= z + 9);
+    return zero === undefined ? ch : String(ch.codePointAt(0)! - zero);
+  }).join('');
+/** One digit in any of those scripts, as a bracket expression. */
+const digitInAnyScript = (digit: string) => `[${DIGIT_ZEROS.map((zero) => String.fromCodePoint(zero + Number(digit))).join('')}]`;
 
 /**
  * The card's digits with up to six other characters between each two (separators, zero-width
- * characters, JSON escapes such as \n), as a regular expression for JavaScript and Postgres;
- * texts are folded by NFKC first, so full-width digits are found too.
+ * characters, JSON escapes such as \n), each digit in any script, as a regular expression for
+ * JavaScript and Postgres; texts are folded by NFKC first, so full-width digits are found too.
  */
-const anyGrouping = (card: string) => new RegExp(card.normalize('NFKC').replace(/\D/g, '').split('').join('[^0-9]{0,6}'));
+const anyGrouping = (card: string) => new RegExp(asciiDigits(card.normalize('NFKC')).replace(/\D/g, '').split('').map(digitInAnyScript).join('[^0-9]{0,6}'));
 const ALL_CARDS = [...CARDS, ...Object.values(PASTED)];
 const cardsIn = (text: string) => ALL_CARDS.filter((card) => anyGrouping(card).test(text.normalize('NFKC')));
 
@@ -65,7 +80,7 @@ beforeAll(async () => {
     },
     logger: createLogger('trace', logSink),
   });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await service?.close();
   await receiver?.close();
@@ -102,7 +117,7 @@ describe('a card number typed by a customer (REDACT default: card)', () => {
     // POST /chat again: the pasted forms, each masked where it was typed.
     const pasted = await post('/api/v1/chat', { session_id: sessionId, message: PASTED_MESSAGE }, { 'x-session-token': token });
     expect(pasted.status).toBe(200);
-    expect(pasted.body.redacted).toEqual({ card: 5 });
+    expect(pasted.body.redacted).toEqual({ card: 7 });
     expect(pasted.body.response).toContain(PASTED_MASKED);
 
     // POST /chat/stream: the same, on the stream's `done` event.
@@ -132,7 +147,7 @@ describe('a card number typed by a customer (REDACT default: card)', () => {
     expect(history.status).toBe(200);
     historyText = JSON.stringify(history.body);
     await service.deps.tracing.flush();
-  }, 60_000);
+  }, 180_000);
 
   it('is masked in the stored history, with its last four digits, and the customer messages say what was masked', async () => {
     expect(cardsIn(historyText)).toEqual([]);
@@ -144,7 +159,7 @@ describe('a card number typed by a customer (REDACT default: card)', () => {
       'Or use [card ending 5556] please',
       'Amex [card ending 0005]',
     ]);
-    expect(customer.map((m: any) => m.redacted)).toEqual([{ card: 1 }, { card: 5 }, { card: 1 }, { card: 1 }]);
+    expect(customer.map((m: any) => m.redacted)).toEqual([{ card: 1 }, { card: 7 }, { card: 1 }, { card: 1 }]);
     const rated = history.messages.find((m: any) => m.feedback);
     expect(rated.feedback.comment).toBe('Refund to [card ending 4444]');
   });

@@ -1,6 +1,6 @@
 import { HumanMessage } from '@langchain/core/messages';
 import { buildPromptMessages, buildSystemPrompt, formatKnowledge } from '../../src/agent/prompts';
-import { ExtractiveChatModel, OFFLINE_NOTICE, composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
+import { ExtractiveChatModel, OFFLINE_NOTHING_CLEARS, OFFLINE_NOTICE, composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
 import { TokenCounter } from '../../src/memory/tokens';
 import type { RetrievedDocument } from '../../src/store/types';
 
@@ -17,17 +17,18 @@ const refunds: RetrievedDocument = {
 
 describe('the offline extractive responder', () => {
   it('answers with the sentences that match the question, names the source, and says it is offline', () => {
-    const answer = composeExtractiveAnswer('How many business days until my refund arrives?', [
+    const answer = composeExtractiveAnswer('How many business days until the refund reaches my payment method?', [
       { title: refunds.title, source: refunds.source, content: refunds.content },
     ]);
-    expect(answer.startsWith(OFFLINE_NOTICE)).toBe(true);
-    expect(answer).toContain('From "Refund Policy" (knowledge/help-center/refunds.md)');
-    expect(answer).toContain('within 5–7 business days');
-    expect(answer).not.toContain('## Timing');
+    expect(answer.nothingClears).toBe(false);
+    expect(answer.text.startsWith(OFFLINE_NOTICE)).toBe(true);
+    expect(answer.text).toContain('\u2014 Refund Policy (knowledge/help-center/refunds.md)');
+    expect(answer.text).toContain('> Refunds reach your original payment method within 5–7 business days');
+    expect(answer.text).not.toContain('## Timing');
   });
 
-  it('says it found nothing when no passage was retrieved', () => {
-    expect(composeExtractiveAnswer('Anything?', [])).toContain('found nothing');
+  it('answers with the notice alone, and says nothing clears, when no passage was retrieved', () => {
+    expect(composeExtractiveAnswer('Anything?', [])).toEqual({ text: OFFLINE_NOTICE, nothingClears: true });
   });
 
   it('is a LangChain chat model that reads the knowledge from the prompt and reports token usage', async () => {
@@ -37,7 +38,7 @@ describe('the offline extractive responder', () => {
       system: buildSystemPrompt({}),
       history: [],
       knowledge: formatKnowledge([refunds]),
-      question: 'When do I get my refund?',
+      question: 'How many business days until the refund reaches my payment method?',
       toolOutputMaxChars: 4000,
     });
     const reply = await model.invoke(messages);
@@ -48,8 +49,9 @@ describe('the offline extractive responder', () => {
     expect(reply.usage_metadata?.total_tokens).toBe(reply.usage_metadata!.input_tokens + reply.usage_metadata!.output_tokens);
   });
 
-  it('quotes nothing when the prompt carries no knowledge block', async () => {
+  it('quotes nothing, and marks the reply for escalation, when the prompt carries no knowledge block', async () => {
     const reply = await new ExtractiveChatModel(new TokenCounter('gpt-4o-mini')).invoke([new HumanMessage('Hi')]);
-    expect(reply.text).toContain('found nothing');
+    expect(reply.text).toBe(OFFLINE_NOTICE);
+    expect(reply.response_metadata[OFFLINE_NOTHING_CLEARS]).toBe(true);
   });
 });

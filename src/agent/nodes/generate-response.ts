@@ -9,6 +9,7 @@ import type { Tracing } from '../../observability/langfuse';
 import type { CountMessageTokens } from '../../memory/context';
 import { truncateToolOutput } from '../../memory/context';
 import { applyInputCeiling, toolDefinitionTokens } from '../../memory/input-ceiling';
+import { OFFLINE_NOTHING_CLEARS } from '../../models/extractive-chat-model';
 import { buildPromptMessages } from '../prompts';
 import { derivedFromTools, type ToolList } from '../tool-list';
 import type { Logger } from '../../observability/logger';
@@ -123,7 +124,9 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     // Low retrieval confidence means the help center did not cover the question;
     // an answer grounded in this turn's tool results (an order lookup) is not a guess.
     const groundedByTools = state.messages.some((m) => m.getType() === 'tool');
-    const escalated = state.confidence < options.escalationThreshold && !groundedByTools;
+    // The offline responder read the passages and found no sentence that answers: that counts as low confidence.
+    const nothingClears = reply.response_metadata?.[OFFLINE_NOTHING_CLEARS] === true;
+    const escalated = (state.confidence < options.escalationThreshold || nothingClears) && !groundedByTools;
     return {
       response: escalated ? `${answer}\n\n${options.escalationOffer?.(state.language) ?? HUMAN_HANDOFF_OFFER}` : answer,
       escalated,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { CommerceStore, OrderRecord } from '../../store/commerce-store';
 import { OrderProofLimitError } from '../../errors';
 import type { OrderProofs, ProofOutcome } from '../../identity/order-proofs';
+import { foldDecimalDigits } from '../../knowledge/language/digits';
 import { conversationIdentity, isSameCustomer, signInHint } from './conversation-customer';
 
 export const LOOKUP_ORDER = 'lookup_order';
@@ -27,10 +28,14 @@ const ANY_ORDER_REFERENCE = /^#?([A-Za-z0-9][A-Za-z0-9-]{0,39})$/;
 const EXAMPLE_DIGITS = '14440987654321098765';
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
 
-/** The ways customers type an order number: 'PREFIX-12345', 'prefix12345', 'PREFIX 12345', '#PREFIX-12345'. */
+/**
+ * The ways customers type an order number: 'PREFIX-12345', 'prefix12345', 'PREFIX 12345', '#PREFIX-12345',
+ * with the digits of any script ('ZX-١٤٤٤٠'): fold the match with foldDecimalDigits. The number stands
+ * apart from letters and digits on both sides (a lookaround, as \b knows only ASCII).
+ */
 export function orderNumberPattern(format: OrderNumberFormat, anchored: boolean): RegExp {
-  const core = `#?${anchored ? '' : '\\b'}${format.prefix}[-\\s]?(\\d{${format.digits}})`;
-  return anchored ? new RegExp(`^${core}$`, 'i') : new RegExp(`${core}\\b`, 'i');
+  const core = `#?${anchored ? '' : '(?<![\\p{L}\\p{N}_])'}${format.prefix}[-\\s]?(\\p{Nd}{${format.digits}})`;
+  return anchored ? new RegExp(`^${core}$`, 'iu') : new RegExp(`${core}(?![\\p{L}\\p{N}_])`, 'iu');
 }
 
 /** An order number as the shop writes it, for descriptions and hints ('ZX-14440'). */
@@ -42,7 +47,7 @@ export function exampleOrderNumber(format: OrderNumberFormat): string {
 export function normalizeOrderId(text: string, format: OrderNumberFormat | null = null): string | null {
   if (!format) return ANY_ORDER_REFERENCE.exec(text.trim())?.[1] ?? null;
   const match = orderNumberPattern(format, true).exec(text.trim());
-  return match ? `${format.prefix.toUpperCase()}-${match[1]}` : null;
+  return match ? `${format.prefix.toUpperCase()}-${foldDecimalDigits(match[1]!)}` : null;
 }
 
 /** What the model is told when the text is not an order number of the shop. */

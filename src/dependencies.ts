@@ -40,7 +40,6 @@ import { createShopAgents, type SharedGraphParts } from './shop/agents';
 import { loadConfiguredShop, type Shop } from './shop/load-shop';
 import { DEMO_CUSTOMER, seedSampleData } from './shop/sample-shop';
 import { widgetWordSets, wordsFor } from './shop/shop-words';
-import { loadLanguageDetector } from './knowledge/language/detect';
 import { FALLBACK_LANGUAGE } from './chat/conversation-language';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
@@ -136,7 +135,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       tracing,
       logger,
       prices: config.modelPrices,
-      // Loaded once here (about a second), not on a customer's first message.
+      // Loaded at start (above), before the database opens: here it is the same instance.
       languages: {
         detector: await loadLanguageDetector(),
         shopLanguages: shop.languages,

@@ -139,7 +139,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       tracing,
       logger,
       prices: config.modelPrices,
-      // Loaded once here (about a second), not on a customer's first message.
+      // Loaded at start (above), before the database opens: here it is the same instance.
       languages: {
         detector: await loadLanguageDetector(),
         shopLanguages: shop.languages,

@@ -5,7 +5,7 @@
  *
  *   npx tsx scripts/replay-confidence.ts <dump.jsonl> [coverage floor]
  *
- * "Meaning only" is retrievalConfidence with each document's queryCoverage and
+ * "Current rule" is retrievalConfidence as it is now; "meaning only" is retrievalConfidence with each document's queryCoverage and
  * semanticInLanguage removed: the rule as it was before coverage (the best similarity, a
  * passage found by its vector alone at half). For a question whose retrieval did not change
  * (English with the sentence encoder: the same ranking) it is what the service escalated
@@ -62,7 +62,7 @@ for (const t of turns) {
 }
 const pct = (k: number, n: number) => `${((100 * k) / n).toFixed(1)}% (${k})`;
 console.log(`threshold ${threshold}, coverage floor ${floor ?? WORD_COVERAGE_FLOOR}; ${turns.length} turns; ${mismatches} whose recorded confidence differs from the replayed rule's`);
-console.log('| set | answerability | turns | escalated, meaning only (before) | escalated, meaning and words (after) | recorded by the run |');
+console.log('| set | answerability | turns | escalated, meaning only (before) | escalated, current rule (after) | recorded by the run |');
 console.log('| --- | --- | ---: | ---: | ---: | ---: |');
 for (const [key, r] of [...rows].sort()) {
   const [set, label] = key.split('\t');

@@ -12,6 +12,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createDependencies } from '../../src/dependencies';
 import { EmbeddingModelMismatchError } from '../../src/errors';
+import { loadLanguageDetector } from '../../src/knowledge/language/detect';
 import { createLogger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';
 import { applyMigrations } from '../../src/store/migrations';
@@ -56,6 +57,10 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
   let store: SqlStore;
 
   beforeAll(async () => {
+    // The service's start loads the language detector (a second or more of blocking work); this
+    // process also runs the stand-in, whose idle keep-alive connections it would stall into
+    // resets, so it is loaded before any connection is open (a real Supabase runs elsewhere).
+    await loadLanguageDetector();
     db = await openPgliteDatabase();
     await applyMigrations(db);
     await seedSampleData(db);

@@ -112,7 +112,7 @@ const FN = {
     p_semantic_weight: 'double precision',
     p_history: 'jsonb',
   }),
-  // Migration 20261126000850_query_coverage.
+  // Migrations 20261126000850_query_coverage, 20261126000860_query_coverage_languages.
   queryCoverage: sqlFunction('query_coverage', { p_query_text: 'text', p_sources: 'text[]' }),
   sourceChunks: sqlFunction('source_chunks', { p_source: 'text' }),
   embeddingsByHash: sqlFunction('embeddings_by_hash', { p_content_hashes: 'text[]', p_embedding_model: 'text' }),
@@ -476,7 +476,8 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
 
   async queryCoverage(text: string, sources: string[]): Promise<Map<string, number>> {
     if (sources.length === 0) return new Map();
-    const rows = await this.fn.rows<{ source: string; coverage: number }>(FN.queryCoverage, { p_query_text: text, p_sources: sources });
+    // Cut into words as hybridSearch cuts the query, so coverage counts the words the search found.
+    const rows = await this.fn.rows<{ source: string; coverage: number }>(FN.queryCoverage, { p_query_text: cutWords(text), p_sources: sources });
     return new Map(rows.map((r) => [r.source, Number(r.coverage)]));
   }
 

@@ -1,3 +1,4 @@
+import { segmentsOf, WORD_SLICE } from '../knowledge/language/segments';
 import { letterWeight, type LanguageDetector } from '../knowledge/language/detect';
 
 /** Where a turn's language came from, strongest first (see resolveTurnLanguage). */
@@ -73,7 +74,7 @@ const WORDS = new Intl.Segmenter(undefined, { granularity: 'word' });
 /** Words as ICU tells them, Chinese, Japanese and Thai included (they have no spaces). */
 export function wordCount(text: string): number {
   let count = 0;
-  for (const segment of WORDS.segment(text)) if (segment.isWordLike) count += 1;
+  for (const segment of segmentsOf(WORDS, text, WORD_SLICE)) if (segment.isWordLike) count += 1;
   return count;
 }
 

@@ -1,3 +1,4 @@
+import { segmentsOf, WORD_SLICE } from './language/segments';
 import { tokenizeWords } from './words';
 
 /** How the search query of a turn was made. */
@@ -116,7 +117,7 @@ export function standsAlone(message: string, language = 'en'): boolean {
 }
 
 function standsAloneIn(message: string, language: string): boolean {
-  const wordsOf = (text: string) => [...WORD_SEGMENTS.segment(text.toLowerCase())].filter((s) => s.isWordLike).map((s) => s.segment);
+  const wordsOf = (text: string) => [...segmentsOf(WORD_SEGMENTS, text.toLowerCase(), WORD_SLICE)].filter((s) => s.isWordLike).map((s) => s.segment);
   const signals = FOLLOW_UP_SIGNALS[language];
   if (signals) {
     if (signals.continuing.test(message)) return false;

@@ -5,6 +5,7 @@
  * a word's weight from how rare it is among the passages' sentences, and no word list
  * or stemmer of any language is used.
  */
+import { segmentsOf, WORD_SLICE } from '../knowledge/language/segments';
 import { foldDecimalDigits } from '../knowledge/language/digits';
 
 /** A passage as the responder reads it: its title and source, and its text. */
@@ -65,30 +66,10 @@ const SHARED_PREFIX_SHARE = 0.75;
 const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: 'sentence' });
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
-/**
- * Intl.Segmenter's segments, from slices of at most `slice` characters cut after a
- * space where there is one. Node's iteration costs time in the length of the whole
- * text for each segment: measured here, 68,000 Chinese characters took 297 s in one
- * piece, 74 ms in slices.
- */
-function* segmentsOf(segmenter: Intl.Segmenter, text: string, slice: number): Generator<Intl.SegmentData> {
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(text.length, start + slice);
-    if (end < text.length) {
-      const space = text.lastIndexOf(' ', end);
-      if (space > start + slice / 2) end = space + 1;
-      // Never between the two halves of a surrogate pair.
-      else if (/[\uD800-\uDBFF]/.test(text[end - 1]!)) end -= 1;
-    }
-    yield* segmenter.segment(text.slice(start, end));
-    start = end;
-  }
-}
-
 /** The words of a text: word-like segments, NFKC and lower case, digits of every script as ASCII. */
 export function wordsOf(text: string): string[] {
   const words: string[] = [];
-  for (const { segment, isWordLike } of segmentsOf(wordSegmenter, foldDecimalDigits(text.normalize('NFKC').toLowerCase()), 256)) {
+  for (const { segment, isWordLike } of segmentsOf(wordSegmenter, foldDecimalDigits(text.normalize('NFKC').toLowerCase()), WORD_SLICE)) {
     if (isWordLike) words.push(segment);
   }
   return words;

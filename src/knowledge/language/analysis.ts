@@ -13,6 +13,7 @@
  *   The cut goes by script, not by the document's language, so a Chinese product name in an
  *   English article is cut as a query about it is.
  */
+import { segmentsOf, WORD_SLICE } from './segments';
 import type { LanguageDetector } from './detect';
 
 /** How a language's text is indexed and searched. */
@@ -96,7 +97,7 @@ export function cutWords(text: string): string {
   const segmenter = wordSegmenter;
   return text
     .replace(SPACELESS_RUN, (run) => {
-      const words = [...segmenter.segment(run)].filter((s) => s.isWordLike).map((s) => s.segment);
+      const words = [...segmentsOf(segmenter, run, WORD_SLICE)].filter((s) => s.isWordLike).map((s) => s.segment);
       return ` ${words.join(' ')} `;
     })
     .replace(HANGUL_RUN, (run) => {

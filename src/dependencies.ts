@@ -1,5 +1,6 @@
 import { TOOL_NAMES } from './agent/tools';
 import type { AppParts } from './app';
+import type { FailedSync } from './http/routes/health';
 import { ChatService } from './chat/chat-service';
 import { ChatTurns } from './chat/turn';
 import { Redactor } from './privacy/redaction';
@@ -61,8 +62,8 @@ export interface Dependencies {
   erasure: ErasureService;
   /** The in-process retention sweep; null when CONVERSATION_RETENTION_DAYS is not set. */
   retention: RetentionSchedule | null;
-  /** The in-process sync of the knowledge sites (KNOWLEDGE_SYNC_URLS and the shop file's `knowledge.sites`); null when there are none. */
-  knowledgeSync: KnowledgeSyncSchedule | null;
+  /** The in-process sync of the knowledge sites (KNOWLEDGE_SYNC_URLS and the shop file's `knowledge.sites`; scheduled only when there are some), and of a site on request (POST /api/v1/knowledge/syncs). */
+  knowledgeSync: KnowledgeSyncSchedule;
   /** Deletes erased answers' traces in Langfuse and retries failures. */
   traceDeletion: TraceDeletion;
   /** Re-masks texts stored before the current redaction (started in the background at start; tests await it). */
@@ -105,7 +106,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     redactionBackfill.start();
     stops.add(() => redactionBackfill.stop());
     const knowledgeSync = startKnowledgeSync(config, shop, storage, models.embedder, networkGuard, logger);
-    stops.add(() => knowledgeSync?.stop());
+    stops.add(() => knowledgeSync.stop());
     const shopAgents = await createShopAgents({
       shop,
       // Wrong order proofs are always counted in the database, whatever RATE_LIMIT_STORE says: every instance must agree.
@@ -139,7 +140,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       store: storage.store,
       shop,
       networkGuard,
-      appParts: assembleAppParts({ config, shop, storage, models, metrics, tracing, redactor, access, chatService, conversations, customerData, logger }),
+      appParts: assembleAppParts({ config, shop, storage, models, metrics, tracing, redactor, access, chatService, conversations, customerData, knowledgeSync, networkGuard, logger }),
       tracing,
       erasure: customerData.erasure,
       retention: customerData.retention,
@@ -159,14 +160,18 @@ export async function createDependencies(config: Config, logger: Logger, databas
   }
 }
 
+/** The sites the service syncs on its schedule: KNOWLEDGE_SYNC_URLS and the shop file's `knowledge.sites`, each once. */
+function configuredSites(config: Config, shop: Shop): string[] {
+  return [...new Set([...config.knowledgeSync.siteUrls, ...shop.knowledge.sites])];
+}
+
 /**
- * The scheduled sync of the knowledge sites: KNOWLEDGE_SYNC_URLS and the shop file's
- * `knowledge.sites`, each once, synced in process through the service's own guard (so
- * no page may be the service itself); null when there is no site to sync.
+ * The sync of the knowledge sites, in process through the service's own guard (so no
+ * page may be the service itself): the configured sites on a schedule (none, no
+ * schedule), and one site on request (POST /api/v1/knowledge/syncs).
  */
-function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, embedder: Embedder, guard: NetworkGuard, logger: Logger): KnowledgeSyncSchedule | null {
-  const siteUrls = [...new Set([...config.knowledgeSync.siteUrls, ...shop.knowledge.sites])];
-  if (siteUrls.length === 0) return null;
+function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, embedder: Embedder, guard: NetworkGuard, logger: Logger): KnowledgeSyncSchedule {
+  const siteUrls = configuredSites(config, shop);
   const syncSite = bindSiteSync({
     store: storage.store,
     admin: storage.knowledgeAdmin,
@@ -345,6 +350,8 @@ function assembleAppParts(parts: {
   chatService: ChatService;
   conversations: Conversations;
   customerData: CustomerDataLifecycle;
+  knowledgeSync: KnowledgeSyncSchedule;
+  networkGuard: NetworkGuard;
   logger: Logger;
 }): AppParts {
   const { config, shop, storage, models, metrics, tracing, redactor, chatService, logger } = parts;
@@ -406,6 +413,9 @@ function assembleAppParts(parts: {
       documentMaxBytes: config.knowledgeDocumentMaxBytes,
       escalationThreshold: config.retrieval.escalationThreshold,
       syncRuns: storage.siteSyncs,
+      siteSyncs: parts.knowledgeSync,
+      isPrivateHost: (url) => parts.networkGuard.isPrivateHost(url),
+      configuredSites: configuredSites(config, shop),
       logger,
     },
     metrics,
@@ -428,8 +438,31 @@ function assembleAppParts(parts: {
     trustProxy: config.trustProxy,
     health: {
       pingDatabase: () => store.ping(),
+      failedSyncs: failedSyncsOf(storage.siteSyncs),
       info: { storage: config.storage.kind, model: models.chatModel.name, embedding_model: models.embedder.model },
     },
+  };
+}
+
+/** How many recent runs /health reads to find each site's last one: far more than a shop has sites. */
+const HEALTH_SYNC_RUNS = 100;
+/** /health is probed often: the sites' last runs are read at most this often. */
+const HEALTH_SYNC_CACHE_MS = 15_000;
+
+/** The sites whose last finished sync failed or held its removals back, from the recorded runs (every instance's, the command's too). */
+function failedSyncsOf(syncRuns: OpenStorage['siteSyncs']): () => Promise<FailedSync[]> {
+  let cached: { at: number; failed: FailedSync[] } | null = null;
+  return async () => {
+    if (cached && Date.now() - cached.at < HEALTH_SYNC_CACHE_MS) return cached.failed;
+    const runs = await syncRuns.recentRuns({ limit: HEALTH_SYNC_RUNS });
+    const last = new Map<string, (typeof runs)[number]>();
+    // Newest first: the first finished run of a site is its last.
+    for (const run of runs) if (run.status !== 'running' && !last.has(run.site)) last.set(run.site, run);
+    const failed = [...last.values()]
+      .filter((run) => run.status === 'failed' || run.status === 'held')
+      .map((run) => ({ site: run.site, status: run.status as FailedSync['status'], finished_at: run.finishedAt!.toISOString() }));
+    cached = { at: Date.now(), failed };
+    return failed;
   };
 }
 

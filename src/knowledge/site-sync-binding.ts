@@ -4,7 +4,7 @@ import type { SiteSyncStore } from '../store/site-sync-store';
 import type { KnowledgeStore } from '../store/types';
 import type { Embedder } from './embeddings';
 import { knowledgeBaseForSites } from './sources/site-knowledge';
-import { syncSite } from './sources/site-sync';
+import { syncSite, type SiteSyncRecords } from './sources/site-sync';
 import type { SyncOneSite } from './sync-schedule';
 
 /** What the in-process sync writes with: the service's own store and embedder (not the HTTP API). */
@@ -18,8 +18,6 @@ export interface ServiceSiteSyncParts {
   guard?: NetworkGuard;
   /** KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT. */
   maxRemovalPercent: number;
-  /** What the run records say started it. Default `schedule`. */
-  trigger?: string;
 }
 
 /**
@@ -38,6 +36,30 @@ export function bindSiteSync(parts: ServiceSiteSyncParts): SyncOneSite {
     parts.embedder,
   );
   const guard = parts.guard ?? new NetworkGuard();
-  return (siteUrl, signal) =>
-    syncSite(siteUrl, { guard, knowledge, store: parts.syncRuns }, { trigger: parts.trigger ?? 'schedule', maxRemovalPercent: parts.maxRemovalPercent, signal });
+  return (siteUrl, signal, request = {}) => {
+    // The run's id is told as soon as the run is recorded (POST /api/v1/knowledge/syncs answers with it).
+    const store: SiteSyncRecords = {
+      startRun: async (site, trigger) => {
+        const runId = await parts.syncRuns.startRun(site, trigger);
+        request.onRunStarted?.(runId);
+        return runId;
+      },
+      finishRun: (id, outcome) => parts.syncRuns.finishRun(id, outcome),
+      pageStates: (site) => parts.syncRuns.pageStates(site),
+      putPageState: (site, page) => parts.syncRuns.putPageState(site, page),
+      forgetSource: (site, source) => parts.syncRuns.forgetSource(site, source),
+    };
+    return syncSite(
+      siteUrl,
+      { guard, knowledge, store },
+      {
+        trigger: request.trigger ?? 'schedule',
+        prune: request.prune,
+        maxPages: request.maxPages,
+        concurrency: request.concurrency,
+        maxRemovalPercent: parts.maxRemovalPercent,
+        signal,
+      },
+    );
+  };
 }

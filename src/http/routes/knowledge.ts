@@ -3,6 +3,8 @@ import { AppError, EmbeddingModelMismatchError, EmbeddingUnavailableError, NotFo
 import type { Embedder } from '../../knowledge/embeddings';
 import { ingestDocument, type DocumentToIngest, type KnowledgeWriter } from '../../knowledge/ingest';
 import { convertDocument, DocumentSkipped, formatOfContentType, type SkipReason } from '../../knowledge/sources/convert';
+import { normaliseUrl } from '../../knowledge/sources/site-urls';
+import type { KnowledgeSyncSchedule } from '../../knowledge/sync-schedule';
 import { keepRequestContext } from '../../observability/http';
 import type { Logger } from '../../observability/logger';
 import type { KnowledgeAdminStore, KnowledgeSourceSummary } from '../../store/knowledge-admin-store';
@@ -16,6 +18,7 @@ import {
   knowledgeInsightsQuerySchema,
   knowledgeListQuerySchema,
   knowledgeSourceSchema,
+  knowledgeSyncRequestSchema,
   knowledgeSyncsQuerySchema,
 } from '../knowledge-schemas';
 import { parseInput } from '../validate';
@@ -33,6 +36,17 @@ export interface KnowledgeRoutesParts {
   escalationThreshold: number;
   /** The recorded site sync runs. */
   syncRuns: Pick<SiteSyncStore, 'recentRuns'>;
+  /** Runs a site's sync in the service (POST /knowledge/syncs): the schedule's own runner, so the two never overlap. */
+  siteSyncs: Pick<KnowledgeSyncSchedule, 'syncSiteNow'>;
+  /**
+   * Whether a site is on the private network (loopback or private addresses). Such a
+   * site is synced on request only when it is a configured site's (`configuredSites`)
+   * or asked for from this machine (npm run ingest next to the service): the agent key
+   * alone must not make the service read the private network into the knowledge base.
+   */
+  isPrivateHost: (url: string) => Promise<boolean>;
+  /** KNOWLEDGE_SYNC_URLS and the shop file's `knowledge.sites`. */
+  configuredSites: string[];
   logger: Logger;
 }
 
@@ -51,6 +65,24 @@ const SKIP_ERRORS: Record<SkipReason, { status: number; code: string }> = {
   unsupported_type: { status: 415, code: 'unsupported_media_type' },
   too_large: { status: 413, code: 'payload_too_large' },
 };
+
+/** A sync request is a URL and three options. */
+const SYNC_REQUEST_MAX_BYTES = 8 * 1024;
+/** Seconds to wait before asking again while another sync runs. */
+const SYNC_BUSY_RETRY_AFTER_SECONDS = 30;
+
+/** Whether a site shares its origin with a configured site (the operator named that host). */
+function isConfiguredOrigin(site: string, configured: string[]): boolean {
+  const origin = new URL(site).origin;
+  return configured.some((c) => URL.canParse(c) && new URL(c).origin === origin);
+}
+
+/** A request from this machine: 127.0.0.0/8 or ::1 (req.ip honours TRUST_PROXY, so a proxy's clients are not taken for it). */
+function isLoopbackAddress(ip: string | undefined): boolean {
+  if (!ip) return false;
+  const address = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  return address === '::1' || /^127\.\d+\.\d+\.\d+$/.test(address);
+}
 
 /** Seconds a client should wait before retrying when the embedding model is down. */
 const EMBEDDING_RETRY_AFTER_SECONDS = 30;
@@ -141,6 +173,28 @@ export function knowledgeRoutes(parts: KnowledgeRoutesParts): Router {
       })),
       next_cursor: runs.length > query.limit ? String(page.at(-1)!.id) : null,
     });
+  });
+
+  router.post('/knowledge/syncs', express.json({ limit: SYNC_REQUEST_MAX_BYTES }), async (req, res) => {
+    const body = parseInput(knowledgeSyncRequestSchema, req.body ?? {});
+    const site = normaliseUrl(body.site)!;
+    if (!isConfiguredOrigin(site, parts.configuredSites) && !isLoopbackAddress(req.ip) && (await parts.isPrivateHost(site))) {
+      throw new AppError(
+        403,
+        'private_site_refused',
+        `${new URL(site).host} is on the private network: name it in KNOWLEDGE_SYNC_URLS (or the shop file's knowledge.sites), or run npm run ingest on the service's machine.`,
+      );
+    }
+    const started = await parts.siteSyncs.syncSiteNow(site, { trigger: 'api', prune: body.prune, maxPages: body.max_pages, concurrency: body.concurrency });
+    if (!started) {
+      res.set('Retry-After', String(SYNC_BUSY_RETRY_AFTER_SECONDS));
+      throw new AppError(409, 'sync_in_progress', 'A knowledge sync is going on (on this instance or another); try again when it has ended.');
+    }
+    parts.logger.info({ site, run_id: started.runId, prune: body.prune }, `Knowledge sync of ${site} started on request (run #${started.runId})`);
+    res
+      .status(202)
+      .location(`/api/v1/knowledge/syncs?site=${encodeURIComponent(site)}`)
+      .json({ id: started.runId, site, status: 'running' });
   });
 
   router.get('/knowledge/insights', async (req, res) => {

@@ -1,4 +1,4 @@
-import { extractText, getDocumentProxy } from 'unpdf';
+import { extractText, getDocumentProxy, getMeta } from 'unpdf';
 import { DocumentUnreadableError } from './errors';
 
 /** One page's text; `page` counts from 1. */
@@ -14,6 +14,15 @@ export interface PdfPage {
  * needs a password and for bytes that are not a readable PDF.
  */
 export async function pdfToPages(bytes: Uint8Array): Promise<PdfPage[]> {
+  return (await readPdf(bytes)).pages;
+}
+
+/**
+ * A PDF's pages (as pdfToPages) and its own title: the document information's `/Title`,
+ * else its XMP `dc:title`; null when it has none (the caller falls back to the file's
+ * name). Throws as pdfToPages does.
+ */
+export async function readPdf(bytes: Uint8Array): Promise<{ title: string | null; pages: PdfPage[] }> {
   let pdf;
   try {
     // pdf.js may take over (detach) the buffer it is given, and refuses a Buffer: hand it a plain copy.
@@ -23,12 +32,27 @@ export async function pdfToPages(bytes: Uint8Array): Promise<PdfPage[]> {
   }
   try {
     const { text } = await extractText(pdf, { mergePages: false });
-    return text.map((t, k) => ({ page: k + 1, text: tidyPageText(t) })).filter((p) => p.text !== '');
+    const pages = text.map((t, k) => ({ page: k + 1, text: tidyPageText(t) })).filter((p) => p.text !== '');
+    return { title: await pdfTitle(pdf), pages };
   } catch (error) {
     throw unreadable(error);
   } finally {
     await pdf.destroy().catch(() => {});
   }
+}
+
+/** The title the PDF declares; a metadata problem only loses the title, never the text. */
+async function pdfTitle(pdf: Parameters<typeof getMeta>[0]): Promise<string | null> {
+  try {
+    const { info, metadata } = await getMeta(pdf);
+    for (const candidate of [info?.Title, metadata?.get('dc:title')]) {
+      const title = typeof candidate === 'string' ? candidate.replace(/\s+/g, ' ').trim() : '';
+      if (title && !/^untitled$/i.test(title)) return title;
+    }
+  } catch {
+    // Unreadable metadata: no title.
+  }
+  return null;
 }
 
 function unreadable(error: unknown): DocumentUnreadableError {

@@ -45,7 +45,9 @@ export async function readPdf(bytes: Uint8Array): Promise<{ title: string | null
 async function pdfTitle(pdf: Parameters<typeof getMeta>[0]): Promise<string | null> {
   try {
     const { info, metadata } = await getMeta(pdf);
-    for (const candidate of [info?.Title, metadata?.get('dc:title')]) {
+    // Without XMP, pdf.js gives an empty object for the metadata.
+    const xmpTitle = typeof metadata?.get === 'function' ? metadata.get('dc:title') : null;
+    for (const candidate of [info?.Title, xmpTitle]) {
       const title = typeof candidate === 'string' ? candidate.replace(/\s+/g, ' ').trim() : '';
       if (title && !/^untitled$/i.test(title)) return title;
     }

@@ -1,5 +1,5 @@
 /**
- * A broken setup says so: the real service (PGlite), answering through the real OpenAI
+ * What an operator meets on the first day. A broken setup says so: the real service (PGlite), answering through the real OpenAI
  * client against the loopback OpenAI-compatible stub, with its log captured.
  * - KNOWLEDGE_SYNC_URLS names a sitemap that answers 404: the scheduled sync logs at
  *   error level with the reason as the message, and /health names the failing site.
@@ -8,6 +8,8 @@
  *   setting, and the model server receives no request.
  * - POST /api/v1/knowledge/syncs syncs a loopback site in the service: agent key,
  *   validation, a recorded run (trigger `api`), crawl state kept between runs.
+ * - The knowledge tool's description names the stored articles, read again when a
+ *   source is written (not only at the start).
  */
 import { Writable } from 'node:stream';
 import { pageInSiteChrome, sitemapXml, startLoopbackSite, type LoopbackSite } from '../../scripts/lib/loopback-site';
@@ -129,6 +131,16 @@ describe('a page on an origin not allowed costs nothing', () => {
 describe('POST /api/v1/knowledge/syncs', () => {
   const startSync = (body: unknown, headers: Record<string, string> = { authorization: `Bearer ${TEST_AGENT_KEY}` }) =>
     fetch(`${service.baseURL}/api/v1/knowledge/syncs`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  /** Starts a sync once the one going on (the schedule's first, on a slow machine) has ended: 409 until then. */
+  const startSyncWhenFree = (body: unknown) =>
+    within(30_000, async () => {
+      const response = await startSync(body);
+      if (response.status === 409) {
+        expect(response.headers.get('retry-after')).toBe('30');
+        throw new Error('a sync is going on');
+      }
+      return response;
+    });
   const runOf = async (id: number) => {
     const { body } = await service.request('GET', `/api/v1/knowledge/syncs?site=${encodeURIComponent(`${site.origin}/sitemap.xml`)}`);
     const run = body.syncs.find((r: { id: number }) => r.id === id);
@@ -152,7 +164,7 @@ describe('POST /api/v1/knowledge/syncs', () => {
   });
 
   it('syncs the site in the service: a recorded run (trigger api), its pages stored, then unchanged from the crawl state', async () => {
-    const started = await startSync({ site: `${site.origin}/sitemap.xml` });
+    const started = await startSyncWhenFree({ site: `${site.origin}/sitemap.xml` });
     expect(started.status).toBe(202);
     const body = (await started.json()) as { id: number; site: string; status: string };
     expect(body).toEqual({ id: expect.any(Number), site: `${site.origin}/sitemap.xml`, status: 'running' });
@@ -162,9 +174,40 @@ describe('POST /api/v1/knowledge/syncs', () => {
     expect(sources).toEqual(expect.arrayContaining([`${site.origin}/help/returns`, `${site.origin}/help/glaze`]));
 
     // The crawl state was kept: the second run asks with the ETags and stores nothing again.
-    const again = (await (await startSync({ site: `${site.origin}/sitemap.xml` })).json()) as { id: number };
+    const again = (await (await startSyncWhenFree({ site: `${site.origin}/sitemap.xml` })).json()) as { id: number };
     const second = await within(20_000, () => runOf(again.id));
     expect(second).toMatchObject({ trigger: 'api', status: 'succeeded', counts: { unchanged: 2, added: 0, embedded: 0 } });
     expect(site.requests.filter((r) => r.path === '/help/returns').map((r) => r.status)).toEqual([200, 304]);
+  });
+});
+
+describe("the knowledge tool's description", () => {
+  /** The search tool's description in the last request the model server received. */
+  const offeredDescription = () => {
+    const last = stub.chatRequests().at(-1)!;
+    return (last.body.tools as Array<{ function: { name: string; description: string } }>).find((t) => t.function.name === 'search_knowledge_base')!.function.description;
+  };
+
+  it('names an article stored while the service runs, from the next answers on, without a restart', async () => {
+    stub.reset();
+    expect((await service.postChat({ message: 'How should I fire a kiln?' })).status).toBe(200);
+    expect(offeredDescription()).not.toContain('Kiln Firing Schedule');
+
+    const put = await service.request('PUT', `/api/v1/knowledge/sources/${encodeURIComponent('aaa/kiln-firing.md')}`, {
+      format: 'markdown',
+      content: '# Kiln Firing Schedule\n\nBisque pieces are fired at 1000 degrees for eight hours before glazing.',
+    });
+    expect(put.status).toBe(201);
+    await within(15_000, async () => {
+      expect((await service.postChat({ message: 'How should I fire a kiln?' })).status).toBe(200);
+      expect(offeredDescription()).toContain('Kiln Firing Schedule');
+    });
+
+    // Deleted: gone from the description too.
+    expect((await service.request('DELETE', `/api/v1/knowledge/sources/${encodeURIComponent('aaa/kiln-firing.md')}`)).status).toBe(200);
+    await within(15_000, async () => {
+      expect((await service.postChat({ message: 'How should I fire a kiln?' })).status).toBe(200);
+      expect(offeredDescription()).not.toContain('Kiln Firing Schedule');
+    });
   });
 });

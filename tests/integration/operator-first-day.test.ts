@@ -60,6 +60,8 @@ beforeAll(async () => {
       // The operator mistyped the sitemap's name: it answers 404.
       KNOWLEDGE_SYNC_URLS: `${site.origin}/sitemaps.xml`,
       TRUST_PROXY: '1',
+      // This machine is shared and slow: the stub's embeddings must not time out mid-sync.
+      OPENAI_TIMEOUT_MS: '30000',
     }),
     logger: createLogger('info', logSink),
   });

@@ -166,7 +166,7 @@ describe('POST /api/v1/knowledge/syncs', () => {
   });
 
   it('syncs the site in the service: a recorded run (trigger api), its pages stored, then unchanged from the crawl state', async () => {
-    const started = await startSyncWhenFree({ site: `${site.origin}/sitemap.xml` });
+    const started = await startSyncWhenFree({ site: `${site.origin}/sitemap.xml`, concurrency: 1 });
     expect(started.status).toBe(202);
     const body = (await started.json()) as { id: number; site: string; status: string };
     expect(body).toEqual({ id: expect.any(Number), site: `${site.origin}/sitemap.xml`, status: 'running' });

@@ -45,8 +45,8 @@ beforeAll(async () => {
   for (const [p, text] of Object.entries(ARTICLES)) site.set(p, pageInSiteChrome({ title: p.slice(6), articleHtml: `<p>${text}</p>` }));
   site.set('/sitemap.xml', { contentType: 'application/xml', body: sitemapXml(Object.keys(ARTICLES).map((p) => ({ loc: `${site.origin}${p}` }))) });
   service = await startServiceProcess({ DATA_DIR: path.join(dir, 'data'), KNOWLEDGE_SEED_DIR: 'none' });
-  await waitUntilServing(service);
-}, 120_000);
+  await waitUntilServing(service, 240_000);
+}, 300_000);
 afterAll(async () => {
   await stopServiceProcess(service);
   await site?.close();

@@ -223,7 +223,7 @@ async function serviceTarget(baseUrl: string, key: string): Promise<KnowledgeTar
       const recorded = String(started.payload.site);
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, RUN_POLL_MS));
-        const { status, payload } = await call('GET', `/api/v1/knowledge/syncs?site=${encodeURIComponent(recorded)}&limit=20`);
+        const { status, payload } = await pollRuns(() => call('GET', `/api/v1/knowledge/syncs?site=${encodeURIComponent(recorded)}&limit=20`));
         if (status !== 200) throw fail('Reading the sync runs failed', status, payload);
         const run = (payload.syncs as SyncRun[]).find((r) => r.id === runId);
         if (run && run.status !== 'running') return run;
@@ -232,6 +232,25 @@ async function serviceTarget(baseUrl: string, key: string): Promise<KnowledgeTar
     close: async () => {},
   };
   return target;
+}
+
+/** Failed polls in a row the command bears before it gives up. */
+const POLL_ATTEMPTS = 10;
+
+/**
+ * One poll of the runs, asked again when the connection fails: while the service embeds a
+ * page its event loop is busy, and a kept-alive connection it closes late can reset the
+ * next request. Reading the runs changes nothing, so asking again is safe.
+ */
+async function pollRuns<T>(poll: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await poll();
+    } catch (error) {
+      if (attempt >= POLL_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
 
 /** AGENT_API_KEY, or on the embedded default the key the service generated in DATA_DIR. */

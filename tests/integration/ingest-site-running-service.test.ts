@@ -55,7 +55,7 @@ afterAll(async () => {
 test('syncs a site through the running service: pages stored under their URL without chrome, then a gone page held back as too large a share, and removed with --prune', async () => {
   const first = await ingest(`${site.origin}/sitemap.xml`);
   // On a mismatch, the command's own words say why.
-  if (first.code !== 0) throw new Error(`npm run ingest exited ${first.code}:\n${first.stderr}\n${first.stdout}`);
+  if (first.code !== 0) throw new Error(`npm run ingest exited ${first.code}:\n${first.stderr}\n${first.stdout}\nThe service:\n${service.output()}`);
   expect(first.stderr).toMatch(new RegExp(`Syncing ${site.origin}/sitemap\\.xml in the service at ${service.baseURL} \\(run #\\d+\\)`));
   expect(first.stdout).toMatch(/\/sitemap\.xml: succeeded in [\d.]+s: 3 fetched, 3 added, 0 updated, 0 unchanged, 0 skipped, 0 failed, 0 removed; \d+ chunks embedded\. Run #\d+ recorded by the service\./);
   expect(first.code).toBe(0);

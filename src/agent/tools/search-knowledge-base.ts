@@ -31,7 +31,7 @@ export function describeKnowledgeBase(outline: KnowledgeBaseOutline): string {
 }
 
 /**
- * A name's possessive as English writes it: "Northwind Home's", "Harbor Lane Ceramics'"
+ * A name's possessive as English writes it: "Pine & Pebble's", "Harbor Lane Ceramics'"
  * (a name ending in s takes the apostrophe alone), "the shop's".
  */
 export function possessive(name: string): string {

@@ -14,6 +14,10 @@
  *   whose default cell shows the schema's default, and every variable those tables
  *   name is one the config reads.
  *
+ * - two sentences that drifted once: docs/knowledge.md on what a page's links
+ *   become (checked against what the HTML converter does with a link), and
+ *   docs/api.md's `agent_type` (the shop file's agent keys, not a fixed list).
+ *
  * tests/unit/docs.test.ts runs both as part of `npm test`. Each problem is one line
  * that says which link or setting is wrong and what to change.
  */
@@ -21,6 +25,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { environmentSchema } from '../src/config';
+import { htmlToMarkdown } from '../src/knowledge/sources/html';
+import { loadSampleShop } from '../src/shop/sample-shop';
 
 /** The Markdown files whose links are checked: README.md and every .md under docs/. */
 export function documentationFiles(root: string): string[] {
@@ -288,16 +294,70 @@ export function configurationDrift(shape: Record<string, z.ZodType>, markdown: s
   return problems;
 }
 
-if (require.main === module) {
-  const root = path.resolve(__dirname, '..');
-  const problems = [
-    ...brokenLinks(documentationFiles(root), root),
-    ...missingPaths(documentationFiles(root), root),
-    ...configurationDrift(environmentSchema.shape, readFileSync(path.join(root, 'docs', 'configuration.md'), 'utf8')),
-  ];
-  if (problems.length > 0) {
-    console.error(problems.join('\n'));
-    process.exit(1);
+/** What a page's links say they become: their address kept, or their text alone. */
+const LINKS_KEEP_ADDRESS = /links keep their text and their address/i;
+const LINKS_KEEP_TEXT_ONLY = /links keep their text,? not their address|links keep (?:only )?their text\b(?! and)/i;
+
+/**
+ * docs/knowledge.md's sentence on links against the HTML converter: a link in a page
+ * is converted, and the sentence must say what happened to its address.
+ */
+export async function linksSentenceDrift(knowledgeMarkdown: string, docName = 'docs/knowledge.md'): Promise<string[]> {
+  const address = 'https://help.example.com/hc/warranty';
+  const page = await htmlToMarkdown(
+    `<html><body><article><h1>Care</h1><p>Hand wash the glazed pieces and read <a href="${address}">the warranty page</a> before you send one back.</p></article></body></html>`,
+    'https://help.example.com/hc/care',
+  );
+  const keepsAddress = page.markdown.includes(address);
+  const saysAddress = LINKS_KEEP_ADDRESS.test(knowledgeMarkdown);
+  const saysTextOnly = LINKS_KEEP_TEXT_ONLY.test(knowledgeMarkdown);
+  if (keepsAddress && (!saysAddress || saysTextOnly)) {
+    return [`${docName}: the HTML converter keeps a link's address ([text](url)), but the page ${saysTextOnly ? 'says links keep their text only' : 'does not say so'}: write "links keep their text and their address".`];
   }
-  console.log(`Docs agree with the code: links, anchors and paths of ${documentationFiles(root).length} pages, every setting of src/config.ts.`);
+  if (!keepsAddress && (saysAddress || !saysTextOnly)) {
+    return [`${docName}: the HTML converter keeps a link's text only, but the page ${saysAddress ? 'says links keep their address' : 'does not say so'}: write "links keep their text, not their address".`];
+  }
+  return [];
+}
+
+/**
+ * docs/api.md's `agent_type` row: its values are the keys of the shop file's agents,
+ * so the row must say so, and must not give one shop's keys as the only values.
+ */
+export function agentTypeSentenceDrift(apiMarkdown: string, sampleAgentKeys: string[], docName = 'docs/api.md'): string[] {
+  const lines = apiMarkdown.split('\n');
+  const index = lines.findIndex((line) => line.startsWith('| `agent_type` |'));
+  if (index < 0) return [`${docName}: no table row for \`agent_type\` in POST /api/v1/chat: add one.`];
+  const valuesCell = lines[index]!.split('|')[2]!.trim();
+  const problems: string[] = [];
+  if (!/shop file/i.test(valuesCell) || !/agents/.test(valuesCell) || !/key/.test(valuesCell)) {
+    problems.push(`${docName}:${index + 1}: agent_type's values are the \`key\`s of the shop file's \`agents\` (src/shop/shop-file.ts), not "${valuesCell}": say so.`);
+  }
+  const listed = [...valuesCell.matchAll(/`([a-z0-9_-]+)`/gi)].map((m) => m[1]!);
+  const closedList = /^(?:`[^`]+`(?: \(default\))?(?:,| or|, or)? ?)+$/.test(valuesCell);
+  if (closedList && sampleAgentKeys.every((key) => listed.includes(key))) {
+    problems.push(`${docName}:${index + 1}: agent_type lists the sample shop's agents (${listed.join(', ')}) as its only values: another shop's are its shop file's keys.`);
+  }
+  return problems;
+}
+
+if (require.main === module) {
+  void (async () => {
+    const root = path.resolve(__dirname, '..');
+    const problems = [
+      ...brokenLinks(documentationFiles(root), root),
+      ...missingPaths(documentationFiles(root), root),
+      ...configurationDrift(environmentSchema.shape, readFileSync(path.join(root, 'docs', 'configuration.md'), 'utf8')),
+      ...(await linksSentenceDrift(readFileSync(path.join(root, 'docs', 'knowledge.md'), 'utf8'))),
+      ...agentTypeSentenceDrift(readFileSync(path.join(root, 'docs', 'api.md'), 'utf8'), loadSampleShop().agents.map((a) => a.key)),
+    ];
+    if (problems.length > 0) {
+      console.error(problems.join('\n'));
+      process.exit(1);
+    }
+    console.log(
+      `Docs agree with the code: links, anchors and paths of ${documentationFiles(root).length} pages, every setting of src/config.ts, ` +
+        'the links sentence of docs/knowledge.md and agent_type in docs/api.md.',
+    );
+  })();
 }

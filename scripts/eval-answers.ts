@@ -371,8 +371,9 @@ async function compareAsSite(dir: string): Promise<SiteComparison> {
     const cleanTexts = new Set([...cleanStored.values()].flat().map((c) => c.content));
     progress(`${name}: crawling ${site.sitemapUrl} (${documents} pages with chrome)`);
     const { admin, embedder } = service.deps.appParts.knowledge;
-    const syncSite = bindSiteSync({ store: service.deps.store, admin, embedder, syncRuns: new SiteSyncStore(service.db), maxRemovalPercent: 100, trigger: 'eval', privateNetworkSites: new Set([site.sitemapUrl]) });
-    const syncReport = await syncSite(site.sitemapUrl, new AbortController().signal);
+    const syncSite = bindSiteSync({ store: service.deps.store, admin, embedder, syncRuns: new SiteSyncStore(service.db), maxRemovalPercent: 100 });
+    // The chromed site runs on loopback: crawling it is this run's explicit choice.
+    const syncReport = await syncSite(site.sitemapUrl, new AbortController().signal, { trigger: 'eval', allowPrivateNetwork: true });
     for (const source of cleanStored.keys()) await admin.deleteSource(source);
     const siteStored = await storedChunks(service.deps);
     const siteChunks = [...siteStored.values()].flat();

@@ -5,7 +5,9 @@
  * its folder are followed. It is synced with syncSite: robots.txt obeyed, new and
  * changed pages stored under their canonical URL, gone pages removed (up to
  * KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT of the site unless --prune), the run recorded.
- * Exit status 1 when a site's sync failed, 3 when it held its removals back.
+ * Exit status 1 when a site's sync failed, 3 when it held its removals back. While the
+ * service runs, the service syncs the site itself (POST /api/v1/knowledge/syncs: crawl
+ * state kept, the run recorded) and the command prints the run once it ends.
  *
  * Chunks documents (markdown, text, HTML, PDF page by page, Word), embeds them and stores them: in the configured
  * database, or, while a service runs on the embedded database (which it locks), through
@@ -30,7 +32,7 @@ import {
 import { NetworkGuard } from '../src/connectors/network-guard';
 import { DocumentSkipped } from '../src/knowledge/sources/convert';
 import { syncSite, type SyncProgress, type SyncReport } from '../src/knowledge/sources/site-sync';
-import { openKnowledgeTarget, type KnowledgeTarget, type StoredSource } from './lib/knowledge-targets';
+import { openKnowledgeTarget, type KnowledgeTarget, type StoredSource, type SyncRun as ServiceRun } from './lib/knowledge-targets';
 
 const USAGE = `Usage: npm run ingest -- [options] <file, folder or site URL> [more…]
   files and folders: markdown .md/.markdown, text .txt, HTML .html/.htm, PDF .pdf, Word .docx
@@ -219,6 +221,12 @@ async function ingestSites(
   const guard = new NetworkGuard();
   let exitCode = 0;
   for (const site of sites) {
+    const inService = await syncInService(site, target, options);
+    if (inService !== null) {
+      if (inService === 'failed') exitCode = 1;
+      else if (inService === 'held' && exitCode === 0) exitCode = 3;
+      continue;
+    }
     console.error(`Syncing ${site} with ${target.embeddingModel} into ${target.description}${options.prune ? ' (--prune: every gone page is removed)' : ''}`);
     let taken = 0;
     const report = await syncSite(
@@ -231,6 +239,47 @@ async function ingestSites(
     else if (report.status === 'held' && exitCode === 0) exitCode = 3;
   }
   return exitCode;
+}
+
+/**
+ * Through a running service: the service syncs the site (crawl state kept, the run
+ * recorded, as its schedule's runs are) and the command waits for the run to end and
+ * prints it. Null when the target is the database, or a service without the route.
+ */
+async function syncInService(
+  site: string,
+  target: KnowledgeTarget,
+  options: { prune: boolean; allowPrivateNetwork: boolean; maxPages?: number; concurrency?: number },
+): Promise<ServiceRun['status'] | null> {
+  if (!target.syncInService) return null;
+  const run = await target.syncInService(site, {
+    ...options,
+    onBusy: (seconds) => console.error(`A knowledge sync is going on in ${target.description}; asking again in ${seconds}s`),
+    onStarted: (runId) => console.error(`Syncing ${site} in ${target.description} (run #${runId})${options.prune ? ' (--prune: every gone page is removed)' : ''}`),
+  });
+  if (!run) {
+    console.error(`${target.description} cannot sync sites itself (an older version): the command crawls ${site} and sends the pages.`);
+    return null;
+  }
+  console.log(serviceRunSummary(run));
+  return run.status;
+}
+
+function serviceRunSummary(run: ServiceRun): string {
+  const c = run.counts;
+  const n = (k: keyof typeof c) => c[k] ?? 0;
+  const seconds = ((new Date(run.finished_at ?? run.started_at).getTime() - new Date(run.started_at).getTime()) / 1000).toFixed(1);
+  const lines = [
+    `${run.site}: ${run.status} in ${seconds}s: ${n('fetched')} fetched, ${n('added')} added, ${n('updated')} updated, ${n('unchanged')} unchanged, ` +
+      `${n('skipped')} skipped, ${n('failed')} failed, ${n('removed')} removed${n('removalsHeld') > 0 ? `, ${n('removalsHeld')} removals held` : ''}; ` +
+      `${n('embedded')} chunks embedded. Run #${run.id} recorded by the service.`,
+  ];
+  if (run.message) lines.push(run.message);
+  if (run.errors.length > 0) {
+    lines.push(`Problems (${run.errors.length}${run.errors.length >= 50 ? ', the first 50' : ''}):`);
+    for (const e of run.errors) lines.push(`  ${e.reason}: ${e.url}: ${e.message}`);
+  }
+  return lines.join('\n');
 }
 
 function printSiteProgress(event: SyncProgress, index: number | null): void {

@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { agentKeyCheck } from './http/auth';
 import { metricsEndpoint, type MetricsAccess } from './http/metrics-access';
-import { agentKeyFailureLimit, chatRateLimits, widgetCors, type AuthFailureSettings, type RateLimitSettings } from './http/protection';
+import { agentKeyFailureLimit, chatRateLimits, refuseOtherOrigins, widgetCors, type AuthFailureSettings, type RateLimitSettings } from './http/protection';
 import { SESSION_TOKEN_HEADER } from './http/session-token';
 import { chatRoutes, type ChatRoutesParts } from './http/routes/chat';
 import { conversationRoutes } from './http/routes/conversations';
@@ -78,7 +78,9 @@ export function createApp(parts: AppParts): Express {
   // The pages set their own Content-Security-Policy; the API answers JSON only.
   app.use(helmet({ contentSecurityPolicy: false }));
   const cors = widgetCors(parts.widgetOrigins);
-  app.use((req, res, next) => (WIDGET_ENDPOINTS.test(req.path) ? cors(req, res, next) : next()));
+  // Another site's page is refused before its request costs anything (a model call, a row).
+  const originCheck = refuseOtherOrigins(parts.widgetOrigins, parts.logger);
+  app.use((req, res, next) => (WIDGET_ENDPOINTS.test(req.path) ? originCheck(req, res, (error?: unknown) => (error ? next(error) : cors(req, res, next))) : next()));
   // The knowledge API reads its own bodies (articles, up to KNOWLEDGE_DOCUMENT_MAX_BYTES).
   const jsonBodies = express.json({ limit: jsonBodyLimit(parts.chat.messageMaxChars) });
   app.use((req, res, next) => (req.path.startsWith('/api/v1/knowledge/') ? next() : jsonBodies(req, res, next)));

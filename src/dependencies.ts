@@ -1,5 +1,6 @@
 import { TOOL_NAMES } from './agent/tools';
 import type { AppParts } from './app';
+import type { FailedSync } from './http/routes/health';
 import { ChatService } from './chat/chat-service';
 import { ChatTurns } from './chat/turn';
 import { Redactor } from './privacy/redaction';
@@ -65,8 +66,8 @@ export interface Dependencies {
   erasure: ErasureService;
   /** The in-process retention sweep; null when CONVERSATION_RETENTION_DAYS is not set. */
   retention: RetentionSchedule | null;
-  /** The in-process sync of the knowledge sites (KNOWLEDGE_SYNC_URLS and the shop file's `knowledge.sites`); null when there are none. */
-  knowledgeSync: KnowledgeSyncSchedule | null;
+  /** The in-process sync of the knowledge sites (KNOWLEDGE_SYNC_URLS and the shop file's `knowledge.sites`; scheduled only when there are some), and of a site on request (POST /api/v1/knowledge/syncs). */
+  knowledgeSync: KnowledgeSyncSchedule;
   /** Deletes erased answers' traces in Langfuse and retries failures. */
   traceDeletion: TraceDeletion;
   /** Re-masks texts stored before the current redaction (started in the background at start; tests await it). */
@@ -115,7 +116,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     redactionBackfill.start();
     stops.add(() => redactionBackfill.stop());
     const knowledgeSync = startKnowledgeSync(config, shop, storage, models.embedder, networkGuard, logger);
-    stops.add(() => knowledgeSync?.stop());
+    stops.add(() => knowledgeSync.stop());
     const shopAgents = await createShopAgents({
       shop,
       // Wrong order proofs are always counted in the database, whatever RATE_LIMIT_STORE says: every instance must agree.
@@ -159,7 +160,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       shop,
       networkGuard,
       appParts: {
-        ...assembleAppParts({ config, shop, storage, models, metrics, tracing, redactor, access, chatService, conversations, customerData, logger }),
+        ...assembleAppParts({ config, shop, storage, models, metrics, tracing, redactor, access, chatService, conversations, customerData, knowledgeSync, logger }),
         shopTools: { tools: () => shopAgents.shopTools(), guard: networkGuard, agents: shop.agents.map((a) => ({ key: a.key, tools: a.tools })), agentApiKey: access.agentApiKey, logger },
       },
       tracing,
@@ -182,17 +183,26 @@ export async function createDependencies(config: Config, logger: Logger, databas
 }
 
 /**
- * The scheduled sync of the knowledge sites: KNOWLEDGE_SYNC_URLS and the shop file's
- * `knowledge.sites`, each once, synced in process through the service's own guard (so
- * no page may be the service itself); null when there is no site to sync.
+ * The sites the service syncs on its schedule: KNOWLEDGE_SYNC_URLS and the shop file's
+ * `knowledge.sites`, each once; a site named twice may reach the private network if either
+ * entry says so.
  */
-function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, embedder: Embedder, guard: NetworkGuard, logger: Logger): KnowledgeSyncSchedule | null {
-  const sites: KnowledgeSite[] = [
-    ...config.knowledgeSync.siteUrls.map((url) => ({ url, allowPrivateNetwork: config.knowledgeSync.allowPrivateNetwork })),
-    ...shop.knowledge.sites,
-  ];
-  const siteUrls = [...new Set(sites.map((s) => s.url))];
-  if (siteUrls.length === 0) return null;
+function configuredSites(config: Config, shop: Shop): KnowledgeSite[] {
+  const sites = new Map<string, KnowledgeSite>();
+  for (const site of [...config.knowledgeSync.siteUrls.map((url) => ({ url, allowPrivateNetwork: config.knowledgeSync.allowPrivateNetwork })), ...shop.knowledge.sites]) {
+    sites.set(site.url, { url: site.url, allowPrivateNetwork: site.allowPrivateNetwork || (sites.get(site.url)?.allowPrivateNetwork ?? false) });
+  }
+  return [...sites.values()];
+}
+
+/**
+ * The sync of the knowledge sites, in process through the service's own guard (so no
+ * page may be the service itself): the configured sites on a schedule (none, no
+ * schedule), and one site on request (POST /api/v1/knowledge/syncs).
+ */
+function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, embedder: Embedder, guard: NetworkGuard, logger: Logger): KnowledgeSyncSchedule {
+  const sites = configuredSites(config, shop);
+  const siteUrls = sites.map((s) => s.url);
   const syncSite = bindSiteSync({
     store: storage.store,
     admin: storage.knowledgeAdmin,
@@ -200,7 +210,6 @@ function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, em
     syncRuns: storage.siteSyncs,
     maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent,
     guard,
-    // A site named twice (in KNOWLEDGE_SYNC_URLS and the shop file) may go private if either entry says so.
     privateNetworkSites: new Set(sites.filter((s) => s.allowPrivateNetwork).map((s) => s.url)),
     languages: shop.languages,
   });
@@ -380,6 +389,7 @@ function assembleAppParts(parts: {
   chatService: ChatService;
   conversations: Conversations;
   customerData: CustomerDataLifecycle;
+  knowledgeSync: KnowledgeSyncSchedule;
   logger: Logger;
 }): Omit<AppParts, 'shopTools'> {
   const { config, shop, storage, models, metrics, tracing, redactor, chatService, logger } = parts;
@@ -442,6 +452,7 @@ function assembleAppParts(parts: {
       escalationThreshold: config.retrieval.escalationThreshold,
       syncRuns: storage.siteSyncs,
       languages: shop.languages,
+      siteSyncs: parts.knowledgeSync,
       logger,
     },
     metrics,
@@ -464,8 +475,31 @@ function assembleAppParts(parts: {
     trustProxy: config.trustProxy,
     health: {
       pingDatabase: () => store.ping(),
+      failedSyncs: failedSyncsOf(storage.siteSyncs),
       info: { storage: config.storage.kind, model: models.chatModel.name, embedding_model: models.embedder.model },
     },
+  };
+}
+
+/** How many recent runs /health reads to find each site's last one: far more than a shop has sites. */
+const HEALTH_SYNC_RUNS = 100;
+/** /health is probed often: the sites' last runs are read at most this often. */
+const HEALTH_SYNC_CACHE_MS = 15_000;
+
+/** The sites whose last finished sync failed or held its removals back, from the recorded runs (every instance's, the command's too). */
+function failedSyncsOf(syncRuns: OpenStorage['siteSyncs']): () => Promise<FailedSync[]> {
+  let cached: { at: number; failed: FailedSync[] } | null = null;
+  return async () => {
+    if (cached && Date.now() - cached.at < HEALTH_SYNC_CACHE_MS) return cached.failed;
+    const runs = await syncRuns.recentRuns({ limit: HEALTH_SYNC_RUNS });
+    const last = new Map<string, (typeof runs)[number]>();
+    // Newest first: the first finished run of a site is its last.
+    for (const run of runs) if (run.status !== 'running' && !last.has(run.site)) last.set(run.site, run);
+    const failed = [...last.values()]
+      .filter((run) => run.status === 'failed' || run.status === 'held')
+      .map((run) => ({ site: run.site, status: run.status as FailedSync['status'], finished_at: run.finishedAt!.toISOString() }));
+    cached = { at: Date.now(), failed };
+    return failed;
   };
 }
 

@@ -14,6 +14,7 @@ import { loadConfiguredShop } from '../../src/shop/load-shop';
 import { ingestDocument, type DocumentIngestResult, type DocumentToIngest, type KnowledgeWriter } from '../../src/knowledge/ingest';
 import { DocumentSkipped } from '../../src/knowledge/sources/convert';
 import type { SiteSyncRecords } from '../../src/knowledge/sources/site-sync';
+import type { SyncCounts, SyncError } from '../../src/store/site-sync-store';
 import { looksLikeLinkedDocument } from '../../src/knowledge/sources/site-urls';
 import { readServiceAddress } from '../../src/service-address';
 import { SiteSyncStore } from '../../src/store/site-sync-store';
@@ -45,8 +46,46 @@ export interface KnowledgeTarget {
   siteRecords: SiteSyncRecords;
   /** True when runs are recorded (the database); false through a service's API. */
   recordsRuns: boolean;
+  /**
+   * Through a running service: syncs a site in the service (POST /api/v1/knowledge/syncs),
+   * which keeps the crawl state and records the run as its schedule does, and resolves
+   * with the recorded run once it ends; null when the service has no such route (an
+   * older one), so the command crawls itself. Absent for the database.
+   */
+  syncInService?: (site: string, options: ServiceSyncOptions) => Promise<SyncRun | null>;
   close(): Promise<void>;
 }
+
+/** What `npm run ingest -- <url>` asks of the service's sync. */
+export interface ServiceSyncOptions {
+  prune: boolean;
+  /** The site may be on the private network (`--allow-private-network`; the service honours it from its own machine). */
+  allowPrivateNetwork: boolean;
+  maxPages?: number;
+  concurrency?: number;
+  /** Hears of the recorded run's id once the service started it, and of each wait for another sync to end. */
+  onStarted?: (runId: number) => void;
+  onBusy?: (retryAfterSeconds: number) => void;
+}
+
+/** A run as GET /api/v1/knowledge/syncs lists it. */
+export interface SyncRun {
+  id: number;
+  site: string;
+  status: 'running' | 'succeeded' | 'held' | 'failed';
+  started_at: string;
+  finished_at: string | null;
+  counts: Partial<SyncCounts>;
+  errors: SyncError[];
+  message: string | null;
+}
+
+/** How often the command asks whether the service's run has ended. */
+const RUN_POLL_MS = 500;
+/** Asking again this soon (rather than the service's Retry-After of 30 s): a sync of a small site ends in seconds. */
+const BUSY_RETRY_SECONDS = 5;
+/** How long the command waits for another sync to end before giving up. */
+const BUSY_WAIT_MAX_MS = 15 * 60_000;
 
 /**
  * INGEST_SERVICE_URL's service; else the configured database; else, when the embedded
@@ -178,9 +217,52 @@ async function serviceTarget(baseUrl: string, key: string): Promise<KnowledgeTar
       forgetSource: async () => 0,
     },
     recordsRuns: false,
+    syncInService: async (site, options) => {
+      const body = { site, prune: options.prune, allow_private_network: options.allowPrivateNetwork, ...(options.maxPages && { max_pages: options.maxPages }), ...(options.concurrency && { concurrency: options.concurrency }) };
+      const waitUntil = Date.now() + BUSY_WAIT_MAX_MS;
+      let started: { status: number; payload: any };
+      for (;;) {
+        started = await call('POST', '/api/v1/knowledge/syncs', body);
+        if (started.status !== 409 || Date.now() > waitUntil) break;
+        // Another sync (the service's schedule, another command) is going on: wait for it, as a scheduled turn would.
+        options.onBusy?.(BUSY_RETRY_SECONDS);
+        await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_SECONDS * 1000));
+      }
+      if (started.status === 404 && started.payload?.error?.code === 'not_found') return null;
+      if (started.status !== 202) throw fail(`The service refused to sync ${site}`, started.status, started.payload);
+      const runId = Number(started.payload.id);
+      options.onStarted?.(runId);
+      const recorded = String(started.payload.site);
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, RUN_POLL_MS));
+        const { status, payload } = await pollRuns(() => call('GET', `/api/v1/knowledge/syncs?site=${encodeURIComponent(recorded)}&limit=20`));
+        if (status !== 200) throw fail('Reading the sync runs failed', status, payload);
+        const run = (payload.syncs as SyncRun[]).find((r) => r.id === runId);
+        if (run && run.status !== 'running') return run;
+      }
+    },
     close: async () => {},
   };
   return target;
+}
+
+/** Failed polls in a row the command bears before it gives up. */
+const POLL_ATTEMPTS = 10;
+
+/**
+ * One poll of the runs, asked again when the connection fails: while the service embeds a
+ * page its event loop is busy, and a kept-alive connection it closes late can reset the
+ * next request. Reading the runs changes nothing, so asking again is safe.
+ */
+async function pollRuns<T>(poll: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await poll();
+    } catch (error) {
+      if (attempt >= POLL_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
 
 /** AGENT_API_KEY, or on the embedded default the key the service generated in DATA_DIR. */

@@ -177,7 +177,7 @@ export const knowledgeSyncsQuerySchema = z.object({
 export const knowledgeSyncRunSchema = z.object({
   id: z.int(),
   site: z.string().meta({ description: 'The sitemap or start page URL the run synced.' }),
-  trigger: z.string().meta({ description: '`schedule` (the service: KNOWLEDGE_SYNC_URLS and the shop file sites) or `cli` (npm run ingest).' }),
+  trigger: z.string().meta({ description: '`schedule` (the service: KNOWLEDGE_SYNC_URLS and the shop file sites), `api` (POST /api/v1/knowledge/syncs, which npm run ingest uses while the service runs) or `cli` (npm run ingest on the database).' }),
   status: z.enum(['running', 'succeeded', 'held', 'failed']).meta({
     description: '`held`: stored what changed but removed nothing, since it would have removed more than KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT of the pages.',
   }),
@@ -194,4 +194,44 @@ export const knowledgeSyncRunSchema = z.object({
 export const knowledgeSyncListSchema = z.object({
   syncs: z.array(knowledgeSyncRunSchema),
   next_cursor: z.string().nullable(),
+});
+
+/** POST /api/v1/knowledge/syncs: a site to sync now, in the service. */
+export const knowledgeSyncRequestSchema = z
+  .object({
+    site: z
+      .url({ protocol: /^https?$/, error: 'site must be an http(s) URL: a sitemap or a start page' })
+      .max(2048, 'site must be at most 2048 characters')
+      .meta({ description: 'A sitemap (or sitemap index) URL, or a start page whose links under its folder are followed.', example: 'https://help.example.com/sitemap.xml' }),
+    prune: z
+      .boolean({ error: 'prune must be true or false' })
+      .default(false)
+      .meta({ description: 'Remove every page that is gone, even past KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT.' }),
+    allow_private_network: z
+      .boolean({ error: 'allow_private_network must be true or false' })
+      .default(false)
+      .meta({
+        description:
+          "The site may be on the private network (loopback, 10.x, 192.168.x…). Honoured only from the service's own machine; a configured site's own setting applies without it. Without either, the site is crawled public-only, whatever its DNS answers.",
+      }),
+    max_pages: z
+      .int({ error: 'max_pages must be a whole number' })
+      .min(1, 'max_pages must be at least 1')
+      .max(100_000, 'max_pages must be at most 100000')
+      .optional()
+      .meta({ description: 'Pages and linked files taken at most. Default 5000.' }),
+    concurrency: z
+      .int({ error: 'concurrency must be a whole number' })
+      .min(1, 'concurrency must be at least 1')
+      .max(16, 'concurrency must be at most 16')
+      .optional()
+      .meta({ description: "Requests to the site at once. Default 2 (1 with a robots.txt Crawl-delay)." }),
+  })
+  .strict();
+
+/** 202 of POST /api/v1/knowledge/syncs. */
+export const knowledgeSyncStartedSchema = z.object({
+  id: z.int().meta({ description: 'The recorded run: GET /api/v1/knowledge/syncs?site= lists it, with its outcome once it ends.' }),
+  site: z.string(),
+  status: z.literal('running'),
 });

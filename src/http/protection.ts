@@ -1,6 +1,7 @@
 import cors from 'cors';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Logger as RateLimitLogger } from 'express-rate-limit';
+import { AppError } from '../errors';
 import { loggedPath, logWhenAnswered } from '../observability/http';
 import type { Logger } from '../observability/logger';
 import { DatabaseRateLimitStore, RateLimitStoreError, type RateLimitCounters } from '../store/rate-limit-store';
@@ -28,6 +29,36 @@ export function widgetCors(allowedOrigins: string[]): RequestHandler {
     exposedHeaders: ['Retry-After', 'X-Request-Id'],
     maxAge: 600,
   });
+}
+
+/**
+ * Refuses, before anything else runs, a browser's request to the widget's endpoints
+ * from a page whose origin is neither the service's own nor in WIDGET_ALLOWED_ORIGINS:
+ * 403 `origin_not_allowed`, logged at warn with the origin and the setting that would
+ * allow it. The browser would hide the answer from that page anyway; refusing it here
+ * means a refused origin costs no model call and stores nothing. A preflight (OPTIONS)
+ * is logged the same and left to CORS, which answers it without permission. Requests
+ * without an Origin header (servers, curl) are not a browser's and go on.
+ */
+export function refuseOtherOrigins(allowedOrigins: string[], logger: Logger): RequestHandler {
+  const allowed = new Set(allowedOrigins);
+  return (req, _res, next) => {
+    const origin = req.get('origin');
+    if (origin === undefined || allowed.has(origin) || isOwnOrigin(origin, req)) return next();
+    logger.warn(
+      { event: 'cors_refused', origin, path: loggedPath(req), method: req.method },
+      `Refused a widget request from ${origin}: add it to WIDGET_ALLOWED_ORIGINS (comma-separated) to embed the widget on that site`,
+    );
+    if (req.method === 'OPTIONS') return next();
+    next(new AppError(403, 'origin_not_allowed', `Pages on ${origin} may not call this service. Its operator can allow them in WIDGET_ALLOWED_ORIGINS.`));
+  };
+}
+
+/** The service's own pages (the demo page, the console): the Origin's host is the one the request was sent to. */
+function isOwnOrigin(origin: string, req: Request): boolean {
+  if (!URL.canParse(origin)) return false;
+  const host = new URL(origin).host;
+  return host === req.get('host') || host === req.host;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { SiteSyncStore } from '../store/site-sync-store';
 import type { KnowledgeStore } from '../store/types';
 import type { Embedder } from './embeddings';
 import { knowledgeBaseForSites } from './sources/site-knowledge';
-import { syncSite } from './sources/site-sync';
+import { syncSite, type SiteSyncRecords } from './sources/site-sync';
 import type { SyncOneSite } from './sync-schedule';
 
 /**
@@ -30,8 +30,6 @@ export interface ServiceSiteSyncParts {
   maxRemovalPercent: number;
   /** The shop's languages: they guide the detection of a page's language (IngestOptions). */
   languages?: readonly string[];
-  /** What the run records say started it. Default `schedule`. */
-  trigger?: string;
   /** The sites that may be on the private network (by URL, as the schedule names them); any other is public-only. */
   privateNetworkSites?: ReadonlySet<string>;
 }
@@ -53,11 +51,32 @@ export function bindSiteSync(parts: ServiceSiteSyncParts): SyncOneSite {
     { languages: parts.languages },
   );
   const guard = parts.guard ?? new NetworkGuard();
-  return (siteUrl, signal) =>
-    syncSite(siteUrl, { guard, knowledge, store: parts.syncRuns }, {
-      trigger: parts.trigger ?? 'schedule',
-      maxRemovalPercent: parts.maxRemovalPercent,
-      allowPrivateNetwork: parts.privateNetworkSites?.has(siteUrl) ?? false,
-      signal,
-    });
+  return (siteUrl, signal, request = {}) => {
+    // The run's id is told as soon as the run is recorded (POST /api/v1/knowledge/syncs answers with it).
+    const store: SiteSyncRecords = {
+      startRun: async (site, trigger) => {
+        const runId = await parts.syncRuns.startRun(site, trigger);
+        request.onRunStarted?.(runId);
+        return runId;
+      },
+      finishRun: (id, outcome) => parts.syncRuns.finishRun(id, outcome),
+      pageStates: (site) => parts.syncRuns.pageStates(site),
+      putPageState: (site, page) => parts.syncRuns.putPageState(site, page),
+      forgetSource: (site, source) => parts.syncRuns.forgetSource(site, source),
+    };
+    return syncSite(
+      siteUrl,
+      { guard, knowledge, store },
+      {
+        trigger: request.trigger ?? 'schedule',
+        prune: request.prune,
+        maxPages: request.maxPages,
+        concurrency: request.concurrency,
+        maxRemovalPercent: parts.maxRemovalPercent,
+        // The operator's choice: a configured site named with allow_private_network, or this request's own (the route allows it only from this machine).
+        allowPrivateNetwork: request.allowPrivateNetwork === true || (parts.privateNetworkSites?.has(siteUrl) ?? false),
+        signal,
+      },
+    );
+  };
 }

@@ -1,3 +1,4 @@
+import { PeriodicTask } from '../background/periodic-task';
 import type { Logger } from '../observability/logger';
 import { completeCounts, type CustomerDataStore, type ErasureCounts } from './customer-data';
 import type { ErasureService } from './erasure';
@@ -60,58 +61,44 @@ export async function sweepExpiredConversations(
 }
 
 /**
- * The in-process sweep: once shortly after start, then every `intervalMs`. Every
- * instance runs one; the database's advisory lock lets one sweep at a time, and an
- * instance that finds another sweeping skips its turn.
+ * The in-process sweep: once shortly after start, then every `intervalMs` (a
+ * PeriodicTask). Every instance runs one; the database's advisory lock lets one
+ * sweep at a time, and an instance that finds another sweeping skips its turn.
  */
 export class RetentionSchedule {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<SweepOutcome | null> | null = null;
+  private readonly task: PeriodicTask<SweepOutcome>;
 
   constructor(
     private readonly parts: { data: CustomerDataStore; erasure: ErasureService; langfuse: boolean },
     private readonly settings: RetentionSettings,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.task = new PeriodicTask(() => this.sweep(), intervalMs, (error) => this.logger.warn({ err: error }, 'Retention sweep failed; the next one tries again'));
+  }
 
   start(firstDelayMs = 1000): void {
-    if (this.timer) return;
-    const tick = () => {
-      void this.sweepNow();
-      this.timer = setTimeout(tick, this.intervalMs);
-      this.timer.unref();
-    };
-    this.timer = setTimeout(tick, Math.min(firstDelayMs, this.intervalMs));
-    this.timer.unref();
+    this.task.start(firstDelayMs);
   }
 
   /** Runs a sweep unless one is running (then waits for that one); logs what it did, never throws. */
   sweepNow(): Promise<SweepOutcome | null> {
-    this.running ??= (async () => {
-      try {
-        const outcome = await sweepExpiredConversations(this.parts, this.settings);
-        if (outcome.busy) this.logger.info('Retention sweep skipped: another instance is sweeping');
-        else if (outcome.batches > 0) {
-          this.logger.info(
-            { event: 'retention_sweep', batches: outcome.batches, counts: outcome.counts, retention_days: this.settings.retentionDays },
-            `Retention sweep erased ${outcome.counts.conversations} conversation(s)`,
-          );
-        }
-        return outcome;
-      } catch (error) {
-        this.logger.warn({ err: error }, 'Retention sweep failed; the next one tries again');
-        return null;
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    return this.task.runNow();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.task.stop();
+  }
+
+  private async sweep(): Promise<SweepOutcome> {
+    const outcome = await sweepExpiredConversations(this.parts, this.settings);
+    if (outcome.busy) this.logger.info('Retention sweep skipped: another instance is sweeping');
+    else if (outcome.batches > 0) {
+      this.logger.info(
+        { event: 'retention_sweep', batches: outcome.batches, counts: outcome.counts, retention_days: this.settings.retentionDays },
+        `Retention sweep erased ${outcome.counts.conversations} conversation(s)`,
+      );
+    }
+    return outcome;
   }
 }

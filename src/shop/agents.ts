@@ -2,7 +2,7 @@ import type { StructuredTool } from '@langchain/core/tools';
 import { compileSupportGraph, type SupportGraphParts } from '../agent/graph';
 import { toolsNow, type ToolList } from '../agent/tool-list';
 import { createSupportTools, type SupportToolParts } from '../agent/tools';
-import { DESCRIBED_TITLES_MAX } from '../agent/tools/search-knowledge-base';
+import { DESCRIBED_TITLES_MAX, KnowledgeTitles } from '../agent/tools/search-knowledge-base';
 import type { AgentSpec } from '../agent-specs/spec';
 import type { AgentRuntime } from '../chat/chat-service';
 import type { SupportHours } from '../chat/support-hours';
@@ -41,11 +41,25 @@ export async function createShopAgents(parts: {
   connectors: Omit<ConnectorContext, 'shopFileDir'>;
 }): Promise<ShopAgents> {
   const { shop } = parts;
-  const knowledgeTitles = (await parts.knowledgeAdmin.listSources({ limit: DESCRIBED_TITLES_MAX })).sources.map((s) => s.title);
-  const builtIn = createSupportTools({ ...parts.builtInTools, shop, knowledgeTitles });
+  const readTitles = async () => (await parts.knowledgeAdmin.listSources({ limit: DESCRIBED_TITLES_MAX })).sources.map((s) => s.title);
+  // The knowledge tool's description names what is stored: read again when a source is written.
+  const knowledgeTitles = new KnowledgeTitles(readTitles, await readTitles(), undefined, (error) =>
+    parts.connectors.logger.warn({ err: error }, 'Could not read the knowledge titles for the search tool; it keeps the ones it had'),
+  );
+  parts.knowledgeAdmin.onWrite(() => knowledgeTitles.changed());
+  let builtIn = createSupportTools({ ...parts.builtInTools, shop, knowledgeTitles: knowledgeTitles.titles() });
+  let builtForVersion = knowledgeTitles.version;
+  const builtInNow = () => {
+    const titles = knowledgeTitles.titles();
+    if (knowledgeTitles.version !== builtForVersion) {
+      builtIn = createSupportTools({ ...parts.builtInTools, shop, knowledgeTitles: titles });
+      builtForVersion = knowledgeTitles.version;
+    }
+    return builtIn;
+  };
   const systems = await connectShopSystems(shop, parts.connectors);
-  // Read per answer: an MCP server's tools join once it connects.
-  const agents = compileAgents(shop.agents, () => [...builtIn, ...systems.tools()], {
+  // Read per answer: an MCP server's tools join once it connects, the knowledge tool's description follows what is stored.
+  const agents = compileAgents(shop.agents, () => [...builtInNow(), ...systems.tools()], {
     ...parts.graph,
     escalationOffer: escalationOffer(shop.words, parts.supportHours),
   });

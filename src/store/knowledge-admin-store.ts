@@ -70,10 +70,20 @@ export interface UnansweredQuestion {
  */
 export class KnowledgeAdminStore {
   private readonly fn: SqlFunctionCaller;
+  private readonly writeListeners = new Set<() => void>();
 
   /** Over a SQL connection, or over any other caller of the same functions (Supabase). */
   constructor(target: SqlQueryable | SqlFunctionCaller) {
     this.fn = isSqlFunctionCaller(target) ? target : sqlFunctionCaller(target);
+  }
+
+  /** Calls `listener` after each source this store replaced or deleted (the knowledge tool's description follows what is stored). */
+  onWrite(listener: () => void): void {
+    this.writeListeners.add(listener);
+  }
+
+  private written(): void {
+    for (const listener of this.writeListeners) listener();
   }
 
   /** Sources ordered by name; `text` finds it in titles and source names (case-insensitive). */
@@ -142,6 +152,7 @@ export class KnowledgeAdminStore {
       p_source: source,
       p_chunks: chunkRows(chunks),
     });
+    this.written();
   }
 
   /** Sources holding chunks whose language is not known yet, by name after `after`. */
@@ -165,7 +176,9 @@ export class KnowledgeAdminStore {
 
   /** Deletes a source's chunks in one statement; returns how many there were (0: no such source). */
   async deleteSource(source: string): Promise<number> {
-    return Number(await this.fn.value<number>(FUNCTIONS.delete, { p_source: source }));
+    const deleted = Number(await this.fn.value<number>(FUNCTIONS.delete, { p_source: source }));
+    if (deleted > 0) this.written();
+    return deleted;
   }
 
   /** Sources cited by answers since `since`, most cited first. */

@@ -222,6 +222,10 @@ describe('real responses validate against the document', () => {
     }, 400);
     await check('delete', '/api/v1/knowledge/sources/{source}', `/api/v1/knowledge/sources/${encodeURIComponent('kb/openapi.md')}`, { headers: agent }, 200);
     await check('get', '/api/v1/knowledge/insights', '/api/v1/knowledge/insights?days=7', { headers: agent }, 200);
+    // A sync started on request: a started run (the site need not answer: the run is recorded first), a bad body, no key.
+    await check('post', '/api/v1/knowledge/syncs', '/api/v1/knowledge/syncs', { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ site: 'http://127.0.0.1:9/sitemap.xml' }) }, 202);
+    await check('post', '/api/v1/knowledge/syncs', '/api/v1/knowledge/syncs', { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ site: 'ftp://example.com/' }) }, 400);
+    await check('post', '/api/v1/knowledge/syncs', '/api/v1/knowledge/syncs', { headers: jsonHeaders, body: JSON.stringify({ site: 'http://127.0.0.1:9/' }) }, 401);
     // Site sync runs: one that failed (with its errors) and one still running, as the run records keep them.
     const syncRuns = new SiteSyncStore(service.db);
     const failedRun = await syncRuns.startRun('https://help.example.com/sitemap.xml', 'schedule');

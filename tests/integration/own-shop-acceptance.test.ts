@@ -91,7 +91,7 @@ test("the model's call of the shop's action reaches its API once, for the verifi
   expect(system.content).toContain('You are the support assistant of Bramble Books, an independent bookshop.');
   const offered = (requests[0]!.body.tools as Array<{ function: { name: string; description: string } }>).map((t) => t.function);
   expect(offered.map((f) => f.name)).toEqual(['search_knowledge_base', 'listMyOrders']);
-  expect(offered[0]!.description).toContain("Search Bramble Books's knowledge base (articles such as: Returning a book)");
+  expect(offered[0]!.description).toContain("Search Bramble Books' knowledge base (articles such as: Returning a book)");
   for (const request of requests) expect(JSON.stringify(request.body)).not.toMatch(/northwind/i);
 });
 

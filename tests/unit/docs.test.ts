@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { anchorsOf, brokenLinks, configurationDrift, documentationFiles, githubSlug, missingPaths } from '../../scripts/check-docs';
+import { agentTypeSentenceDrift, anchorsOf, brokenLinks, configurationDrift, documentationFiles, githubSlug, linksSentenceDrift, missingPaths } from '../../scripts/check-docs';
+import { loadSampleShop } from '../../src/shop/sample-shop';
 import { environmentSchema } from '../../src/config';
 
 const repoRoot = path.resolve(__dirname, '../..');
@@ -24,6 +25,15 @@ describe('the documentation agrees with the code (scripts/check-docs.ts)', () =>
     expect(configurationDrift(environmentSchema.shape, markdown).join('\n')).toBe('');
   });
 
+  it("docs/knowledge.md says what the HTML converter does with a link's address", async () => {
+    expect((await linksSentenceDrift(readFileSync(path.join(repoRoot, 'docs', 'knowledge.md'), 'utf8'))).join('\n')).toBe('');
+  });
+
+  it("docs/api.md's agent_type names the shop file's agent keys, not one shop's", () => {
+    const keys = loadSampleShop().agents.map((a) => a.key);
+    expect(agentTypeSentenceDrift(readFileSync(path.join(repoRoot, 'docs', 'api.md'), 'utf8'), keys).join('\n')).toBe('');
+  });
+
   it('links every page of docs/ from the README, so that each topic is one click away', () => {
     const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
     const unlinked = documentationFiles(repoRoot)
@@ -31,6 +41,22 @@ describe('the documentation agrees with the code (scripts/check-docs.ts)', () =>
       .filter((f) => f.startsWith('docs/') && !readme.includes(`](${f})`))
       .map((f) => `${f} is not linked from README.md: add a row "| what it covers | [${f}](${f}) |" to the table under "Documentation".`);
     expect(unlinked.join('\n')).toBe('');
+  });
+});
+
+describe('the two sentence checks, on sentences of their own', () => {
+  it('find the links sentence that says addresses are dropped while the converter keeps them', async () => {
+    expect(await linksSentenceDrift('- links keep their text, not their address (addresses add noise).')).toEqual([expect.stringContaining('keeps a link\'s address')]);
+    expect(await linksSentenceDrift('- links are kept.')).toEqual([expect.stringContaining('does not say so')]);
+    expect(await linksSentenceDrift('- links keep their text and their address (`[text](url)`).')).toEqual([]);
+  });
+
+  it("find an agent_type row that lists the sample shop's agents as the only values", () => {
+    const keys = ['support', 'orders'];
+    const row = (cell: string) => `| field | type | |\n| --- | --- | --- |\n| \`agent_type\` | ${cell} | optional |\n`;
+    expect(agentTypeSentenceDrift(row('`support` (default) or `orders`'), keys)).toHaveLength(2);
+    expect(agentTypeSentenceDrift(row("the `key` of one of the shop file's `agents` (the first is the default)"), keys)).toEqual([]);
+    expect(agentTypeSentenceDrift('no table here', keys)).toEqual([expect.stringContaining('no table row')]);
   });
 });
 

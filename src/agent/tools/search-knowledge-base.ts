@@ -25,9 +25,84 @@ export function describeKnowledgeBase(outline: KnowledgeBaseOutline): string {
     .map((t) => (t.length > TITLE_MAX_CHARS ? `${t.slice(0, TITLE_MAX_CHARS - 1)}…` : t));
   const holds = titles.length > 0 ? ` (articles such as: ${titles.join('; ')})` : '';
   return (
-    `Search ${outline.shopName}'s knowledge base${holds} for passages that answer a question. Use it for policies, prices, ` +
+    `Search ${possessive(outline.shopName)} knowledge base${holds} for passages that answer a question. Use it for policies, prices, ` +
     'deadlines and procedures; answer from the passages and cite their titles.'
   );
+}
+
+/**
+ * A name's possessive as English writes it: "Pine & Pebble's", "Harbor Lane Ceramics'"
+ * (a name ending in s takes the apostrophe alone), "the shop's".
+ */
+export function possessive(name: string): string {
+  const trimmed = name.trim();
+  return /s$/i.test(trimmed) ? `${trimmed}'` : `${trimmed}'s`;
+}
+
+/**
+ * The stored sources' titles the knowledge tool's description names, kept current
+ * while the service runs: read again in the background after this service wrote a
+ * source (`changed()`), and at most every `maxAgeMs` otherwise (another instance or
+ * `npm run ingest` may have written). Never on an answer's path: `titles()` answers
+ * from what was last read. `version` grows each time the titles change.
+ */
+export class KnowledgeTitles {
+  private current: string[];
+  private readAt = Date.now();
+  private reading: Promise<void> | null = null;
+  private stale = false;
+  version = 0;
+
+  /**
+   * @param read the titles as stored now (the first DESCRIBED_TITLES_MAX sources').
+   * @param maxAgeMs how old the titles may get without a write seen here. Default 60 s.
+   */
+  constructor(
+    private readonly read: () => Promise<string[]>,
+    initial: string[],
+    private readonly maxAgeMs = 60_000,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {
+    this.current = initial;
+  }
+
+  /** The titles last read; starts a read when they are older than maxAgeMs. */
+  titles(): string[] {
+    if (Date.now() - this.readAt > this.maxAgeMs) this.refresh();
+    return this.current;
+  }
+
+  /** A source was written: read the titles again (once more after a read in progress). */
+  changed(): void {
+    this.stale = true;
+    this.refresh();
+  }
+
+  /** Resolves when no read is in progress (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.reading) await this.reading;
+  }
+
+  private refresh(): void {
+    if (this.reading) return;
+    this.stale = false;
+    this.reading = (async () => {
+      try {
+        const titles = await this.read();
+        this.readAt = Date.now();
+        if (titles.length !== this.current.length || titles.some((t, i) => t !== this.current[i])) {
+          this.current = titles;
+          this.version += 1;
+        }
+      } catch (error) {
+        this.readAt = Date.now();
+        this.onError(error);
+      } finally {
+        this.reading = null;
+      }
+      if (this.stale) this.refresh();
+    })();
+  }
 }
 
 /**

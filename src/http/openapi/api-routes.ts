@@ -23,6 +23,8 @@ import {
   knowledgeSourceListSchema,
   knowledgeSourceSchema,
   knowledgeSyncListSchema,
+  knowledgeSyncRequestSchema,
+  knowledgeSyncStartedSchema,
   knowledgeSyncsQuerySchema,
 } from '../knowledge-schemas';
 import {
@@ -397,6 +399,26 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
       body: json(toolTrialRequestSchema, { customer_id: 'customer-123', arguments: { orderNumber: 'AB-12345' } }),
       responses: { 200: { description: 'What was sent and what the model would receive.', schema: toolTrialSchema } },
       errors: [400, 401, 403, 404, 415],
+    },
+    {
+      method: 'post',
+      path: '/api/v1/knowledge/syncs',
+      tag: 'knowledge',
+      summary: "Sync a site now, in the service",
+      description:
+        'Starts a sync of one site (a sitemap or a start page) in the service, as its schedule does: robots.txt obeyed, crawl state kept ' +
+        '(ETags, Last-Modified, lastmod), new and changed pages stored under their canonical URL, gone pages removed (none past ' +
+        'KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT unless `prune`), and the run recorded with trigger `api`. Answers 202 with the run\'s id as soon ' +
+        'as it is recorded; GET /api/v1/knowledge/syncs?site= shows its outcome once it ends. `npm run ingest -- <url>` uses it while the ' +
+        'service runs. 409 (with Retry-After) while a sync is going on, on this instance or another. A site is crawled ' +
+        'public-only unless it is a configured site named with allow_private_network, or `allow_private_network` is asked for from the ' +
+        'service\'s own machine (npm run ingest -- --allow-private-network there); asked for from anywhere else, 403 `private_site_refused`.',
+      security: ['agentKey'],
+      body: { 'application/json': { schema: knowledgeSyncRequestSchema, example: { site: 'https://help.example.com/sitemap.xml' } } },
+      responses: {
+        202: { description: 'Started; the run is recorded.', schema: knowledgeSyncStartedSchema, example: { id: 42, site: 'https://help.example.com/sitemap.xml', status: 'running' } },
+      },
+      errors: [400, 401, 403, 409],
     },
     ...privacyApiRoutes(),
     {

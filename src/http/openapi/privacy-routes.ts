@@ -52,10 +52,10 @@ export const erasureAuditSchema = z.object({
 });
 
 const exportExample = {
-  customer_id: 'lukas@example.com',
+  customer_id: 'customer-4711@example.com',
   exported_at: '2026-11-25T10:00:00.000Z',
-  profile: { user_id: 'lukas@example.com', name: 'Lukas Brandt', '…': '…' },
-  orders: [{ order_id: 'ZX-14440', status: 'held_at_depot', '…': '…' }],
+  profile: { user_id: 'customer-4711@example.com', name: 'Alex Example', '…': '…' },
+  orders: [{ order_id: 'ORD-1001', status: 'held_at_depot', '…': '…' }],
   memory: [{ session_id: 'session-123', summary: 'The customer asked about a refund…', summarized_through_seq: 6 }],
   conversations: [
     {
@@ -74,7 +74,7 @@ const agentExportExample = {
   labelled_unverified_conversations: [
     {
       session_id: 'session-456',
-      user_id: 'lukas@example.com',
+      user_id: 'customer-4711@example.com',
       title: 'Can you send it to another address?',
       feedback: [],
       order_proofs: [],

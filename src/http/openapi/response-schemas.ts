@@ -232,6 +232,17 @@ export const readySchema = z.object({
   storage: z.enum(['pglite', 'postgres', 'supabase']),
   model: z.string(),
   embedding_model: z.string(),
+  knowledge_sync: z
+    .object({
+      status: z.enum(['ok', 'failing']),
+      failed_sites: z
+        .array(z.object({ site: z.string(), status: z.enum(['failed', 'held']), finished_at: z.iso.datetime() }))
+        .optional()
+        .meta({ description: "Each site whose last finished sync failed or held its removals back; the reason is in GET /api/v1/knowledge/syncs (agent key)." }),
+      details: z.string().optional(),
+    })
+    .optional()
+    .meta({ description: "The knowledge sites' last syncs: `failing` when one failed or was held (answers then come from the pages as they were)." }),
 });
 
 /** POST /api/v1/conversations/:session_id/takeover */

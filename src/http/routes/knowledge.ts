@@ -3,6 +3,8 @@ import { AppError, EmbeddingModelMismatchError, EmbeddingUnavailableError, NotFo
 import type { Embedder } from '../../knowledge/embeddings';
 import { ingestDocument, type DocumentToIngest, type KnowledgeWriter } from '../../knowledge/ingest';
 import { convertDocument, DocumentSkipped, formatOfContentType, type SkipReason } from '../../knowledge/sources/convert';
+import { normaliseUrl } from '../../knowledge/sources/site-urls';
+import type { KnowledgeSyncSchedule } from '../../knowledge/sync-schedule';
 import { keepRequestContext } from '../../observability/http';
 import type { Logger } from '../../observability/logger';
 import type { KnowledgeAdminStore, KnowledgeSourceSummary } from '../../store/knowledge-admin-store';
@@ -16,6 +18,7 @@ import {
   knowledgeInsightsQuerySchema,
   knowledgeListQuerySchema,
   knowledgeSourceSchema,
+  knowledgeSyncRequestSchema,
   knowledgeSyncsQuerySchema,
 } from '../knowledge-schemas';
 import { parseInput } from '../validate';
@@ -35,6 +38,8 @@ export interface KnowledgeRoutesParts {
   syncRuns: Pick<SiteSyncStore, 'recentRuns'>;
   /** The shop's languages: they guide the detection of a document's language (IngestOptions). */
   languages?: readonly string[];
+  /** Runs a site's sync in the service (POST /knowledge/syncs): the schedule's own runner, so the two never overlap. */
+  siteSyncs: Pick<KnowledgeSyncSchedule, 'syncSiteNow'>;
   logger: Logger;
 }
 
@@ -53,6 +58,18 @@ const SKIP_ERRORS: Record<SkipReason, { status: number; code: string }> = {
   unsupported_type: { status: 415, code: 'unsupported_media_type' },
   too_large: { status: 413, code: 'payload_too_large' },
 };
+
+/** A sync request is a URL and three options. */
+const SYNC_REQUEST_MAX_BYTES = 8 * 1024;
+/** Seconds to wait before asking again while another sync runs. */
+const SYNC_BUSY_RETRY_AFTER_SECONDS = 30;
+
+/** A request from this machine: 127.0.0.0/8 or ::1 (req.ip honours TRUST_PROXY, so a proxy's clients are not taken for it). */
+function isLoopbackAddress(ip: string | undefined): boolean {
+  if (!ip) return false;
+  const address = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  return address === '::1' || /^127\.\d+\.\d+\.\d+$/.test(address);
+}
 
 /** Seconds a client should wait before retrying when the embedding model is down. */
 const EMBEDDING_RETRY_AFTER_SECONDS = 30;
@@ -143,6 +160,37 @@ export function knowledgeRoutes(parts: KnowledgeRoutesParts): Router {
       })),
       next_cursor: runs.length > query.limit ? String(page.at(-1)!.id) : null,
     });
+  });
+
+  router.post('/knowledge/syncs', express.json({ limit: SYNC_REQUEST_MAX_BYTES }), async (req, res) => {
+    const body = parseInput(knowledgeSyncRequestSchema, req.body ?? {});
+    const site = normaliseUrl(body.site)!;
+    // The agent key alone must not make the service read the private network into the knowledge base:
+    // a site is crawled public-only unless it is a configured site named with allow_private_network,
+    // or the operator asks for it from the service's own machine (npm run ingest next to it).
+    if (body.allow_private_network && !isLoopbackAddress(req.ip)) {
+      throw new AppError(
+        403,
+        'private_site_refused',
+        'allow_private_network is honoured only from the service\'s own machine (npm run ingest -- --allow-private-network there), or for a site of KNOWLEDGE_SYNC_URLS or the shop file\'s knowledge.sites configured with it.',
+      );
+    }
+    const started = await parts.siteSyncs.syncSiteNow(site, {
+      trigger: 'api',
+      prune: body.prune,
+      maxPages: body.max_pages,
+      concurrency: body.concurrency,
+      allowPrivateNetwork: body.allow_private_network,
+    });
+    if (!started) {
+      res.set('Retry-After', String(SYNC_BUSY_RETRY_AFTER_SECONDS));
+      throw new AppError(409, 'sync_in_progress', 'A knowledge sync is going on (on this instance or another); try again when it has ended.');
+    }
+    parts.logger.info({ site, run_id: started.runId, prune: body.prune }, `Knowledge sync of ${site} started on request (run #${started.runId})`);
+    res
+      .status(202)
+      .location(`/api/v1/knowledge/syncs?site=${encodeURIComponent(site)}`)
+      .json({ id: started.runId, site, status: 'running' });
   });
 
   router.get('/knowledge/insights', async (req, res) => {

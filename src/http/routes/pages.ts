@@ -135,7 +135,7 @@ async function readBuilt(publicDir: string, file: string): Promise<string> {
   return fs.promises.readFile(filePath, 'utf8');
 }
 
-/** The page at / for a shop of its own: its name and the widget, nothing of the sample shop. */
+/** The page at / for a shop of its own: its name and the widget, nothing of the sample shop (and no link to the agents' console: customers read this page). */
 function shopPage(shopName: string): string {
   const name = escapeHtml(shopName);
   return `<!doctype html>
@@ -150,7 +150,6 @@ function shopPage(shopName: string): string {
     <main>
       <h1>${name}</h1>
       <p>Questions about an order, a delivery or a return? Ask in the chat below.</p>
-      <p>The review console is at <a href="/review">/review</a>.</p>
     </main>
     <script src="/widget.js" defer></script>
   </body>

@@ -2,7 +2,7 @@ import { docxToMarkdown } from './docx';
 import { DocumentSkipped, DocumentUnreadableError, type SkipReason } from './errors';
 import { htmlToMarkdown } from './html';
 import { OffThreadLimitError, OffThreadRunner, WorkerJobError } from './off-thread';
-import { pdfToPages } from './pdf';
+import { readPdf } from './pdf';
 
 export { DocumentSkipped, DocumentUnreadableError, type SkipReason } from './errors';
 
@@ -204,9 +204,10 @@ async function convert(bytes: Uint8Array, format: DocumentFormat, options: Conve
       };
     }
     case 'pdf': {
-      const pages = await pdfToPages(bytes);
+      // The PDF's own title (its /Title); without one, ingest falls back to the file's name.
+      const { title, pages } = await readPdf(bytes);
       if (pages.length === 0) throw new DocumentSkipped('no_text_layer', 'The PDF has no text layer (a scan?): there is no text to store.');
-      return { title: null, format: 'markdown', parts: pages.map((p) => ({ markdown: p.text, page: p.page })) };
+      return { title, format: 'markdown', parts: pages.map((p) => ({ markdown: p.text, page: p.page })) };
     }
     case 'docx': {
       const { title, markdown } = await docxToMarkdown(bytes);

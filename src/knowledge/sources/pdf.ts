@@ -1,4 +1,4 @@
-import { extractText, getDocumentProxy } from 'unpdf';
+import { extractText, getDocumentProxy, getMeta } from 'unpdf';
 import { DocumentUnreadableError } from './errors';
 import { checkPdfStreams } from './inflate-limits';
 
@@ -16,6 +16,15 @@ export interface PdfPage {
  * a stream inflates past PDF_MAX_STREAM_BYTES (or all past PDF_MAX_TOTAL_BYTES).
  */
 export async function pdfToPages(bytes: Uint8Array): Promise<PdfPage[]> {
+  return (await readPdf(bytes)).pages;
+}
+
+/**
+ * A PDF's pages (as pdfToPages) and its own title: the document information's `/Title`,
+ * else its XMP `dc:title`; null when it has none (the caller falls back to the file's
+ * name). Throws as pdfToPages does.
+ */
+export async function readPdf(bytes: Uint8Array): Promise<{ title: string | null; pages: PdfPage[] }> {
   // Flate streams can inflate a thousandfold: pdf.js would hold each one whole.
   await checkPdfStreams(bytes);
   let pdf;
@@ -27,12 +36,29 @@ export async function pdfToPages(bytes: Uint8Array): Promise<PdfPage[]> {
   }
   try {
     const { text } = await extractText(pdf, { mergePages: false });
-    return text.map((t, k) => ({ page: k + 1, text: tidyPageText(t) })).filter((p) => p.text !== '');
+    const pages = text.map((t, k) => ({ page: k + 1, text: tidyPageText(t) })).filter((p) => p.text !== '');
+    return { title: await pdfTitle(pdf), pages };
   } catch (error) {
     throw unreadable(error);
   } finally {
     await pdf.destroy().catch(() => {});
   }
+}
+
+/** The title the PDF declares; a metadata problem only loses the title, never the text. */
+async function pdfTitle(pdf: Parameters<typeof getMeta>[0]): Promise<string | null> {
+  try {
+    const { info, metadata } = await getMeta(pdf);
+    // Without XMP, pdf.js gives an empty object for the metadata.
+    const xmpTitle = typeof metadata?.get === 'function' ? metadata.get('dc:title') : null;
+    for (const candidate of [info?.Title, xmpTitle]) {
+      const title = typeof candidate === 'string' ? candidate.replace(/\s+/g, ' ').trim() : '';
+      if (title && !/^untitled$/i.test(title)) return title;
+    }
+  } catch {
+    // Unreadable metadata: no title.
+  }
+  return null;
 }
 
 function unreadable(error: unknown): DocumentUnreadableError {

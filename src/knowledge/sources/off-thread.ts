@@ -105,13 +105,11 @@ export class OffThreadRunner {
       eval: true,
       name: this.name,
       workerData: { entry: workerEntry() },
+      // Not the parent's flags: a parent run with tsx's ESM loader (`--import`) left the process
+      // unable to exit once the worker had started. The bootstrap registers what it needs.
+      execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.limits.maxHeapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
-      // The worker's output is not the service's log.
-      stdout: true,
-      stderr: true,
     });
-    worker.stdout.resume();
-    worker.stderr.resume();
     // An idle worker must not keep a CLI or a test process alive.
     worker.unref();
     worker.on('message', (message: { ready?: true; id: number; ok: boolean; value?: unknown; failure?: WorkerFailure }) => {

@@ -60,7 +60,7 @@ export const DOCUMENT_CONVERSION_TIMEOUT_MS = 30_000;
 export const DOCUMENT_WORKER_LIMITS = { maxHeapMb: 512, maxGrowthMb: 512 };
 
 /** Documents convert one at a time in this worker thread, never on the service's event loop. */
-const conversionWorker = new OffThreadRunner('document-conversion', DOCUMENT_WORKER_LIMITS);
+const conversionWorker = new OffThreadRunner('document-conversion', { ...DOCUMENT_WORKER_LIMITS, preload: true });
 
 /** Content types and the format each is; `application/octet-stream` and the like fall back to the name. */
 const FORMAT_BY_CONTENT_TYPE: Record<string, DocumentFormat> = {

@@ -1,8 +1,13 @@
-import { parentPort } from 'node:worker_threads';
-import { getResolvedPDFJS } from 'unpdf';
-import { convertDocumentHere, type ConvertOptions, type DocumentFormat } from './convert';
-import { parseRobots, type ParsedRobots } from './robots';
-import { parseSitemap, sitemapText } from './sitemap';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ConvertOptions, DocumentFormat } from './convert';
+import type { ParsedRobots } from './robots';
+
+// Each task's modules load when it first runs: the robots and sitemap workers never load the
+// converters (mammoth, pdf.js, linkedom), which take seconds to load.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const converters = () => require('./convert') as typeof import('./convert');
+const robotsRules = () => require('./robots') as typeof import('./robots');
+const sitemaps = () => require('./sitemap') as typeof import('./sitemap');
 
 /**
  * The worker thread of off-thread.ts: converts documents, parses sitemaps and matches robots.txt rules, so a
@@ -21,16 +26,17 @@ const MAX_ROBOTS_KEPT = 8;
 async function perform(job: Job): Promise<unknown> {
   switch (job.task) {
     case 'convert':
-      return convertDocumentHere(job.input.bytes, job.input.format, job.input.options);
+      return converters().convertDocumentHere(job.input.bytes, job.input.format, job.input.options);
     case 'sitemap': {
       const { bytes, url, maxBytes, maxEntries } = job.input;
+      const { parseSitemap, sitemapText } = sitemaps();
       return parseSitemap(sitemapText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), url, maxBytes), url, maxEntries);
     }
     case 'robots': {
       const { key, url, text, userAgent, check } = job.input;
       let robots = robotsByKey.get(key);
       if (!robots) {
-        robots = parseRobots(url, text, userAgent);
+        robots = robotsRules().parseRobots(url, text, userAgent);
         robotsByKey.set(key, robots);
         if (robotsByKey.size > MAX_ROBOTS_KEPT) robotsByKey.delete(robotsByKey.keys().next().value!);
       }
@@ -54,4 +60,7 @@ parentPort!.on('message', (job: Job) => {
 
 // The converters' lazily loaded modules (linkedom, pdf.js) are loaded now, then the runner is
 // told: from there on it counts each job's time and memory, not the worker's start-up.
-Promise.all([import('linkedom'), getResolvedPDFJS()]).finally(() => parentPort!.postMessage({ ready: true }));
+const preload = (workerData as { preload?: boolean }).preload
+  ? Promise.all([Promise.resolve(converters()), import('linkedom'), import('unpdf').then((m) => m.getResolvedPDFJS())])
+  : Promise.resolve();
+preload.finally(() => parentPort!.postMessage({ ready: true }));

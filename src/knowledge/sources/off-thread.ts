@@ -44,6 +44,8 @@ export interface OffThreadLimits {
    * the resident set is sampled every 20 ms and the worker terminated past this.
    */
   maxGrowthMb: number;
+  /** Load the converters before the first job (the conversion worker); others load what their task needs. */
+  preload?: boolean;
 }
 
 interface Job {
@@ -104,14 +106,12 @@ export class OffThreadRunner {
     const worker = new Worker(BOOTSTRAP, {
       eval: true,
       name: this.name,
-      workerData: { entry: workerEntry() },
+      workerData: { entry: workerEntry(), preload: this.limits.preload === true },
+      // Not the parent's flags: a parent run with tsx's ESM loader (`--import`) left the process
+      // unable to exit once the worker had started. The bootstrap registers what it needs.
+      execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.limits.maxHeapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
-      // The worker's output is not the service's log.
-      stdout: true,
-      stderr: true,
     });
-    worker.stdout.resume();
-    worker.stderr.resume();
     // An idle worker must not keep a CLI or a test process alive.
     worker.unref();
     worker.on('message', (message: { ready?: true; id: number; ok: boolean; value?: unknown; failure?: WorkerFailure }) => {

@@ -230,7 +230,7 @@ describe('an action the start refuses, naming the field', () => {
 
   it('a metadata address even with allow_private_network', async () => {
     const [problem] = await problemsOf([{ bind: {}, operations: ['getOrder'], base_url: 'http://169.254.169.254/latest' }]);
-    expect(problem).toBe('actions[0].base_url: base_url: http://169.254.169.254/latest resolves to 169.254.169.254, a cloud metadata address: refused always');
+    expect(problem).toBe('actions[0].base_url: base_url: http://169.254.169.254/latest resolves to 169.254.169.254 (instance metadata (AWS, GCP, Azure, Oracle, DigitalOcean, OpenStack)): refused always, even with allow_private_network');
   });
 
   it('a write not listed under allow_writes, and allow_writes naming an operation not in operations', async () => {

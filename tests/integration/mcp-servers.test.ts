@@ -167,7 +167,7 @@ describe('MCP servers the start refuses, naming the field', () => {
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ShopFileError);
     expect((error as ShopFileError).problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
-      'mcp_servers[0].url: http://169.254.169.254/mcp resolves to 169.254.169.254, a cloud metadata address: refused always',
+      'mcp_servers[0].url: http://169.254.169.254/mcp resolves to 169.254.169.254 (instance metadata (AWS, GCP, Azure, Oracle, DigitalOcean, OpenStack)): refused always, even with allow_private_network',
       'mcp_servers[1].env.TOKEN: ${NOT_SET_ANYWHERE} is not set in the environment',
       'mcp_servers[1].tools[0]: a tool named "anything" already comes from mcp_servers[0].tools[0]',
     ]);

@@ -8,6 +8,7 @@
  * its watermark; a second run changes nothing; a row changed between its read and
  * its write is not overwritten. And the service runs it at start.
  */
+import { REDACTION_VERSION } from '../../src/privacy/redaction';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,9 @@ import { openPostgresDatabase } from '../../src/store/postgres';
 import { applyMigrations } from '../../src/store/migrations';
 import { createTestDatabase, describeOnTestServer, migrateTestDatabase, testServerHasPgvector, truncateAllTables } from '../support/postgres';
 import { startTestService } from '../support/test-service';
+
+/** The backfill's pass name: the redaction version (bumped when the rules change, e.g. v3 read every script's digits). */
+const PASS = `v${REDACTION_VERSION}`;
 
 /** Card numbers as customers pasted them, before redaction found these forms. */
 const RAW = {
@@ -137,7 +141,7 @@ function backfillSuite(open: () => Promise<{ db: SqlDatabase; close(): Promise<v
 
     const outcome = await new RedactionBackfill(new RedactionBackfillStore(db), redactor, silent, 4).run();
 
-    expect(outcome).toMatchObject({ pass: 'v2:card', finished: true });
+    expect(outcome).toMatchObject({ pass: `${PASS}:card`, finished: true });
     expect(await rawNumbersLeft(db)).toEqual([]);
     expect(await ordinaryRows(db)).toEqual(before);
 
@@ -179,7 +183,7 @@ function backfillSuite(open: () => Promise<{ db: SqlDatabase; close(): Promise<v
       session_id: 'bf-cards',
     });
 
-    const progress = await new RedactionBackfillStore(db).progress('v2:card');
+    const progress = await new RedactionBackfillStore(db).progress(`${PASS}:card`);
     expect(progress).toMatchObject({ stage: 'done', finished: true, rowsRead: 3 + 9 + 2 + 2 + 3 });
     expect(progress!.textsChanged).toBe(outcome.textsChanged);
   });
@@ -189,7 +193,7 @@ function backfillSuite(open: () => Promise<{ db: SqlDatabase; close(): Promise<v
     const first = await new RedactionBackfill(store, redactor, silent, 3).run({ maxBatches: 2 });
     expect(first).toMatchObject({ finished: false, batches: 2, rowsRead: 6 });
     // The watermark: six messages done (in id order), so the next start begins at the seventh.
-    expect(await store.progress('v2:card')).toMatchObject({ stage: 'chat_messages', afterKey: '00000000-0000-4000-8000-000000000006', rowsRead: 6, finished: false });
+    expect(await store.progress(`${PASS}:card`)).toMatchObject({ stage: 'chat_messages', afterKey: '00000000-0000-4000-8000-000000000006', rowsRead: 6, finished: false });
     expect(await db.query("select content from chat_messages where seq = 1 and session_id = 'bf-cards'")).toEqual([{ content: 'My card [card ending 4242] was charged twice' }]);
     expect((await rawNumbersLeft(db)).length).toBeGreaterThan(0);
 
@@ -200,7 +204,7 @@ function backfillSuite(open: () => Promise<{ db: SqlDatabase; close(): Promise<v
 
     // Run again from the start (the watermark removed): nothing is changed.
     const snapshot = await db.query('select t::text from chat_messages t union all select t::text from chat_sessions t order by 1');
-    await db.query("delete from redaction_backfill where pass = 'v2:card'");
+    await db.query(`delete from redaction_backfill where pass = '${PASS}:card'`);
     const again = await new RedactionBackfill(store, redactor, silent, 3).run();
     expect(again).toMatchObject({ finished: true, rowsRead: 19, textsChanged: 0 });
     expect(await db.query('select t::text from chat_messages t union all select t::text from chat_sessions t order by 1')).toEqual(snapshot);
@@ -208,16 +212,16 @@ function backfillSuite(open: () => Promise<{ db: SqlDatabase; close(): Promise<v
 
   it('never writes over a text that changed after it was read: the batch is read again', async () => {
     const store = new RedactionBackfillStore(db);
-    const [row] = await store.nextBatch('v2:card', 1);
+    const [row] = await store.nextBatch(`${PASS}:card`, 1);
     expect(row).toMatchObject({ stage: 'chat_messages', fromKey: null, key: '00000000-0000-4000-8000-000000000001' });
     // The row changes in between (as a session's last_message does with every turn).
     await db.query("update chat_messages set content = 'changed meanwhile' where id = $1", [row!.key]);
-    const result = await store.store('v2:card', 'chat_messages', null, row!.key, 1, [{ key: row!.key, column: 'content', old: row!.texts['content'], new: 'stale' }]);
+    const result = await store.store(`${PASS}:card`, 'chat_messages', null, row!.key, 1, [{ key: row!.key, column: 'content', old: row!.texts['content'], new: 'stale' }]);
     expect(result).toEqual({ changed: 0, conflicts: 1 });
     expect(await db.query('select content from chat_messages where id = $1', [row!.key])).toEqual([{ content: 'changed meanwhile' }]);
-    expect(await store.progress('v2:card')).toMatchObject({ stage: 'chat_messages', afterKey: null });
+    expect(await store.progress(`${PASS}:card`)).toMatchObject({ stage: 'chat_messages', afterKey: null });
     // A column the backfill does not write is refused.
-    await expect(store.store('v2:card', 'chat_messages', null, row!.key, 1, [{ key: row!.key, column: 'session_id', old: 'bf-cards', new: 'x' }])).rejects.toMatchObject({
+    await expect(store.store(`${PASS}:card`, 'chat_messages', null, row!.key, 1, [{ key: row!.key, column: 'session_id', old: 'bf-cards', new: 'x' }])).rejects.toMatchObject({
       code: '22023',
     });
   });
@@ -226,7 +230,7 @@ function backfillSuite(open: () => Promise<{ db: SqlDatabase; close(): Promise<v
     await new RedactionBackfill(new RedactionBackfillStore(db), redactor, silent).run();
     await db.query("update answer_feedback set comment = 'Refund to DE89\u00a03704\u00a00044\u00a00532\u00a00130\u00a000' where session_id = 'bf-ordinary'");
     const both = await new RedactionBackfill(new RedactionBackfillStore(db), new Redactor(['card', 'iban']), silent).run();
-    expect(both).toMatchObject({ pass: 'v2:card,iban', finished: true, textsChanged: 1 });
+    expect(both).toMatchObject({ pass: `${PASS}:card,iban`, finished: true, textsChanged: 1 });
     expect(await db.query("select comment from answer_feedback where session_id = 'bf-ordinary'")).toEqual([{ comment: 'Refund to [IBAN ending 3000]' }]);
   });
 }
@@ -250,7 +254,7 @@ describe('the redaction backfill on PGlite', () => {
     try {
       const answer = await service.postChat({ message: 'Where is my order?' });
       expect(answer.status).toBe(200);
-      expect(await service.deps.redactionBackfill.finished()).toMatchObject({ pass: 'v2:card', finished: true, rowsRead: 19 });
+      expect(await service.deps.redactionBackfill.finished()).toMatchObject({ pass: `${PASS}:card`, finished: true, rowsRead: 19 });
       expect(await rawNumbersLeft(service.db)).toEqual([]);
     } finally {
       await service.close();

@@ -159,6 +159,7 @@ describe('GET /health', () => {
       storage: 'pglite',
       model: 'offline-extractive',
       embedding_model: 'offline-hashing-v1',
+      knowledge_sync: { status: 'ok' },
     });
   });
 });

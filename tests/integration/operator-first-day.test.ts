@@ -59,6 +59,8 @@ beforeAll(async () => {
       WIDGET_ALLOWED_ORIGINS: SHOP,
       // The operator mistyped the sitemap's name: it answers 404.
       KNOWLEDGE_SYNC_URLS: `${site.origin}/sitemaps.xml`,
+      // The site runs on loopback: crawling it is the operator's explicit choice.
+      KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK: 'true',
       TRUST_PROXY: '1',
       // This machine is shared and slow: the stub's embeddings must not time out mid-sync.
       OPENAI_TIMEOUT_MS: '30000',
@@ -159,14 +161,14 @@ describe('POST /api/v1/knowledge/syncs', () => {
     }
   });
 
-  it('refuses a private-network site asked for from elsewhere (not a configured site, not this machine)', async () => {
-    const refused = await startSync({ site: 'http://127.0.0.2:9/other/' }, { authorization: `Bearer ${TEST_AGENT_KEY}`, 'x-forwarded-for': '203.0.113.9' });
+  it('refuses allow_private_network asked for from elsewhere than this machine', async () => {
+    const refused = await startSync({ site: 'http://127.0.0.2:9/other/', allow_private_network: true }, { authorization: `Bearer ${TEST_AGENT_KEY}`, 'x-forwarded-for': '203.0.113.9' });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as any).error.code).toBe('private_site_refused');
   });
 
   it('syncs the site in the service: a recorded run (trigger api), its pages stored, then unchanged from the crawl state', async () => {
-    const started = await startSyncWhenFree({ site: `${site.origin}/sitemap.xml`, concurrency: 1 });
+    const started = await startSyncWhenFree({ site: `${site.origin}/sitemap.xml`, concurrency: 1, allow_private_network: true });
     expect(started.status).toBe(202);
     const body = (await started.json()) as { id: number; site: string; status: string };
     expect(body).toEqual({ id: expect.any(Number), site: `${site.origin}/sitemap.xml`, status: 'running' });
@@ -176,7 +178,7 @@ describe('POST /api/v1/knowledge/syncs', () => {
     expect(sources).toEqual(expect.arrayContaining([`${site.origin}/help/returns`, `${site.origin}/help/glaze`]));
 
     // The crawl state was kept: the second run asks with the ETags and stores nothing again.
-    const again = (await (await startSyncWhenFree({ site: `${site.origin}/sitemap.xml` })).json()) as { id: number };
+    const again = (await (await startSyncWhenFree({ site: `${site.origin}/sitemap.xml`, allow_private_network: true })).json()) as { id: number };
     const second = await within(20_000, () => runOf(again.id));
     expect(second).toMatchObject({ trigger: 'api', status: 'succeeded', counts: { unchanged: 2, added: 0, embedded: 0 } });
     expect(site.requests.filter((r) => r.path === '/help/returns').map((r) => r.status)).toEqual([200, 304]);

@@ -138,6 +138,18 @@ function unitsOf(passage: RankedPassage, rank: number): Unit[] {
   return units;
 }
 
+/** Characters read from each end of a long question, as the search reads it: a question is asked in its first and last words. */
+const QUESTION_END_CHARS = 1000;
+
+/**
+ * A long message's first and last QUESTION_END_CHARS characters: its words are taken from
+ * there, so the cost stays bounded (NFKC normalisation of 100,000 combining marks alone took
+ * seconds).
+ */
+function questionEnds(text: string): string {
+  return text.length <= 2 * QUESTION_END_CHARS ? text : `${text.slice(0, QUESTION_END_CHARS)} ${text.slice(-QUESTION_END_CHARS)}`;
+}
+
 /**
  * Ranks the passages' sentences by the question's words they hold, each word
  * weighted by its rarity among the sentences (inverse sentence frequency, as BM25's
@@ -152,8 +164,8 @@ function unitsOf(passage: RankedPassage, rank: number): Unit[] {
 export function rankSentences(question: string, passages: RankedPassage[], earlierMessage = ''): SentenceRanking {
   const units = passages.flatMap((p, rank) => unitsOf(p, rank));
   const asked = new Map<string, number>();
-  for (const word of wordsOf(question)) if (asked.size < MAX_QUESTION_WORDS) asked.set(word, 1);
-  for (const word of wordsOf(earlierMessage)) if (!asked.has(word) && asked.size < MAX_QUESTION_WORDS) asked.set(word, EARLIER_MESSAGE_WEIGHT);
+  for (const word of wordsOf(questionEnds(question))) if (asked.size < MAX_QUESTION_WORDS) asked.set(word, 1);
+  for (const word of wordsOf(questionEnds(earlierMessage))) if (!asked.has(word) && asked.size < MAX_QUESTION_WORDS) asked.set(word, EARLIER_MESSAGE_WEIGHT);
   if (units.length === 0 || asked.size === 0) return { quotes: [], nothingClears: true };
 
   // The best passage's title names the topic (the retriever put it first).

@@ -251,7 +251,7 @@ async function chatDuringSync(pages: number, idleTurns: number): Promise<ChatDur
     );
     const syncStartedAt = performance.now();
     let syncing = true;
-    const sync = syncSite(`${site.origin}/sitemap.xml`, { guard: new NetworkGuard(), store: new SiteSyncStore(service.db), knowledge }, { maxPages: pages }).finally(() => (syncing = false));
+    const sync = syncSite(`${site.origin}/sitemap.xml`, { guard: new NetworkGuard(), store: new SiteSyncStore(service.db), knowledge }, { maxPages: pages, allowPrivateNetwork: true }).finally(() => (syncing = false));
     const during: number[] = [];
     while (syncing) during.push(await chatTurn());
     const report = await sync;

@@ -52,7 +52,7 @@ function sync(url: string, options: SiteSyncOptions = {}): Promise<SyncReport> {
     (s) => admin.deleteSource(s),
     embedder,
   );
-  return syncSite(url, { guard: new NetworkGuard(), knowledge, store: records }, { timeoutMs: 30_000, ...options });
+  return syncSite(url, { guard: new NetworkGuard(), knowledge, store: records }, { timeoutMs: 30_000, allowPrivateNetwork: true, ...options });
 }
 
 async function siteWith(pages: Parameters<typeof startLoopbackSite>[0]): Promise<LoopbackSite> {

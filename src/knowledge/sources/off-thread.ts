@@ -63,10 +63,19 @@ function workerEntry(): string {
   return fs.existsSync(compiled) ? compiled : path.join(__dirname, 'document-worker.ts');
 }
 
+/**
+ * tsx's CommonJS hook, resolved here: an eval'd worker resolves a bare name from the process's
+ * working directory, which need not hold node_modules (a service started elsewhere failed with
+ * "Cannot find module 'tsx/cjs'").
+ */
+function tsxHook(entry: string): string | null {
+  return entry.endsWith('.ts') ? require.resolve('tsx/cjs') : null;
+}
+
 /** Loads the worker's script; TypeScript through tsx's CommonJS hook, registered in that thread only. */
 const BOOTSTRAP = `
 const { workerData } = require('node:worker_threads');
-if (workerData.entry.endsWith('.ts')) require('tsx/cjs');
+if (workerData.tsxHook) require(workerData.tsxHook);
 require(workerData.entry);
 `;
 
@@ -106,7 +115,7 @@ export class OffThreadRunner {
     const worker = new Worker(BOOTSTRAP, {
       eval: true,
       name: this.name,
-      workerData: { entry: workerEntry(), preload: this.limits.preload === true },
+      workerData: { entry: workerEntry(), tsxHook: tsxHook(workerEntry()), preload: this.limits.preload === true },
       // Not the parent's flags: a parent run with tsx's ESM loader (`--import`) left the process
       // unable to exit once the worker had started. The bootstrap registers what it needs.
       execArgv: [],

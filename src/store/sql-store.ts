@@ -112,7 +112,7 @@ const FN = {
     p_semantic_weight: 'double precision',
     p_history: 'jsonb',
   }),
-  // Migrations 20261126000850_query_coverage, 20261126000860_query_coverage_languages.
+  // Migration 20261126000850_query_coverage.
   queryCoverage: sqlFunction('query_coverage', { p_query_text: 'text', p_sources: 'text[]' }),
   sourceChunks: sqlFunction('source_chunks', { p_source: 'text' }),
   embeddingsByHash: sqlFunction('embeddings_by_hash', { p_content_hashes: 'text[]', p_embedding_model: 'text' }),

@@ -10,8 +10,9 @@
 -- the full text analyses, with no list of words per language: the knowledge base's own
 -- statistics calibrate it.
 --
--- The question is analysed as hybrid_search analyses it (its own words, not earlier
--- turns'): both must change together.
+-- The question is analysed as hybrid_search analyses it since 20261126000800_document_languages
+-- (its own words, not earlier turns'), with every text-search configuration the knowledge base
+-- has, cut into words by the service: both must change together.
 
 -- Each of p_sources with its coverage of p_query_text (0..1); none when the question has
 -- no word the full text keeps (only stop words): then coverage says nothing.
@@ -20,9 +21,13 @@ returns table (source text, coverage double precision)
 language sql
 stable
 as $$
-  with terms as (
+  with configs as (
+    select distinct k.text_config from knowledge_chunk_languages k where k.chunks > 0
+  ),
+  terms as (
     select distinct u.lexeme
-    from unnest(tsvector_to_array(to_tsvector('english', coalesce(p_query_text, '')))) as u(lexeme)
+    from configs c,
+         unnest(tsvector_to_array(to_tsvector(c.text_config, coalesce(p_query_text, '')))) as u(lexeme)
   ),
   term_idf as (
     select t.lexeme, ln(1 + (co.sources - coalesce(kt.df, 0) + 0.5) / (coalesce(kt.df, 0) + 0.5)) as idf
@@ -34,7 +39,6 @@ as $$
   total as (
     select sum(idf) as idf from term_idf
   )
-  -- A posting per (word, document): looked up by its primary key, a few rows a question.
   select s.source,
          coalesce((
            select sum(ti.idf) from term_idf ti

@@ -74,7 +74,10 @@ test("a verified customer asking about an order gets the action's answer, and th
     [body.session_id],
   );
   expect(stored.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-  expect(stored[1]!.tool_calls).toEqual([expect.objectContaining({ name: 'getMyOrder', arguments: { orderId: 'BK-1001' } })]);
+  // Stored as sent: the bound customer id beside the value the responder chose, marked as bound (issue 34, item 3).
+  expect(stored[1]!.tool_calls).toEqual([
+    expect.objectContaining({ name: 'getMyOrder', arguments: { orderId: 'BK-1001', customerId: 'ada@books.example' }, bound: ['customerId'], model_arguments: { orderId: 'BK-1001' } }),
+  ]);
 });
 
 test("another customer's order number reaches the API with the asking customer's id, and only the API's refusal comes back", async () => {

@@ -35,6 +35,7 @@ describe('migrations', () => {
       'erased_sessions',
       'erasure_audit',
       'idempotency_keys',
+      'knowledge_chunk_languages',
       'knowledge_corpus_stats',
       'knowledge_embedding_models',
       'knowledge_postings',

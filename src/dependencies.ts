@@ -90,7 +90,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
   const shop = loadConfiguredShop(config.shop, TOOL_NAMES);
   // The language detector (about 1 s of blocking work) loads before any connection is open:
   // loaded mid-start, it stalled idle keep-alive connections to Supabase's API into resets.
-  await loadLanguageDetector();
+  const languageDetector = await loadLanguageDetector();
   const storage = await openStorage(config, logger, database);
   const stops = new StopList();
   try {
@@ -101,7 +101,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const models = createModels(config, shop, tracing, metrics, logger);
     await prepareKnowledge(knowledgeFolders(config, shop), storage.store, models.embedder, logger, { languages: shop.languages, admin: storage.knowledgeAdmin });
     // Detection only for an embedder of some languages (the offline sentence encoder).
-    const detectLanguage = async (text: string) => (await loadLanguageDetector()).detect(text, { preferred: shop.languages });
+    const detectLanguage = async (text: string) => languageDetector.detect(text, { preferred: shop.languages });
     const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, { ...config.retrieval, detectLanguage }), metrics);
     const supportHours = shop.supportHours
       ? SupportHours.fromSchedule(shop.supportHours)
@@ -140,9 +140,8 @@ export async function createDependencies(config: Config, logger: Logger, databas
       tracing,
       logger,
       prices: config.modelPrices,
-      // Loaded at start (above), before the database opens: here it is the same instance.
       languages: {
-        detector: await loadLanguageDetector(),
+        detector: languageDetector,
         shopLanguages: shop.languages,
         sentencesFor: (language) => {
           const { sign_in, tool_failure } = wordsFor(shop.words, language);

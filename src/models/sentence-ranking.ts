@@ -48,7 +48,7 @@ const MAX_QUESTION_WORDS = 64;
 /** Words of the customer's previous message, not in this one, count this much (a follow-up's topic). */
 const EARLIER_MESSAGE_WEIGHT = 0.5;
 /**
- * A sentence of the passage the retriever ranked r-th (from 0) is ordered by its score
+ * A sentence of a passage of the document the retriever ranked r-th (from 0) is ordered by its score
  * times 1 / (1 + PASSAGE_RANK_DECAY × r). The passages alone cannot tell a common word
  * from a rare one ("does" may be in one sentence of four passages); the retriever ranked
  * them with the whole knowledge base's statistics, so its order breaks near ties.
@@ -102,7 +102,7 @@ interface Unit {
   words: Set<string>;
   heading: Set<string>;
   passage: RankedPassage;
-  /** The passage's place in the retriever's order, from 0. */
+  /** The place of the passage's document in the retriever's order, from 0. */
   rank: number;
 }
 
@@ -162,7 +162,9 @@ function questionEnds(text: string): string {
  * weight. Ties go to the better-ranked passage, then the earlier sentence.
  */
 export function rankSentences(question: string, passages: RankedPassage[], earlierMessage = ''): SentenceRanking {
-  const units = passages.flatMap((p, rank) => unitsOf(p, rank));
+  // A passage's rank is its document's place: the retriever may give the best document two passages.
+  const documentPlaces = [...new Set(passages.map((p) => p.source))];
+  const units = passages.flatMap((p) => unitsOf(p, documentPlaces.indexOf(p.source)));
   const asked = new Map<string, number>();
   for (const word of wordsOf(questionEnds(question))) if (asked.size < MAX_QUESTION_WORDS) asked.set(word, 1);
   for (const word of wordsOf(questionEnds(earlierMessage))) if (!asked.has(word) && asked.size < MAX_QUESTION_WORDS) asked.set(word, EARLIER_MESSAGE_WEIGHT);

@@ -559,6 +559,32 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect(found[2]!.source).toBe('docs/long.md');
     });
 
+    it("hybrid search hands over the best document's closest chunk by meaning beside its chunk by words", async () => {
+      // "long" is rare, so the words pick chunk 0 ("as long as"); chunk 1 is what the vector asks for.
+      await knowledge().replaceSourceChunks('docs/refunds.md', [
+        worded('docs/refunds.md', 0, 'A partial refund applies as long as the box is missing.', unit(0, 5, 0.6)),
+        worded('docs/refunds.md', 1, 'We issue the refund within 5 business days.', unit(0)),
+        worded('docs/refunds.md', 2, 'Refunds go to the original payment method.', unit(6)),
+      ]);
+      await knowledge().replaceSourceChunks('docs/returns.md', [worded('docs/returns.md', 0, 'Returns are free for a refund or an exchange.', unit(7))]);
+      await knowledge().replaceSourceChunks('docs/gifts.md', [worded('docs/gifts.md', 0, 'Gift cards are never refunded.', unit(8))]);
+
+      const found = await hybrid('How long does a refund take?', unit(0), 3, -1);
+      // One row more than asked: the best document's two, then every other chosen document once.
+      expect(found.map((d) => [d.source, d.chunkIndex])).toEqual([
+        ['docs/refunds.md', 0],
+        ['docs/refunds.md', 1],
+        [expect.any(String), 0],
+        [expect.any(String), 0],
+      ]);
+      expect(new Set(found.slice(2).map((d) => d.source))).toEqual(new Set(['docs/returns.md', 'docs/gifts.md']));
+      expect(found[1]!.similarity).toBeCloseTo(1, 5);
+      expect(found[1]!.evidence).toEqual(found[0]!.evidence);
+      // When the words and the meaning choose the same chunk, nothing is added.
+      expect(await hybrid('When is the refund issued?', unit(0), 3, -1)).toHaveLength(3);
+      expect(await hybrid('How long does a refund take?', unit(0), 0, -1)).toEqual([]);
+    });
+
     it('refuses to compare a query with vectors of another embedding model, and lists the models stored', async () => {
       expect(await knowledge().listEmbeddingModels()).toEqual([]);
       await knowledge().replaceSourceChunks('docs/a.md', [chunk('docs/a.md', 0, unit(0))]);

@@ -585,6 +585,13 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect(await hybrid('How long does a refund take?', unit(0), 0, -1)).toEqual([]);
     });
 
+    it('hybrid search never cuts an English word it lacks into two it has', async () => {
+      await knowledge().replaceSourceChunks('docs/phones.md', [worded('docs/phones.md', 0, 'A smart speaker pairs with your phone.', unit(0))]);
+      // Only German, Dutch and the Nordic languages' words are read as compounds.
+      expect(await hybrid('smartphones', unit(9), 4, 0.5)).toEqual([]);
+      expect((await hybrid('smart phones', unit(9), 4, 0.5)).map((d) => d.source)).toEqual(['docs/phones.md']);
+    });
+
     it('refuses to compare a query with vectors of another embedding model, and lists the models stored', async () => {
       expect(await knowledge().listEmbeddingModels()).toEqual([]);
       await knowledge().replaceSourceChunks('docs/a.md', [chunk('docs/a.md', 0, unit(0))]);

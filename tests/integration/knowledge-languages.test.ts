@@ -119,6 +119,20 @@ function languageSuite(open: () => Promise<{ db: SqlDatabase; close(): Promise<v
     expect(found[0]?.fullTextRank).toBe(1);
   });
 
+  it('reads a German compound the help center does not write as one word as its two parts', async () => {
+    // versand.md has "Ausland" and "Aufschlag", never "Auslandsaufschlag" (a linking "s" between).
+    const question = 'Wie hoch ist der Auslandsaufschlag?';
+    const found = await searchWords(store, question);
+    expect(found[0]?.source).toBe('de/versand.md');
+    expect(found[0]?.fullTextRank).toBe(1);
+    const parts = await db.query<{ lexeme: string }>(`select lexeme from query_lexemes($1)`, [question]);
+    expect(parts.map((l) => l.lexeme)).toEqual(expect.arrayContaining(['ausland', 'aufschlag']));
+    expect(parts.map((l) => l.lexeme)).not.toContain('auslandsaufschlag');
+    // Confidence reads the same words: the parts count as covered.
+    const coverage = await store.queryCoverage(question, ['de/versand.md', 'de/bestellungen.md']);
+    expect(coverage.get('de/versand.md')).toBeGreaterThan(coverage.get('de/bestellungen.md')! + 0.2);
+  });
+
   it.each([
     ['Chinese', '我想退货，怎么申请退款？', 'zh/returns.md'],
     ['Japanese', '返品したいのですが、返金はいつになりますか？', 'ja/returns.md'],

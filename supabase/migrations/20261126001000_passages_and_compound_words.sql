@@ -1,18 +1,86 @@
--- The best document's passage by meaning, beside its passage by words.
+-- Two changes to what a search reads (neither re-indexes anything).
 --
--- hybrid_search returns each chosen document's best chunk, chosen by the chunk's own words
--- (idf-weighted) plus its similarity. A word the question uses loosely can pick the wrong one:
--- "How long does a refund take?" chose refunds.md's "Partial refunds" section for "as long as
--- the item was packed safely" (one document holds "long", so its idf is the highest), while the
--- section that answers ("We issue the refund within 5–7 business days") was the document's
--- closest chunk by meaning. A responder can only quote what it is given.
+-- 1. Compound words. German, Dutch and the Nordic languages write a concept as one word
+--    ("Spurweite", "Gesetzgebungsverfahren") that a help center may write otherwise
+--    ("Spur", "Weite"; "Verfahren der Gesetzgebung"). No Snowball stemmer splits compounds, so
+--    such a question word matched nothing. query_lexemes reads a query word of those languages'
+--    configurations that the knowledge base does not hold as two words it does hold (the longest
+--    first part that works; a linking "s" may end the first part), for the search and for
+--    query_coverage alike. Only for those configurations and only for words the knowledge base
+--    lacks: an English knowledge base's searches are unchanged.
 --
--- So the best document (the first row) also brings its most similar chunk when that is another
--- chunk: at most one row more than p_match_count, right after the document's first row. Every
--- other row is as before, so the documents and their order do not change (citations and
--- R@k read documents), and confidence still reads the document's similarity.
+-- 2. The best document's passage by meaning, beside its passage by words. hybrid_search returns
+--    each chosen document's best chunk, chosen by the chunk's own words (idf-weighted) plus its
+--    similarity. A word the question uses loosely can pick the wrong one: "How long does a refund
+--    take?" chose refunds.md's "Partial refunds" section for "as long as the item was packed
+--    safely" (one document holds "long", so its idf is the highest), while the section that
+--    answers ("We issue the refund within 5–7 business days") was the document's closest chunk by
+--    meaning. A responder can only quote what it is given. So the best document (the first row)
+--    also brings its most similar chunk when that is another chunk: at most one row more than
+--    p_match_count, right after the document's first row. Every other row is as before, so the
+--    documents and their order do not change (citations and R@k read documents), and confidence
+--    still reads the document's similarity.
 --
--- Otherwise as 20261126000800_document_languages.
+-- Otherwise as 20261126000800_document_languages (hybrid_search) and 20261126000850_query_coverage.
+
+-- The lexemes of a query text, as the knowledge base's configurations make them, with a
+-- compound word it lacks read as its two parts (weight 1 each; the compound itself is left out).
+create or replace function query_lexemes(p_query_text text)
+returns table (lexeme text)
+language sql
+stable
+as $$
+  with configs as (
+    select distinct k.text_config from knowledge_chunk_languages k where k.chunks > 0
+  ),
+  whole as (
+    select distinct u.lexeme
+    from configs c,
+         unnest(tsvector_to_array(to_tsvector(c.text_config, coalesce(p_query_text, '')))) as u(lexeme)
+  ),
+  -- Long words of a compounding language's configuration, each with its own lexeme.
+  long_words as (
+    select distinct c.text_config, lower(t.token) as word,
+           (tsvector_to_array(to_tsvector(c.text_config, t.token)))[1] as lexeme
+    from configs c
+    cross join ts_parse('default', coalesce(p_query_text, '')) as t
+    where c.text_config::text in ('german', 'dutch', 'swedish', 'norwegian', 'danish')
+      and t.tokid in (1, 2)
+      and char_length(t.token) >= 8
+  ),
+  unknown as (
+    select w.* from long_words w
+    where w.lexeme is not null
+      and not exists (select 1 from knowledge_terms kt where kt.lexeme = w.lexeme)
+  ),
+  -- Every cut into a first part of 3+ letters (with or without a linking "s") and a rest of 3+.
+  cuts as (
+    select u.text_config, u.word, u.lexeme as compound, i, left(u.word, i) as head, substr(u.word, i + 1) as tail
+    from unknown u, generate_series(3, char_length(u.word) - 3) as i
+    union all
+    select u.text_config, u.word, u.lexeme, i, left(u.word, i - 1), substr(u.word, i + 1)
+    from unknown u, generate_series(4, char_length(u.word) - 3) as i
+    where substr(u.word, i, 1) = 's'
+  ),
+  parts as (
+    select c.word, c.compound, c.i, c.head,
+           (tsvector_to_array(to_tsvector(c.text_config, c.head)))[1] as head_lexeme,
+           (tsvector_to_array(to_tsvector(c.text_config, c.tail)))[1] as tail_lexeme
+    from cuts c
+  ),
+  splits as (
+    select distinct on (p.word) p.compound, p.head_lexeme, p.tail_lexeme
+    from parts p
+    where exists (select 1 from knowledge_terms kt where kt.lexeme = p.head_lexeme)
+      and exists (select 1 from knowledge_terms kt where kt.lexeme = p.tail_lexeme)
+    order by p.word, p.i desc, char_length(p.head) desc
+  )
+  select w.lexeme from whole w where w.lexeme not in (select s.compound from splits s)
+  union
+  select s.head_lexeme from splits s
+  union
+  select s.tail_lexeme from splits s
+$$;
 
 create or replace function hybrid_search(
   p_query_text text,
@@ -78,23 +146,17 @@ begin
   end if;
 
   return query
-  with configs as (
-    -- The knowledge base's text-search configurations: the query is analysed with each.
-    select distinct k.text_config from knowledge_chunk_languages k where k.chunks > 0
-  ),
-  terms as (
-    -- Each lexeme once (as each configuration makes it from the query, cut into words by the
-    -- service), at the highest weight a text gives it.
+  with terms as (
+    -- Each lexeme once (as the knowledge base's configurations make it from the query, cut into
+    -- words by the service: query_lexemes), at the highest weight a text gives it.
     select t.lexeme, max(t.weight) as weight, bool_or(t.own) as own
     from (
-      select u.lexeme, 1.0::double precision as weight, true as own
-      from configs c,
-           unnest(tsvector_to_array(to_tsvector(c.text_config, coalesce(p_query_text, '')))) as u(lexeme)
+      select q.lexeme, 1.0::double precision as weight, true as own
+      from query_lexemes(p_query_text) as q
       union all
-      select u.lexeme, least((h.value->>'weight')::double precision, 1), false
+      select q.lexeme, least((h.value->>'weight')::double precision, 1), false
       from jsonb_array_elements(coalesce(p_history, '[]'::jsonb)) as h(value)
-      cross join configs c
-      cross join lateral unnest(tsvector_to_array(to_tsvector(c.text_config, coalesce(h.value->>'text', '')))) as u(lexeme)
+      cross join lateral query_lexemes(h.value->>'text') as q
       where (h.value->>'weight')::double precision > 0
     ) t
     group by t.lexeme
@@ -230,4 +292,34 @@ begin
   where n.row_place <= greatest(p_match_count, 0) + case when p_match_count > 0 then n.extras else 0 end
   order by n.row_place;
 end;
+$$;
+
+-- Each of p_sources with its coverage of p_query_text (0..1), as 20261126000850_query_coverage,
+-- reading the question's words through query_lexemes as hybrid_search does.
+create or replace function query_coverage(p_query_text text, p_sources text[])
+returns table (source text, coverage double precision)
+language sql
+stable
+as $$
+  with terms as (
+    select distinct q.lexeme from query_lexemes(p_query_text) as q
+  ),
+  term_idf as (
+    select t.lexeme, ln(1 + (co.sources - coalesce(kt.df, 0) + 0.5) / (coalesce(kt.df, 0) + 0.5)) as idf
+    from terms t
+    cross join knowledge_corpus_stats co
+    left join knowledge_terms kt on kt.lexeme = t.lexeme
+    where co.id
+  ),
+  total as (
+    select sum(idf) as idf from term_idf
+  )
+  select s.source,
+         coalesce((
+           select sum(ti.idf) from term_idf ti
+           join knowledge_postings p on p.lexeme = ti.lexeme and p.source = s.source
+         ), 0) / tot.idf as coverage
+  from (select distinct unnest(p_sources) as source) s
+  cross join total tot
+  where tot.idf > 0
 $$;

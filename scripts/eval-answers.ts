@@ -10,8 +10,9 @@
  *   npm run eval:answers -- --no-write         print the tables without touching BENCHMARKS.md
  *   npm run eval:answers -- --as-site          the published sets only, ingested clean and by crawling
  *                                              them as a website with chrome (its own section)
- *   npm run eval:answers -- --dump <file>      also write every set turn's retrieval (query, confidence,
- *                                              the passages and their scores) as JSON lines, to study confidence
+ *   npm run eval:answers -- --dump <file>      also write every turn's retrieval (query, confidence, the passages
+ *                                              and their scores; the help center's dialogues too, with their turn
+ *                                              type) as JSON lines, to study confidence (scripts/replay-confidence.ts)
  *
  * Sets:
  * - eval/help-center-dialogues.jsonl: this repository's dialogues over knowledge/help-center
@@ -115,9 +116,11 @@ async function evaluateHelpCenter(): Promise<{ table: string[]; results: TurnRes
   const turns = dialogues.reduce((sum, d) => sum + d.turns.length, 0);
   progress(`help center: ${dialogues.length} dialogues, ${turns} turns`);
   const service = await startEvaluatedService(HELP_CENTER_DIR, serviceEnv());
+  const searches = dumpFile ? recordSearches(service.deps) : null;
   let results: TurnResult[];
   try {
     results = await runDialogues(service.deps, dialogues, (done, total, rs) => {
+      if (searches) dumpTurns('help-center', rs, searches.take());
       const misses = rs.filter((r) => r.turn.article && (r.rank === null || r.rank > 3)).length;
       progress(`  ${done}/${total} ${dialogues[done - 1]!.id}: ${rs.length} turns, ${misses} missed top 3, ${rs.filter((r) => r.escalated).length} escalated`);
     });
@@ -235,6 +238,14 @@ function recordSearches(deps: Awaited<ReturnType<typeof startEvaluatedService>>[
 }
 
 
+/** Writes a dialogue's turns to the --dump file, each with the dialogue's searches (one a turn sent, unscored turns too: a turn's is searches[index]). */
+function dumpTurns(set: string, results: TurnResult[], searches: unknown[]): void {
+  for (const r of results) {
+    const line = { set, dialogue: r.dialogue, index: r.index, user: r.turn.user, type: r.turn.type, answerability: r.turn.answerability ?? null, judged: !r.unscored && r.turn.article !== null, rank: r.rank, escalated: r.escalated, confidence: r.confidence, searches };
+    fs.appendFileSync(dumpFile!, `${JSON.stringify(line)}\n`);
+  }
+}
+
 /** Runs one conversation set through the service, and plain BM25 over the same documents and turns. */
 async function evaluateSet(dir: string): Promise<SetResult> {
   const name = path.basename(dir);
@@ -251,9 +262,7 @@ async function evaluateSet(dir: string): Promise<SetResult> {
     await runDialogues(service.deps, every, (done, total, rs) => {
       results.push(...rs);
       if (searches) {
-        const taken = searches.take();
-        // The dialogue's searches, one a turn sent (unscored turns too): a turn's is searches[index].
-        for (const r of rs) fs.appendFileSync(dumpFile!, `${JSON.stringify({ set: name, dialogue: r.dialogue, index: r.index, user: r.turn.user, answerability: r.turn.answerability ?? null, judged: !r.unscored && r.turn.article !== null, rank: r.rank, escalated: r.escalated, confidence: r.confidence, searches: taken })}\n`);
+        dumpTurns(name, rs, searches.take());
       }
       if (done % 20 === 0 || done === total) {
         const judged = results.filter((r) => !r.unscored && r.turn.article !== null);

@@ -24,12 +24,30 @@
 -- Otherwise as 20261126000800_document_languages (hybrid_search) and 20261126000850_query_coverage.
 
 -- The lexemes of a query text, as the knowledge base's configurations make them, with a
--- compound word it lacks read as its two parts (weight 1 each; the compound itself is left out).
+-- compound word it lacks read as its two parts (the compound itself is left out).
 create or replace function query_lexemes(p_query_text text)
 returns table (lexeme text)
-language sql
+language plpgsql
 stable
 as $$
+#variable_conflict use_column
+begin
+  -- A knowledge base with no compounding language (most): the configurations' lexemes alone,
+  -- with no look at the vocabulary.
+  if not exists (
+    select 1 from knowledge_chunk_languages k
+    where k.chunks > 0 and k.text_config::text in ('german', 'dutch', 'swedish', 'norwegian', 'danish')
+  ) then
+    return query
+    select distinct u.lexeme
+    from (select distinct k.text_config from knowledge_chunk_languages k where k.chunks > 0) c,
+         unnest(tsvector_to_array(to_tsvector(c.text_config, coalesce(p_query_text, '')))) as u(lexeme);
+    return;
+  end if;
+
+  -- Each lookup of the vocabulary (knowledge_terms) is a scalar subquery, an index probe per
+  -- word or part: as a join, the planner hashed the whole vocabulary on every search.
+  return query
   with configs as (
     select distinct k.text_config from knowledge_chunk_languages k where k.chunks > 0
   ),
@@ -48,19 +66,18 @@ as $$
       and t.tokid in (1, 2)
       and char_length(t.token) >= 8
   ),
-  unknown as (
-    select w.* from long_words w
-    where w.lexeme is not null
-      and not exists (select 1 from knowledge_terms kt where kt.lexeme = w.lexeme)
+  known_words as (
+    select w.*, (select true from knowledge_terms kt where kt.lexeme = w.lexeme) as known from long_words w
   ),
   -- Every cut into a first part of 3+ letters (with or without a linking "s") and a rest of 3+.
   cuts as (
     select u.text_config, u.word, u.lexeme as compound, i, left(u.word, i) as head, substr(u.word, i + 1) as tail
-    from unknown u, generate_series(3, char_length(u.word) - 3) as i
+    from known_words u, generate_series(3, char_length(u.word) - 3) as i
+    where u.lexeme is not null and u.known is null
     union all
     select u.text_config, u.word, u.lexeme, i, left(u.word, i - 1), substr(u.word, i + 1)
-    from unknown u, generate_series(4, char_length(u.word) - 3) as i
-    where substr(u.word, i, 1) = 's'
+    from known_words u, generate_series(4, char_length(u.word) - 3) as i
+    where u.lexeme is not null and u.known is null and substr(u.word, i, 1) = 's'
   ),
   parts as (
     select c.word, c.compound, c.i, c.head,
@@ -68,18 +85,24 @@ as $$
            (tsvector_to_array(to_tsvector(c.text_config, c.tail)))[1] as tail_lexeme
     from cuts c
   ),
-  splits as (
-    select distinct on (p.word) p.compound, p.head_lexeme, p.tail_lexeme
+  checked as (
+    select p.*,
+           (select true from knowledge_terms kt where kt.lexeme = p.head_lexeme) as head_known,
+           (select true from knowledge_terms kt where kt.lexeme = p.tail_lexeme) as tail_known
     from parts p
-    where exists (select 1 from knowledge_terms kt where kt.lexeme = p.head_lexeme)
-      and exists (select 1 from knowledge_terms kt where kt.lexeme = p.tail_lexeme)
-    order by p.word, p.i desc, char_length(p.head) desc
+  ),
+  splits as (
+    select distinct on (c.word) c.compound, c.head_lexeme, c.tail_lexeme
+    from checked c
+    where c.head_known and c.tail_known
+    order by c.word, c.i desc, char_length(c.head) desc
   )
   select w.lexeme from whole w where w.lexeme not in (select s.compound from splits s)
   union
   select s.head_lexeme from splits s
   union
-  select s.tail_lexeme from splits s
+  select s.tail_lexeme from splits s;
+end;
 $$;
 
 create or replace function hybrid_search(
@@ -314,10 +337,12 @@ as $$
   total as (
     select sum(idf) as idf from term_idf
   )
+  -- A probe of the (lexeme, source) key per word and document: joined, the planner read every
+  -- posting of each document (hundreds) to find a handful of words.
   select s.source,
          coalesce((
            select sum(ti.idf) from term_idf ti
-           join knowledge_postings p on p.lexeme = ti.lexeme and p.source = s.source
+           where exists (select 1 from knowledge_postings p where p.lexeme = ti.lexeme and p.source = s.source)
          ), 0) / tot.idf as coverage
   from (select distinct unnest(p_sources) as source) s
   cross join total tot

@@ -29,7 +29,7 @@ import { prepareKnowledge } from './knowledge/seed';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
 import { TokenCounter, type CountableMessage } from './memory/tokens';
 import { createChatModel, type ChatModelChoice } from './models/chat-model';
-import { ExtractiveChatModel } from './models/extractive-chat-model';
+import { ExtractiveChatModel, OFFLINE_CHAT_MODEL } from './models/extractive-chat-model';
 import type { Logger } from './observability/logger';
 import { measuredRetriever, observedModelCalls } from './observability/instrument';
 import { createTracing, type Tracing } from './observability/langfuse';
@@ -102,7 +102,9 @@ export async function createDependencies(config: Config, logger: Logger, databas
     await prepareKnowledge(knowledgeFolders(config, shop), storage.store, models.embedder, logger, { languages: shop.languages, admin: storage.knowledgeAdmin });
     // Detection only for an embedder of some languages (the offline sentence encoder).
     const detectLanguage = async (text: string) => languageDetector.detect(text, { preferred: shop.languages });
-    const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, { ...config.retrieval, detectLanguage }), metrics);
+    // The offline responder quotes: it gets the best document's closest section too.
+    const closestPassage = models.chatModel.name === OFFLINE_CHAT_MODEL;
+    const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, { ...config.retrieval, detectLanguage, closestPassage }), metrics);
     const supportHours = shop.supportHours
       ? SupportHours.fromSchedule(shop.supportHours)
       : new SupportHours(config.handoff.supportHours, config.handoff.supportTimezone);

@@ -15,6 +15,12 @@ export interface RetrieverOptions {
    * (Embedder.languages). Without it every question is taken to be in the embedder's languages.
    */
   detectLanguage?: (text: string) => Promise<LanguageGuess>;
+  /**
+   * Hand over the best document's closest chunk by meaning beside its chunk by words (one
+   * passage more): for the offline responder, which can only quote what it is given. A model
+   * reads around a passage, and one more passage a turn is tokens on every turn.
+   */
+  closestPassage?: boolean;
 }
 
 /** RETRIEVAL_FULL_TEXT_WEIGHT and RETRIEVAL_SEMANTIC_WEIGHT by default. */
@@ -66,6 +72,7 @@ export function createRetriever(store: KnowledgeStore, embedder: Embedder, optio
         fullTextWeight: options.fullTextWeight ?? FUSION_DEFAULTS.fullTextWeight,
         // A vector that means nothing in the question's language must not rank either.
         semanticWeight: semanticInLanguage ? (options.semanticWeight ?? FUSION_DEFAULTS.semanticWeight) : 0,
+        closestPassage: options.closestPassage ?? false,
       });
       // The question's own words (not earlier turns'): how much of what it asks each document holds.
       const coverage = await store.queryCoverage(text, [...new Set(documents.map((d) => d.source))]);

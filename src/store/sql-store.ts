@@ -111,6 +111,8 @@ const FN = {
     p_full_text_weight: 'double precision',
     p_semantic_weight: 'double precision',
     p_history: 'jsonb',
+    // Migration 20261126001000_passages_and_compound_words.
+    p_closest_passage: 'boolean',
   }),
   // Migration 20261126000850_query_coverage.
   queryCoverage: sqlFunction('query_coverage', { p_query_text: 'text', p_sources: 'text[]' }),
@@ -396,6 +398,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
       p_full_text_weight: query.fullTextWeight,
       p_semantic_weight: query.semanticWeight,
       p_history: query.history.map((h) => ({ ...h, text: cutWords(h.text) })),
+      p_closest_passage: query.closestPassage ?? false,
     });
   }
 

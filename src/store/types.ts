@@ -282,6 +282,11 @@ export interface HybridQuery extends DocumentQuery {
   /** Weights of the two sides in the fusion (RETRIEVAL_FULL_TEXT_WEIGHT, RETRIEVAL_SEMANTIC_WEIGHT). */
   fullTextWeight: number;
   semanticWeight: number;
+  /**
+   * Also the best document's closest chunk by meaning when its words chose another (at most one
+   * row more than `count`, right after that document's first): for a responder that can only quote.
+   */
+  closestPassage?: boolean;
 }
 
 /** Knowledge-base storage: chunks with embeddings, searched by vector similarity. */

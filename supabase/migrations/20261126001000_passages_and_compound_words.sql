@@ -9,17 +9,23 @@
 --    query_coverage alike. Only for those configurations and only for words the knowledge base
 --    lacks: an English knowledge base's searches are unchanged.
 --
--- 2. The best document's passage by meaning, beside its passage by words. hybrid_search returns
---    each chosen document's best chunk, chosen by the chunk's own words (idf-weighted) plus its
---    similarity. A word the question uses loosely can pick the wrong one: "How long does a refund
---    take?" chose refunds.md's "Partial refunds" section for "as long as the item was packed
---    safely" (one document holds "long", so its idf is the highest), while the section that
---    answers ("We issue the refund within 5–7 business days") was the document's closest chunk by
---    meaning. A responder can only quote what it is given. So the best document (the first row)
---    also brings its most similar chunk when that is another chunk: at most one row more than
---    p_match_count, right after the document's first row. Every other row is as before, so the
---    documents and their order do not change (citations and R@k read documents), and confidence
---    still reads the document's similarity.
+-- 2. The best document's passage by meaning, beside its passage by words, for a responder
+--    that can only quote (p_closest_passage). hybrid_search returns each chosen document's best
+--    chunk, chosen by the chunk's own words (idf-weighted) plus its similarity. A word the
+--    question uses loosely can pick the wrong one: "How long does a refund take?" chose
+--    refunds.md's "Partial refunds" section for "as long as the item was packed safely" (one
+--    document holds "long", so its idf is the highest), while the section that answers ("We
+--    issue the refund within 5–7 business days") was the document's closest chunk by meaning.
+--    A model reads around that; the offline responder can only quote what it is given. So with
+--    p_closest_passage the best document (the first row) also brings its most similar chunk when
+--    that is another chunk: at most one row more than p_match_count, right after the document's
+--    first row. Every other row is as before, so the documents and their order do not change
+--    (citations and R@k read documents), and confidence still reads the document's similarity.
+--    Off (the default) for a model: one more passage a turn is tokens on every turn. Choosing the
+--    chunk by words and similarity both scaled within the document instead was measured and lost
+--    (BENCHMARKS.md).
+--
+--    The parameter is new, so the function is dropped and made again.
 --
 -- Otherwise as 20261126000800_document_languages (hybrid_search) and 20261126000850_query_coverage.
 
@@ -105,6 +111,7 @@ begin
 end;
 $$;
 
+drop function if exists hybrid_search(text, vector, text, integer, double precision, double precision, double precision, jsonb);
 create or replace function hybrid_search(
   p_query_text text,
   p_query_embedding vector(1536),
@@ -113,7 +120,8 @@ create or replace function hybrid_search(
   p_min_similarity double precision default 0,
   p_full_text_weight double precision default 1,
   p_semantic_weight double precision default 1,
-  p_history jsonb default '[]'::jsonb
+  p_history jsonb default '[]'::jsonb,
+  p_closest_passage boolean default false
 )
 returns table (
   id uuid,
@@ -289,7 +297,7 @@ begin
   ordered as (
     select r.*,
            -- The best document's closest chunk by meaning, when its words chose another.
-           (r.document_place = 1 and r.place_by_meaning = 1 and r.place_in_source > 1) as meaning_extra
+           (p_closest_passage and r.document_place = 1 and r.place_by_meaning = 1 and r.place_in_source > 1) as meaning_extra
     from ranked_chunks r
   ),
   numbered as (

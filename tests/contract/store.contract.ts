@@ -487,8 +487,8 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect((await knowledge().findEmbeddingsByHash([], MODEL)).size).toBe(0);
     });
 
-    const hybrid = (text: string, embedding: number[], count = 4, minSimilarity = 0.5) =>
-      knowledge().hybridSearch({ text, embedding, embeddingModel: MODEL, count, minSimilarity, history: [], fullTextWeight: 1, semanticWeight: 1 });
+    const hybrid = (text: string, embedding: number[], count = 4, minSimilarity = 0.5, closestPassage = false) =>
+      knowledge().hybridSearch({ text, embedding, embeddingModel: MODEL, count, minSimilarity, history: [], fullTextWeight: 1, semanticWeight: 1, closestPassage });
     const worded = (source: string, chunkIndex: number, content: string, embedding: number[]): DocumentChunk => ({
       ...chunk(source, chunkIndex, embedding),
       content,
@@ -559,7 +559,7 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect(found[2]!.source).toBe('docs/long.md');
     });
 
-    it("hybrid search hands over the best document's closest chunk by meaning beside its chunk by words", async () => {
+    it("hybrid search hands over the best document's closest chunk by meaning beside its chunk by words, when asked", async () => {
       // "long" is rare, so the words pick chunk 0 ("as long as"); chunk 1 is what the vector asks for.
       await knowledge().replaceSourceChunks('docs/refunds.md', [
         worded('docs/refunds.md', 0, 'A partial refund applies as long as the box is missing.', unit(0, 5, 0.6)),
@@ -569,7 +569,11 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       await knowledge().replaceSourceChunks('docs/returns.md', [worded('docs/returns.md', 0, 'Returns are free for a refund or an exchange.', unit(7))]);
       await knowledge().replaceSourceChunks('docs/gifts.md', [worded('docs/gifts.md', 0, 'Gift cards are never refunded.', unit(8))]);
 
-      const found = await hybrid('How long does a refund take?', unit(0), 3, -1);
+      // Not asked (a model answers): each document once, the refunds' chunk chosen by its words.
+      expect((await hybrid('How long does a refund take?', unit(0), 3, -1)).map((d) => [d.source, d.chunkIndex])[0]).toEqual(['docs/refunds.md', 0]);
+      expect(await hybrid('How long does a refund take?', unit(0), 3, -1)).toHaveLength(3);
+
+      const found = await hybrid('How long does a refund take?', unit(0), 3, -1, true);
       // One row more than asked: the best document's two, then every other chosen document once.
       expect(found.map((d) => [d.source, d.chunkIndex])).toEqual([
         ['docs/refunds.md', 0],
@@ -581,8 +585,8 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect(found[1]!.similarity).toBeCloseTo(1, 5);
       expect(found[1]!.evidence).toEqual(found[0]!.evidence);
       // When the words and the meaning choose the same chunk, nothing is added.
-      expect(await hybrid('When is the refund issued?', unit(0), 3, -1)).toHaveLength(3);
-      expect(await hybrid('How long does a refund take?', unit(0), 0, -1)).toEqual([]);
+      expect(await hybrid('When is the refund issued?', unit(0), 3, -1, true)).toHaveLength(3);
+      expect(await hybrid('How long does a refund take?', unit(0), 0, -1, true)).toEqual([]);
     });
 
     it('hybrid search never cuts an English word it lacks into two it has', async () => {

@@ -6,6 +6,7 @@
  * shutdowns included. Shared by the widget and the review console.
  */
 import { SseParser, type SseEvent } from './sse';
+import { DEFAULT_LABELS, type WidgetLabels } from '../src/shop/widget-labels';
 
 /** A message as the event stream (and the read-back) sends it. */
 export interface LiveMessage {
@@ -152,11 +153,15 @@ export const DEFAULT_OUTSIDE_HOURS_NOTE =
  * What the customer is told when an answer is escalated: a person is promised only when one can follow up.
  * Outside support hours, the shop's note, its first sentence in bold (`lead`).
  */
-export function handoffNoteText(support: LiveReady['support'] | null, outsideHours = DEFAULT_OUTSIDE_HOURS_NOTE): { lead: string; text: string } {
+export function handoffNoteText(
+  support: LiveReady['support'] | null,
+  outsideHours = DEFAULT_OUTSIDE_HOURS_NOTE,
+  labels: Pick<WidgetLabels, 'person_lead' | 'person_text' | 'support_hours'> = DEFAULT_LABELS,
+): { lead: string; text: string } {
   if (support?.open === false) {
-    const note = outsideHours.replaceAll('{hours}', support.hours ?? 'during support hours');
+    const note = outsideHours.replaceAll('{hours}', support.hours ?? labels.support_hours);
     const firstSentence = /^.*?[.!?](?:\s+|$)/.exec(note)?.[0] ?? '';
     return { lead: firstSentence, text: note.slice(firstSentence.length) };
   }
-  return { lead: 'Asked for a person. ', text: 'Someone from our support team can take over this conversation; their reply will appear right here.' };
+  return { lead: `${labels.person_lead} `, text: labels.person_text };
 }

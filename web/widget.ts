@@ -16,6 +16,7 @@
  */
 import { apiErrorOf, ApiError, getJson } from './api';
 import { el, renderAnswerText, sourceHref, sourcePage, type CitedSource } from './dom';
+import { DEFAULT_LABELS, fill, widgetLabels, type WidgetLabels } from '../src/shop/widget-labels';
 import { DEFAULT_OUTSIDE_HOURS_NOTE, handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
 
 interface WidgetConfig {
@@ -84,6 +85,8 @@ interface WidgetWords {
   welcome: string;
   /** Under an escalated answer outside support hours; `{hours}` becomes the hours. */
   outside_hours: string;
+  /** The widget's own words (widget-labels.ts), the shop's over the defaults. */
+  labels: WidgetLabels;
 }
 
 const DEFAULT_WORDS: WidgetWords = {
@@ -91,6 +94,7 @@ const DEFAULT_WORDS: WidgetWords = {
   subtitle: 'Answers from our help center, any time',
   welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
   outside_hours: DEFAULT_OUTSIDE_HOURS_NOTE,
+  labels: { ...DEFAULT_LABELS },
 };
 
 /** Languages written right to left: the widget lays out from the right for them. */
@@ -127,11 +131,13 @@ function shopWidgetWords(): { words: WidgetWords; language: string } {
       subtitle: text(chosen.subtitle, DEFAULT_WORDS.subtitle),
       welcome: text(chosen.welcome, DEFAULT_WORDS.welcome),
       outside_hours: text(chosen.outside_hours, DEFAULT_WORDS.outside_hours),
+      labels: widgetLabels(chosen.labels),
     },
   };
 }
 
 const { words: WORDS, language: WORDS_LANGUAGE } = shopWidgetWords();
+const LABELS = WORDS.labels;
 /**
  * Sent as Accept-Language with every question: the page's language first, then the
  * browser's. The service answers in the language the customer writes; this only
@@ -231,23 +237,23 @@ function mount(config: WidgetConfig): void {
     'button',
     { type: 'button', class: 'launcher', 'aria-expanded': 'false', 'aria-controls': 'panel' },
     chatIcon(),
-    'Chat with us',
+    LABELS.open,
   );
-  const closeButton = el('button', { type: 'button', class: 'close', 'aria-label': 'Close chat' }, '×');
-  const log = el('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: '0' });
+  const closeButton = el('button', { type: 'button', class: 'close', 'aria-label': LABELS.close }, '×');
+  const log = el('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': LABELS.conversation, tabindex: '0' });
   const status = el('p', { class: 'status', role: 'status' });
   const input = el('textarea', {
     id: 'message',
     rows: '1',
     maxlength: String(MESSAGE_MAX_CHARS),
-    placeholder: 'Type your question…',
+    placeholder: LABELS.placeholder,
     autocomplete: 'off',
   });
-  const sendButton = el('button', { type: 'submit', class: 'send' }, 'Send');
+  const sendButton = el('button', { type: 'submit', class: 'send' }, LABELS.send);
   const form = el(
     'form',
     { class: 'composer' },
-    el('label', { for: 'message', class: 'visually-hidden' }, 'Your message'),
+    el('label', { for: 'message', class: 'visually-hidden' }, LABELS.your_message),
     input,
     sendButton,
   );
@@ -279,7 +285,7 @@ function mount(config: WidgetConfig): void {
 
   /** Who answers: the subtitle names the person while one holds the conversation. */
   function showHandler(handler: 'bot' | 'human' | undefined, agentName: string | null | undefined): void {
-    subtitle.textContent = handler === 'human' && agentName ? `${agentName} from support is answering` : DEFAULT_SUBTITLE;
+    subtitle.textContent = handler === 'human' && agentName ? fill(LABELS.answering, { name: agentName }) : DEFAULT_SUBTITLE;
     panel.dataset['handler'] = handler ?? 'bot';
   }
 
@@ -321,7 +327,7 @@ function mount(config: WidgetConfig): void {
 
   /** Rewrites the escalation notes once it is known whether people answer now. */
   function refreshHandoffNotes(): void {
-    const note = handoffNoteText(support, WORDS.outside_hours);
+    const note = handoffNoteText(support, WORDS.outside_hours, LABELS);
     for (const p of log.querySelectorAll('.handoff')) p.replaceChildren(el('strong', {}, note.lead), note.text);
   }
 
@@ -353,7 +359,7 @@ function mount(config: WidgetConfig): void {
   async function restoreConversation(): Promise<void> {
     const session = sessions.load();
     if (!session) return showWelcome();
-    showStatus('Loading your conversation…');
+    showStatus(LABELS.loading);
     try {
       const conversation = await getJson<Conversation>(
         `${config.apiBase}/api/v1/chat/conversation/${encodeURIComponent(session.session_id)}`,
@@ -386,7 +392,7 @@ function mount(config: WidgetConfig): void {
         showStatus('');
         showWelcome();
       } else {
-        showStatus('Your earlier messages could not be loaded. You can still send a message.', 'error');
+        showStatus(LABELS.history_failed, 'error');
       }
     }
     scrollToEnd();
@@ -398,14 +404,14 @@ function mount(config: WidgetConfig): void {
    * again replaces the earlier rating.
    */
   function ratingButtons(session: StoredSession, messageId: string, current: Rating | null): HTMLElement {
-    const group = el('div', { class: 'rating', role: 'group', 'aria-label': 'Was this answer helpful?' });
+    const group = el('div', { class: 'rating', role: 'group', 'aria-label': LABELS.rating_question });
     const buttons = new Map<Rating, HTMLButtonElement>();
     const show = (rating: Rating | null) => {
       for (const [value, button] of buttons) button.setAttribute('aria-pressed', String(value === rating));
     };
     for (const [rating, label] of [
-      ['up', 'Helpful'],
-      ['down', 'Not helpful'],
+      ['up', LABELS.helpful],
+      ['down', LABELS.not_helpful],
     ] as const) {
       const button = el('button', { type: 'button', class: `rate rate-${rating}`, 'aria-pressed': 'false' }, thumbIcon(rating), label);
       button.addEventListener('click', async () => {
@@ -419,9 +425,9 @@ function mount(config: WidgetConfig): void {
           });
           if (!response.ok) throw await apiErrorOf(response);
           show(rating);
-          showStatus('Thank you for your feedback.');
+          showStatus(LABELS.feedback_thanks);
         } catch {
-          showStatus('Your rating could not be sent. Please try again.', 'error');
+          showStatus(LABELS.feedback_failed, 'error');
         } finally {
           for (const b of buttons.values()) b.disabled = false;
         }
@@ -460,7 +466,7 @@ function mount(config: WidgetConfig): void {
     const question = userBubble(text);
     const answer = el('div', { class: 'message assistant', 'aria-busy': 'true' });
     const answerText = el('div', { class: 'text' }, typingIndicator());
-    answer.append(el('span', { class: 'visually-hidden' }, 'Support: '), answerText);
+    answer.append(el('span', { class: 'visually-hidden' }, `${LABELS.support}: `), answerText);
     log.append(question, answer);
     followAnswer(question);
 
@@ -504,7 +510,7 @@ function mount(config: WidgetConfig): void {
         // A person holds the conversation: the message is theirs to answer, on the live connection.
         shown.add(queued.message_id);
         answer.remove();
-        showStatus(`Sent. ${queued.agent_name || 'Our support team'} will reply here.`);
+        showStatus(fill(LABELS.queued, { agent: queued.agent_name || LABELS.support_team }));
         goLive();
         return;
       }
@@ -527,7 +533,7 @@ function mount(config: WidgetConfig): void {
       input.value = input.value || text; // give the question back, so it is not lost
       if (error instanceof ApiError && error.status === 401 && session) {
         sessions.clear();
-        showStatus('Your earlier conversation could not be continued. Send again to start a new one.', 'error');
+        showStatus(LABELS.session_lost, 'error');
       } else {
         showStatus(describeFailure(error), 'error');
       }
@@ -543,7 +549,7 @@ function mount(config: WidgetConfig): void {
     const text = input.value.trim();
     if (streaming) return;
     if (!text) {
-      showStatus('Type a message first.', 'error');
+      showStatus(LABELS.type_first, 'error');
       input.focus();
       return;
     }
@@ -633,26 +639,26 @@ function parseData<T>(data: string): T | null {
 
 function describeFailure(error: unknown): string {
   if (error instanceof ApiError) {
-    if (error.code === 'stream_interrupted') return 'The answer was interrupted. Please send your message again.';
-    if (error.status === 0) return 'We could not reach support. Check your connection and send again.';
-    return `Sorry, that did not work: ${error.message}`;
+    if (error.code === 'stream_interrupted') return LABELS.interrupted;
+    if (error.status === 0) return LABELS.unreachable;
+    return fill(LABELS.failed, { reason: error.message });
   }
   // fetch rejects with a TypeError when the network is down or the request was blocked
-  return 'We could not reach support. Check your connection and send again.';
+  return LABELS.unreachable;
 }
 
 function userBubble(text: string): HTMLElement {
-  return el('div', { class: 'message user' }, el('span', { class: 'visually-hidden' }, 'You: '), el('div', { class: 'text' }, text));
+  return el('div', { class: 'message user' }, el('span', { class: 'visually-hidden' }, `${LABELS.you}: `), el('div', { class: 'text' }, text));
 }
 
 /** A person's reply, named ("Maria from support"), or the note that a person joined or left. */
 function liveBubble(message: LiveMessage): HTMLElement {
   if (message.handoff) return el('p', { class: 'note', 'data-seq': String(message.seq) }, String(message.content));
-  const name = message.author?.type === 'human' ? message.author.name : 'Support';
+  const name = message.author?.type === 'human' ? message.author.name : LABELS.support;
   const bubble = el('div', { class: 'message assistant human', 'data-seq': String(message.seq) });
   const text = el('div', { class: 'text' });
   renderAnswerText(text, String(message.content));
-  bubble.append(el('p', { class: 'author' }, `${name} from support`), text);
+  bubble.append(el('p', { class: 'author' }, fill(LABELS.from_support, { name })), text);
   return bubble;
 }
 
@@ -660,10 +666,10 @@ function finishedAnswer(text: string, sources: unknown, escalated: boolean, supp
   const answer = el('div', { class: 'message assistant' });
   const answerText = el('div', { class: 'text' });
   renderAnswerText(answerText, text);
-  answer.append(el('span', { class: 'visually-hidden' }, 'Support: '), answerText);
+  answer.append(el('span', { class: 'visually-hidden' }, `${LABELS.support}: `), answerText);
   renderSources(answer, sources);
   if (escalated) {
-    const note = handoffNoteText(support, WORDS.outside_hours);
+    const note = handoffNoteText(support, WORDS.outside_hours, LABELS);
     answer.append(el('p', { class: 'handoff' }, el('strong', {}, note.lead), note.text));
   }
   return answer;
@@ -683,12 +689,12 @@ function renderSources(answer: HTMLElement, sources: unknown): void {
       'li',
       {},
       href ? el('a', { href, target: '_blank', rel: 'noopener noreferrer' }, s.title) : el('span', { class: 'source-title' }, s.title),
-      page !== null ? el('span', { class: 'source-page' }, ` (page ${page})`) : null,
+      page !== null ? el('span', { class: 'source-page' }, ` ${fill(LABELS.page, { page })}`) : null,
       ' ',
       el('span', { class: 'source-path' }, s.source),
     );
   });
-  const list = el('div', { class: 'sources' }, el('p', { class: 'sources-label' }, 'Sources'), el('ul', {}, ...items));
+  const list = el('div', { class: 'sources' }, el('p', { class: 'sources-label' }, LABELS.sources), el('ul', {}, ...items));
   const handoff = answer.querySelector('.handoff');
   if (handoff) answer.insertBefore(list, handoff);
   else answer.append(list);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { actionSchema, mcpServerSchema } from '../connectors/connector-config';
 import { parseDays, parseTimeRange } from '../chat/support-hours';
 import { memoryStrategySchema } from '../memory/settings';
+import { DEFAULT_LABELS, type WidgetLabel } from './widget-labels';
 
 /**
  * The shop file (SHOP_FILE, YAML or JSON): who the shop is, which agents answer,
@@ -63,6 +64,12 @@ const WIDGET_DEFAULTS = {
   outside_hours: WIDGET_OUTSIDE_HOURS,
 } as const;
 
+/**
+ * The widget's own words (its buttons, status lines and notes: web/widget-labels.ts names them
+ * and holds their English defaults), each optional, any set of them per language.
+ */
+const widgetLabelsSchema = z.strictObject(Object.fromEntries(Object.keys(DEFAULT_LABELS).map((name) => [name, text(300).optional()])) as Record<WidgetLabel, z.ZodOptional<ReturnType<typeof text>>>);
+
 /** The widget's words; every field optional in a language's set, which falls back to the default set. */
 const widgetShape = {
   title: text(80).optional(),
@@ -90,8 +97,9 @@ const wordSetShape = {
       subtitle: widgetShape.subtitle.default(WIDGET_DEFAULTS.subtitle),
       welcome: widgetShape.welcome.default(WIDGET_DEFAULTS.welcome),
       outside_hours: widgetShape.outside_hours.default(WIDGET_DEFAULTS.outside_hours),
+      labels: widgetLabelsSchema.default({}),
     })
-    .default({ ...WIDGET_DEFAULTS }),
+    .default({ ...WIDGET_DEFAULTS, labels: {} }),
 };
 
 /** One language's words (`words.de`): any of the default set's fields; what it leaves out comes from the default set. */
@@ -107,6 +115,7 @@ const languageWordsSchema = z.strictObject({
       subtitle: widgetShape.subtitle.optional(),
       welcome: widgetShape.welcome.optional(),
       outside_hours: widgetShape.outside_hours.optional(),
+      labels: widgetLabelsSchema.optional(),
     })
     .optional(),
 });
@@ -131,7 +140,11 @@ const wordsSchema = z
         continue;
       }
       const parsed = languageWordsSchema.safeParse(value);
-      for (const issue of parsed.error?.issues ?? []) ctx.addIssue({ ...issue, code: 'custom', path: [key, ...issue.path], message: issue.message });
+      // An unknown field keeps its code, so it is reported as the default set's are ("is not a field").
+      for (const issue of parsed.error?.issues ?? []) {
+        if (issue.code === 'unrecognized_keys') ctx.addIssue({ ...issue, path: [key, ...issue.path] });
+        else ctx.addIssue({ ...issue, code: 'custom', path: [key, ...issue.path], message: issue.message });
+      }
     }
   })
   .transform((words) => {

@@ -1,5 +1,6 @@
 import type { SupportHours } from '../chat/support-hours';
 import type { ShopWords, WordSet } from './shop-file';
+import type { WidgetLabel } from './widget-labels';
 
 /** What the widget shows before and around the answers, from the shop file's `words.widget`. */
 export interface WidgetWords {
@@ -9,6 +10,8 @@ export interface WidgetWords {
   welcome: string;
   /** Under an escalated answer outside support hours; `{hours}` becomes the hours. */
   outside_hours: string;
+  /** The widget's own words the shop set (web/widget-labels.ts fills in the rest in English). */
+  labels: Partial<Record<WidgetLabel, string>>;
 }
 
 /**
@@ -31,7 +34,8 @@ export function wordsFor(words: ShopWords, language: string | null | undefined):
   const own = language ? byLanguage[language] : undefined;
   if (!own) return defaults;
   const { widget, ...sentences } = own;
-  return { ...defaults, ...sentences, widget: { ...defaults.widget, ...widget } };
+  // Field by field, the labels too: a language that sets one button keeps the default set's others.
+  return { ...defaults, ...sentences, widget: { ...defaults.widget, ...widget, labels: { ...defaults.widget.labels, ...widget?.labels } } };
 }
 
 /** The widget's words: the shop file's, the title defaulting to "<shop> support". */
@@ -41,6 +45,7 @@ export function widgetWords(shopName: string, words: WordSet): WidgetWords {
     subtitle: words.widget.subtitle,
     welcome: words.widget.welcome,
     outside_hours: words.widget.outside_hours,
+    labels: words.widget.labels,
   };
 }
 

@@ -15,7 +15,7 @@ async function servePagesFrom(publicDir: string, demoShop?: DemoShop): Promise<s
   const app = express();
   const widget = {
     default_language: 'en',
-    sets: { en: { title: 'Sample support', subtitle: 'Answers any time', welcome: 'Hi from {title}.', outside_hours: 'Away. Back {hours}.' } },
+    sets: { en: { title: 'Sample support', subtitle: 'Answers any time', welcome: 'Hi from {title}.', outside_hours: 'Away. Back {hours}.', labels: {} } },
   };
   app.use(pagesRoutes({ publicDir, demoShop, shopName: 'Sample', widget, sampleShop: true }));
   app.use(notFoundHandler);

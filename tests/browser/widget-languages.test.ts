@@ -1,8 +1,9 @@
 /**
  * The shop's words in the customer's language, in a real Chromium against the real
  * service started with a shop file that has German and Arabic words: a browser set
- * to German gets the German widget (and `lang="de"`) and a German answer's offline
- * notice; an Arabic page lays the widget out right to left; an English browser gets
+ * to German gets the German widget (and `lang="de"`), its German buttons and labels
+ * (the default set's, then English, where the German set has none) and a German
+ * answer's offline notice; an Arabic page lays the widget out right to left; an English browser gets
  * the default set.
  */
 import path from 'node:path';
@@ -54,12 +55,19 @@ test('a browser set to German shows the German words, and a German question is a
     'Willkommen bei Pine & Pebble Hilfe! Fragen Sie nach Lieferungen, Pflanzen oder Rücksendungen.',
   );
 
-  const input = page.getByRole('textbox', { name: 'Your message' });
+  // The widget's own words: German where the German set has them, else the default set's, else English.
+  await expect(page.locator('[data-support-widget] .launcher').textContent()).resolves.toBe('Chat starten');
+  await expect(panel.locator('button.send').textContent()).resolves.toBe('Senden');
+  const input = page.getByRole('textbox', { name: 'Ihre Nachricht' });
+  await expect(input.getAttribute('placeholder')).resolves.toBe('Ihre Frage…');
   await input.fill('Kann ich eine Pflanze zurückschicken, wenn sie beschädigt angekommen ist?');
   await input.press('Enter');
   const answer = panel.locator('.message.assistant:not(.welcome):not([aria-busy])');
   await answer.first().waitFor();
   await expect(answer.first().textContent()).resolves.toContain('Der Assistent von Pine & Pebble ist offline');
+  await expect(answer.first().locator('.rate-down').textContent()).resolves.toBe('Nicht hilfreich');
+  await expect(answer.first().locator('.rate-up').textContent()).resolves.toBe('Yes, this helped');
+  await expect(panel.locator('button.close').getAttribute('aria-label')).resolves.toBe('Close chat');
 });
 
 test('an Arabic page lays the widget out right to left, in Arabic', async () => {
@@ -85,4 +93,7 @@ test('an English browser gets the default set', async () => {
   await page.locator('[data-support-widget] .launcher').click();
   await expect(page.locator('[data-support-widget] #panel-title').textContent()).resolves.toBe('Pine & Pebble help');
   await expect(page.locator('[data-support-widget]').getAttribute('lang')).resolves.toBe('en');
+  // Labels the default set leaves out are the widget's English ones.
+  await expect(page.locator('[data-support-widget] .launcher').textContent()).resolves.toBe('Chat with us');
+  await expect(page.locator('[data-support-widget] button.send').textContent()).resolves.toBe('Send');
 });

@@ -70,6 +70,7 @@ describe('the sample shop file', () => {
       subtitle: 'Answers from our help center, any time',
       welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
       outside_hours: 'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.',
+      labels: {},
     });
   });
 });
@@ -169,6 +170,21 @@ theme: dark
     expect(lines).toHaveLength(2);
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${escape(file)}: agents\\[0\\]\\.colour: is not a field`)));
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${escape(file)}: theme: is not a field`)));
+  });
+
+  it("names a widget label that does not exist, in any language's set, and an empty one", async () => {
+    const file = await writeShop(`${MINIMAL}words:
+  widget:
+    labels: { send: Send it, sned: Send }
+  de:
+    widget:
+      labels: { send: "", abschicken: Senden }
+`);
+    const lines = problemLines(file);
+    expect(lines).toHaveLength(3);
+    expect(lines).toContainEqual(expect.stringMatching(/words\.widget\.labels\.sned: is not a field/));
+    expect(lines).toContainEqual(expect.stringMatching(/words\.de\.widget\.labels\.abschicken: is not a field/));
+    expect(lines).toContainEqual(expect.stringMatching(/words\.de\.widget\.labels\.send: must not be empty/));
   });
 
   it('stops on an agent naming a tool nothing provides, saying which tools exist', async () => {

@@ -1,6 +1,6 @@
 /**
  * A job run in the background on a timer, one run at a time: the shape the
- * knowledge sync and the retention sweep share. Once shortly after `start()`, then
+ * knowledge sync, the retention sweep and the Langfuse trace-deletion retries share. Once shortly after `start()`, then
  * every `intervalMs`; `runNow()` joins the run in progress instead of starting a
  * second; `stop()` ends the timer, aborts the run in progress and waits for it.
  */

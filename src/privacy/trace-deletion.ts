@@ -1,3 +1,4 @@
+import { PeriodicTask } from '../background/periodic-task';
 import type { LangfuseConfig } from '../config';
 import type { Logger } from '../observability/logger';
 import type { CustomerDataStore } from './customer-data';
@@ -14,15 +15,21 @@ const IDS_PER_REQUEST = 100;
  * are tried again every `retryMs` until Langfuse confirms.
  */
 export class TraceDeletion {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  /** The retry rounds: on a timer, one at a time (PeriodicTask, as the knowledge sync and the retention sweep). */
+  private readonly retries: PeriodicTask<void>;
 
   constructor(
     private readonly config: LangfuseConfig | null,
     private readonly store: CustomerDataStore,
     private readonly logger: Logger,
     private readonly retryMs: number,
-  ) {}
+  ) {
+    this.retries = new PeriodicTask(
+      () => this.retryRound(),
+      retryMs,
+      (error) => this.logger.warn({ err: error }, 'Could not read the pending Langfuse trace deletions; retrying later'),
+    );
+  }
 
   /** Whether erasures should record their traces for deletion (Langfuse is configured). */
   get enabled(): boolean {
@@ -35,31 +42,22 @@ export class TraceDeletion {
     void this.attempt(erasureId, traceIds);
   }
 
-  /** Starts retrying failed deletions every retryMs (nothing without Langfuse). */
+  /** Starts retrying failed deletions every retryMs, the first round after retryMs (nothing without Langfuse). */
   start(): void {
-    if (!this.config || this.timer) return;
-    this.timer = setInterval(() => void this.retryPending(), this.retryMs);
-    this.timer.unref();
+    if (this.config) this.retries.start(this.retryMs);
   }
 
-  /** Tries every pending or failed deletion once (a round at a time). */
-  retryPending(): Promise<void> {
-    this.running ??= (async () => {
-      try {
-        for (const pending of await this.store.pendingTraceDeletions(50)) await this.attempt(pending.erasureId, pending.traceIds);
-      } catch (error) {
-        this.logger.warn({ err: error }, 'Could not read the pending Langfuse trace deletions; retrying later');
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+  /** Tries every pending or failed deletion once (a round at a time: joins the one in progress). */
+  async retryPending(): Promise<void> {
+    await this.retries.runNow();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.retries.stop();
+  }
+
+  private async retryRound(): Promise<void> {
+    for (const pending of await this.store.pendingTraceDeletions(50)) await this.attempt(pending.erasureId, pending.traceIds);
   }
 
   /** One attempt for one erasure's traces, recorded; never throws. */

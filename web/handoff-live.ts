@@ -6,7 +6,7 @@
  * shutdowns included. Shared by the widget and the review console.
  */
 import { SseParser, type SseEvent } from './sse';
-import { DEFAULT_LABELS, type WidgetLabels } from '../src/shop/widget-labels';
+import { DEFAULT_LABELS, fill, type WidgetLabels } from '../src/shop/widget-labels';
 
 /** A message as the event stream (and the read-back) sends it. */
 export interface LiveMessage {
@@ -159,7 +159,7 @@ export function handoffNoteText(
   labels: Pick<WidgetLabels, 'person_lead' | 'person_text' | 'support_hours'> = DEFAULT_LABELS,
 ): { lead: string; text: string } {
   if (support?.open === false) {
-    const note = outsideHours.replaceAll('{hours}', support.hours ?? labels.support_hours);
+    const note = fill(outsideHours, { hours: support.hours ?? labels.support_hours });
     const firstSentence = /^.*?[.!?](?:\s+|$)/.exec(note)?.[0] ?? '';
     return { lead: firstSentence, text: note.slice(firstSentence.length) };
   }

@@ -442,7 +442,7 @@ function mount(config: WidgetConfig): void {
   function showWelcome(): void {
     if (log.childElementCount > 0) return;
     const welcome = el('div', { class: 'message assistant welcome' });
-    renderAnswerText(welcome, WORDS.welcome.replaceAll('{title}', config.title));
+    renderAnswerText(welcome, fill(WORDS.welcome, { title: config.title }));
     log.append(welcome);
   }
 

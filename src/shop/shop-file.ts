@@ -65,7 +65,7 @@ const WIDGET_DEFAULTS = {
 } as const;
 
 /**
- * The widget's own words (its buttons, status lines and notes: web/widget-labels.ts names them
+ * The widget's own words (its buttons, status lines and notes: widget-labels.ts names them
  * and holds their English defaults), each optional, any set of them per language.
  */
 const widgetLabelsSchema = z.strictObject(Object.fromEntries(Object.keys(DEFAULT_LABELS).map((name) => [name, text(300).optional()])) as Record<WidgetLabel, z.ZodOptional<ReturnType<typeof text>>>);

@@ -10,7 +10,7 @@ export interface WidgetWords {
   welcome: string;
   /** Under an escalated answer outside support hours; `{hours}` becomes the hours. */
   outside_hours: string;
-  /** The widget's own words the shop set (web/widget-labels.ts fills in the rest in English). */
+  /** The widget's own words the shop set (the widget fills in the rest from widget-labels.ts, in English). */
   labels: Partial<Record<WidgetLabel, string>>;
 }
 

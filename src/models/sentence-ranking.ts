@@ -7,6 +7,7 @@
  */
 import { segmentsOf, WORD_SLICE } from '../knowledge/language/segments';
 import { foldDecimalDigits } from '../knowledge/language/digits';
+import { boundedSearchText } from '../knowledge/search-query';
 
 /** A passage as the responder reads it: its title and source, and its text. */
 export interface RankedPassage {
@@ -138,17 +139,13 @@ function unitsOf(passage: RankedPassage, rank: number): Unit[] {
   return units;
 }
 
-/** Characters read from each end of a long question, as the search reads it: a question is asked in its first and last words. */
-const QUESTION_END_CHARS = 1000;
-
 /**
- * A long message's first and last QUESTION_END_CHARS characters: its words are taken from
- * there, so the cost stays bounded (NFKC normalisation of 100,000 combining marks alone took
- * seconds).
+ * Characters read from each end of a long question, as the search reads it
+ * (boundedSearchText): a question is asked in its first and last words, and the cost stays
+ * bounded (NFKC normalisation of 100,000 combining marks alone took seconds).
  */
-function questionEnds(text: string): string {
-  return text.length <= 2 * QUESTION_END_CHARS ? text : `${text.slice(0, QUESTION_END_CHARS)} ${text.slice(-QUESTION_END_CHARS)}`;
-}
+const QUESTION_END_CHARS = 1000;
+const questionEnds = (text: string) => boundedSearchText(text, 2 * QUESTION_END_CHARS);
 
 /**
  * Ranks the passages' sentences by the question's words they hold, each word

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { boundedSearchText, SEARCH_QUERY_MAX_CHARS } from '../../src/knowledge/retriever';
+import { boundedSearchText, SEARCH_QUERY_MAX_CHARS } from '../../src/knowledge/search-query';
 
 describe('boundedSearchText: what a search query may cost', () => {
   it('leaves a query within the bound as it is', () => {

@@ -37,12 +37,15 @@ language plpgsql
 stable
 as $$
 #variable_conflict use_column
+declare
+  -- The configurations whose languages write compounds as one word.
+  v_compounding constant text[] := array['german', 'dutch', 'swedish', 'norwegian', 'danish'];
 begin
   -- A knowledge base with no compounding language (most): the configurations' lexemes alone,
   -- with no look at the vocabulary.
   if not exists (
     select 1 from knowledge_chunk_languages k
-    where k.chunks > 0 and k.text_config::text in ('german', 'dutch', 'swedish', 'norwegian', 'danish')
+    where k.chunks > 0 and k.text_config::text = any (v_compounding)
   ) then
     return query
     select distinct u.lexeme
@@ -68,7 +71,7 @@ begin
            (tsvector_to_array(to_tsvector(c.text_config, t.token)))[1] as lexeme
     from configs c
     cross join ts_parse('default', coalesce(p_query_text, '')) as t
-    where c.text_config::text in ('german', 'dutch', 'swedish', 'norwegian', 'danish')
+    where c.text_config::text = any (v_compounding)
       and t.tokid in (1, 2)
       and char_length(t.token) >= 8
   ),

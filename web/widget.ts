@@ -637,10 +637,20 @@ function parseData<T>(data: string): T | null {
   }
 }
 
+/** Limits the customer hit: `order_proof_limited` arrives as a stream's error event, whose status the widget sets to 500. */
+const LIMIT_CODES = new Set(['rate_limited', 'order_proof_limited']);
+
+/**
+ * What the customer reads when a message failed, in the shop's words for their language: the
+ * service's own message (English) only for a refusal of the request itself, which the widget's
+ * checks (length, emptiness) make rare.
+ */
 function describeFailure(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.code === 'stream_interrupted') return LABELS.interrupted;
     if (error.status === 0) return LABELS.unreachable;
+    if (error.status === 429 || LIMIT_CODES.has(error.code)) return LABELS.too_many;
+    if (error.status >= 500 || error.code === 'bad_response') return LABELS.unavailable;
     return fill(LABELS.failed, { reason: error.message });
   }
   // fetch rejects with a TypeError when the network is down or the request was blocked

@@ -27,7 +27,11 @@ export const DEFAULT_LABELS = {
   type_first: 'Type a message first.',
   interrupted: 'The answer was interrupted. Please send your message again.',
   unreachable: 'We could not reach support. Check your connection and send again.',
-  /** `{reason}`: the service's message. */
+  /** Over the service's message limits (429, or the order-proof limit inside an answer's stream). */
+  too_many: 'You are sending messages faster than we can answer. Please wait a moment and send again.',
+  /** The service, its database or its model failed (5xx, an error inside the answer's stream, an answer that could not be read). */
+  unavailable: 'We cannot answer right now. Please try again in a few minutes.',
+  /** Any other refusal (a 4xx about the request itself). `{reason}`: the service's message, in English. */
   failed: 'Sorry, that did not work: {reason}',
   /** `{name}`: the person's name, else `support`. */
   from_support: '{name} from support',

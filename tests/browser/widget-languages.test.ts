@@ -3,7 +3,7 @@
  * service started with a shop file that has German and Arabic words: a browser set
  * to German gets the German widget (and `lang="de"`), its German buttons and labels
  * (the default set's, then English, where the German set has none) and a German
- * answer's offline notice; an Arabic page lays the widget out right to left; an English browser gets
+ * answer's offline notice, and its German words when the service refuses a message; an Arabic page lays the widget out right to left; an English browser gets
  * the default set.
  */
 import path from 'node:path';
@@ -20,7 +20,8 @@ let opened: TestPage | undefined;
 jest.setTimeout(240_000);
 
 beforeAll(async () => {
-  [service, browser] = await Promise.all([startTestService({ env: { SHOP_FILE } }), launchBrowser()]);
+  // One message a minute per client: the German customer's second message is refused by the real limiter.
+  [service, browser] = await Promise.all([startTestService({ env: { SHOP_FILE, RATE_LIMIT_PER_CLIENT: '1' } }), launchBrowser()]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -68,6 +69,14 @@ test('a browser set to German shows the German words, and a German question is a
   await expect(answer.first().locator('.rate-down').textContent()).resolves.toBe('Nicht hilfreich');
   await expect(answer.first().locator('.rate-up').textContent()).resolves.toBe('Yes, this helped');
   await expect(panel.locator('button.close').getAttribute('aria-label')).resolves.toBe('Close chat');
+
+  // Over the limit (429): the German words, not the service's English message.
+  await input.fill('Wie lange dauert die Lieferung?');
+  await input.press('Enter');
+  const status = panel.locator('.status.error');
+  await status.waitFor();
+  await expect(status.textContent()).resolves.toBe('Sie schreiben schneller, als wir antworten können. Bitte warten Sie einen Moment.');
+  expect(await input.inputValue()).toBe('Wie lange dauert die Lieferung?');
 });
 
 test('an Arabic page lays the widget out right to left, in Arabic', async () => {

@@ -111,6 +111,8 @@ interface History {
   messages: HistoryMessage[];
   count: number;
   total: number;
+  /** The customer's language as the conversation keeps it (ISO 639-1), null until told. */
+  language?: string | null;
   usage?: ConversationUsage;
 }
 
@@ -496,12 +498,22 @@ async function findSession(sessionId: string): Promise<SessionSummary | undefine
   return (Array.isArray(page.sessions) ? page.sessions : []).find((s) => s.session_id === sessionId);
 }
 
+const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+
+/** "German (de)": the language a person who takes over should answer in. */
+function describeLanguage(code: string | null | undefined): string {
+  if (!code) return 'not told yet';
+  const name = LANGUAGE_NAMES.of(code);
+  return name ? `${name} (${code})` : code;
+}
+
 function renderFacts(sessionId: string, summary: SessionSummary | undefined, conversation: History, memory: MemoryView | null): void {
   const facts: [string, Child][] = [
     ['Session', el('code', {}, sessionId)],
     ['Customer', summary ? (summary.user_id === null ? 'anonymous' : customerText(summary.user_id)) : 'unknown'],
     ['Agent', summary?.agent_type ?? 'unknown'],
     ['Memory strategy', describeMemory(memory, summary?.agent_type)],
+    ['Language', describeLanguage(conversation.language)],
     ['Messages', String(conversation.total ?? conversation.count)],
     ...(conversation.usage ? ([['Tokens', describeUsage(conversation.usage)]] as [string, Child][]) : []),
     ...(conversation.usage?.cost !== undefined ? ([['Estimated cost', describeCost(conversation.usage)]] as [string, Child][]) : []),

@@ -167,6 +167,9 @@ test("a customer's conversation in the widget is found by its text and reads the
   const facts = await page.locator('#detail-facts').textContent();
   expect(facts).toContain(`${history.body.usage.prompt_tokens.toLocaleString('en-US')} prompt, 0 of them cached`);
   expect(facts).toContain(`Estimated cost${formatCostLikeTheConsole(history.body.usage.cost)}`);
+  // The language the conversation keeps: what a person who takes over answers in.
+  expect(history.body.language).toBe('en');
+  expect(facts).toContain('LanguageEnglish (en)');
   expect(await page.locator('#detail-heading').textContent()).toBe('How long does a refund take?');
   await saveScreenshot(page, 'review-conversation');
 });

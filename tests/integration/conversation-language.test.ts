@@ -3,7 +3,8 @@
  * client against the loopback OpenAI-compatible stub: a German customer's turn asks
  * the model for a German answer, the English help center is searched with the
  * question rewritten in English, a short follow-up keeps the conversation German,
- * the request's `language` overrides, and a bad `language` is refused with nothing stored.
+ * the request's `language` overrides (the history shows the kept language), and a bad
+ * `language` is refused with nothing stored.
  */
 import type { RetrievalRecord } from '../../src/knowledge/retrieval-record';
 import { REWRITE_INSTRUCTIONS } from '../../src/knowledge/query-rewriter';
@@ -73,6 +74,10 @@ it('keeps the conversation German through short follow-ups, even ones that read 
     expect(promptText(answerRequests()[0]!)).toContain('Write your whole answer in German');
   }
   expect((await service.deps.store.getSession('lang-follow-up'))!.language).toBe('de');
+  // The review console's history shows it, for a person who takes over.
+  const history = await service.getHistory('lang-follow-up');
+  expect(history.status).toBe(200);
+  expect(history.body.language).toBe('de');
 });
 
 it("lets the request's language override the message's, and keeps it", async () => {
@@ -87,6 +92,7 @@ it("answers a message too short to tell in the widget's language (Accept-Languag
   const { body } = await service.postChat({ message: 'ok', session_id: 'lang-widget' }, { 'accept-language': 'de-DE,de;q=0.9,en;q=0.8' });
   expect(body.language).toBe('de');
   expect((await service.deps.store.getSession('lang-widget'))!.language).toBeNull();
+  expect((await service.getHistory('lang-widget')).body.language).toBeNull();
 });
 
 it.each([['deutsch'], ['DE'], ['de-DE'], ['xx'], [42]])('refuses language %p with 400 and stores nothing', async (language) => {

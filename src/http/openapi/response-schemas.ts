@@ -180,6 +180,10 @@ export const historySchema = z.object({
     .meta({ description: "The whole conversation's answers (not only this page); cost and priced_answers only when some answer has a price." }),
   count: z.int(),
   total: z.int(),
+  language: z
+    .string()
+    .nullable()
+    .meta({ description: "The customer's language (ISO 639-1) as the conversation keeps it: the request's `language`, or a message's told with confidence; null until then." }),
 });
 
 const strategySchema = z.looseObject({ mode: z.string() });

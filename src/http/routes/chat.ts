@@ -280,6 +280,8 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
       },
       count: messages.length,
       total: session.messageCount,
+      // The customer's language as the conversation keeps it: a person who takes over answers in it.
+      language: session.language,
     });
   });
 

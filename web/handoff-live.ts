@@ -6,7 +6,7 @@
  * shutdowns included. Shared by the widget and the review console.
  */
 import { SseParser, type SseEvent } from './sse';
-import { DEFAULT_LABELS, fill, type WidgetLabels } from '../src/shop/widget-labels';
+import { DEFAULT_LABELS, DEFAULT_OUTSIDE_HOURS_NOTE, fill, type WidgetLabels } from '../src/shop/widget-labels';
 
 /** A message as the event stream (and the read-back) sends it. */
 export interface LiveMessage {
@@ -144,10 +144,6 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
     reader.releaseLock();
   }
 }
-
-/** The widget's outside-hours note unless the shop file's `words.widget.outside_hours` says otherwise; `{hours}` becomes the hours. */
-export const DEFAULT_OUTSIDE_HOURS_NOTE =
-  'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.';
 
 /**
  * What the customer is told when an answer is escalated: a person is promised only when one can follow up.

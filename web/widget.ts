@@ -16,8 +16,8 @@
  */
 import { apiErrorOf, ApiError, getJson } from './api';
 import { el, renderAnswerText, sourceHref, sourcePage, type CitedSource } from './dom';
-import { DEFAULT_LABELS, fill, widgetLabels, type WidgetLabels } from '../src/shop/widget-labels';
-import { DEFAULT_OUTSIDE_HOURS_NOTE, handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
+import { DEFAULT_LABELS, DEFAULT_OUTSIDE_HOURS_NOTE, fill, widgetLabels, type WidgetLabels } from '../src/shop/widget-labels';
+import { handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
 
 interface WidgetConfig {
   apiBase: string;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { actionSchema, mcpServerSchema } from '../connectors/connector-config';
 import { parseDays, parseTimeRange } from '../chat/support-hours';
 import { memoryStrategySchema } from '../memory/settings';
-import { DEFAULT_LABELS, type WidgetLabel } from './widget-labels';
+import { DEFAULT_LABELS, DEFAULT_OUTSIDE_HOURS_NOTE, type WidgetLabel } from './widget-labels';
 
 /**
  * The shop file (SHOP_FILE, YAML or JSON): who the shop is, which agents answer,
@@ -45,9 +45,6 @@ const supportHoursSchema = z.strictObject({
   closed: z.array(z.iso.date({ error: 'must be a date as YYYY-MM-DD' })).default([]),
 });
 
-const WIDGET_OUTSIDE_HOURS =
-  'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.';
-
 /** Every fixed sentence a customer reads that is not the model's answer, with its default. */
 const WORD_DEFAULTS = {
   human_offer:
@@ -61,7 +58,7 @@ const WORD_DEFAULTS = {
 const WIDGET_DEFAULTS = {
   subtitle: 'Answers from our help center, any time',
   welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
-  outside_hours: WIDGET_OUTSIDE_HOURS,
+  outside_hours: DEFAULT_OUTSIDE_HOURS_NOTE,
 } as const;
 
 /**

@@ -48,6 +48,10 @@ export const DEFAULT_LABELS = {
   support_hours: 'during support hours',
 } as const;
 
+/** The widget's outside-hours note unless the shop file's `words.widget.outside_hours` says otherwise; `{hours}` becomes the hours. */
+export const DEFAULT_OUTSIDE_HOURS_NOTE =
+  'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.';
+
 export type WidgetLabel = keyof typeof DEFAULT_LABELS;
 export type WidgetLabels = Record<WidgetLabel, string>;
 

@@ -7,16 +7,10 @@
  */
 import { ApiError, apiErrorOf, getJson } from './api';
 import { el } from './dom';
+import type { ToolDescription } from '../src/shop/tool-descriptions';
 
-interface ShopTool {
-  name: string;
-  kind: 'action' | 'mcp';
-  source: string;
-  method: string | null;
-  writes: 'yes' | 'no' | 'unknown';
-  description: string;
-  arguments: { name: string; required: boolean; type: string }[];
-  bound: { name: string; from: string }[];
+/** A tool as GET /api/v1/shop/tools lists it: its description, and what the console may do with it. */
+interface ShopTool extends ToolDescription {
   can_try: boolean;
   agents: string[];
 }

@@ -199,8 +199,10 @@ interface SetResult {
 }
 
 /**
- * Wraps the store's hybridSearch and queryCoverage to keep each search's passages, the weight
- * the vector side was given and each document's coverage (what confidence is made of), for --dump.
+ * Wraps the store's hybridSearch to keep each search's passages, the weight the vector side was
+ * given and each document's coverage of the question, for --dump. The retriever asks coverage
+ * only where the embedder does not know the question's language; the dump has it for every
+ * search, so scripts/replay-confidence.ts can try rules that use it in English too.
  */
 function recordSearches(deps: Awaited<ReturnType<typeof startEvaluatedService>>['deps']): { take(): unknown[] } {
   const store = deps.store as unknown as {
@@ -208,25 +210,16 @@ function recordSearches(deps: Awaited<ReturnType<typeof startEvaluatedService>>[
     queryCoverage(text: string, sources: string[]): Promise<Map<string, number>>;
   };
   const search = store.hybridSearch.bind(store);
-  const coverage = store.queryCoverage.bind(store);
   let last: { text: string; semanticWeight: number; documents: { source: string; evidence?: object }[] }[] = [];
   store.hybridSearch = async (q) => {
     const documents = await search(q);
-    last.push({ text: q.text, semanticWeight: q.semanticWeight, documents });
+    const found = await store.queryCoverage(q.text, [...new Set(documents.map((d) => d.source))]);
+    // As the retriever attaches them (semanticInLanguage false where the vectors were given no weight).
+    const dumped = documents.map((d) =>
+      d.evidence ? { ...d, evidence: { ...d.evidence, ...(found.has(d.source) && { queryCoverage: found.get(d.source) }), ...(q.semanticWeight === 0 && { semanticInLanguage: false }) } } : d,
+    );
+    last.push({ text: q.text, semanticWeight: q.semanticWeight, documents: dumped });
     return documents;
-  };
-  store.queryCoverage = async (text, sources) => {
-    const found = await coverage(text, sources);
-    const entry = last[last.length - 1];
-    if (entry) {
-      // As the retriever attaches them: the dump's documents then carry what the service's did.
-      entry.documents = entry.documents.map((d) =>
-        d.evidence
-          ? { ...d, evidence: { ...d.evidence, ...(found.has(d.source) && { queryCoverage: found.get(d.source) }), ...(entry.semanticWeight === 0 && { semanticInLanguage: false }) } }
-          : d,
-      );
-    }
-    return found;
   };
   return {
     take: () => {

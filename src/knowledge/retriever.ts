@@ -54,12 +54,13 @@ export function createRetriever(store: KnowledgeStore, embedder: Embedder, optio
         semanticWeight: semanticInLanguage ? (options.semanticWeight ?? FUSION_DEFAULTS.semanticWeight) : 0,
         closestPassage: options.closestPassage ?? false,
       });
+      // Meaning decides confidence wherever the embedder knows the language (retrievalConfidence):
+      // the coverage query, a second round trip, is made only for a question where it does not.
+      if (semanticInLanguage) return documents;
       // The question's own words (not earlier turns'): how much of what it asks each document holds.
       const coverage = await store.queryCoverage(text, [...new Set(documents.map((d) => d.source))]);
       return documents.map((d) =>
-        d.evidence
-          ? { ...d, evidence: { ...d.evidence, ...(coverage.has(d.source) && { queryCoverage: coverage.get(d.source)! }), ...(!semanticInLanguage && { semanticInLanguage }) } }
-          : d,
+        d.evidence ? { ...d, evidence: { ...d.evidence, ...(coverage.has(d.source) && { queryCoverage: coverage.get(d.source)! }), semanticInLanguage } } : d,
       );
     },
   };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { EmbeddingModelMismatchError } from '../../src/errors';
 import { HashingEmbeddings, OFFLINE_EMBEDDING_MODEL, type Embedder } from '../../src/knowledge/embeddings';
 import { findSourceFiles, ingestFiles } from '../../src/knowledge/ingest';
+import { loadLanguageDetector } from '../../src/knowledge/language/detect';
 import { createRetriever } from '../../src/knowledge/retriever';
 import type { SqlDatabase } from '../../src/store/database';
 import type { SqlStore } from '../../src/store/sql-store';
@@ -115,6 +116,37 @@ describe('retrieval', () => {
     for (const [question, file] of expectations) {
       const [best] = await retriever.retrieve(question);
       expect({ question, source: best?.source }).toEqual({ question, source: `knowledge/help-center/${file}` });
+    }
+  });
+
+  it("asks the documents' coverage of the question only when the embedder does not know its language", async () => {
+    await ingestFiles(await findSourceFiles([HELP_CENTER_DIR], REPO_ROOT), store, countingEmbedder());
+    // An embedder of English alone, as the offline sentence encoder is, and the service's detector.
+    const englishOnly: Embedder = { ...countingEmbedder(), languages: ['en'] };
+    const detector = await loadLanguageDetector();
+    const retriever = createRetriever(store, englishOnly, { topK: 3, minSimilarity: 0, detectLanguage: async (text) => detector.detect(text) });
+    const asked: string[] = [];
+    const queryCoverage = store.queryCoverage.bind(store);
+    const spy = jest.spyOn(store, 'queryCoverage').mockImplementation(async (text, sources) => {
+      asked.push(text);
+      return queryCoverage(text, sources);
+    });
+    try {
+      // English: meaning decides confidence, so the coverage round trip is not made.
+      const english = await retriever.retrieve('How long does a refund take after I return an item?');
+      expect(english.length).toBeGreaterThan(0);
+      expect(asked).toEqual([]);
+      expect(english.every((d) => d.evidence?.queryCoverage === undefined && d.evidence?.semanticInLanguage === undefined)).toBe(true);
+
+      // German: the vectors mean nothing, so the documents' coverage of the question decides.
+      // Its one word the English help center holds is the payment provider's name.
+      const german = 'Kann ich meine Bestellung mit Klarna bezahlen oder brauche ich eine Kreditkarte?';
+      const found = await retriever.retrieve(german);
+      expect(asked).toEqual([german]);
+      expect(found.length).toBeGreaterThan(0);
+      for (const d of found) expect(d.evidence).toMatchObject({ semanticInLanguage: false, queryCoverage: expect.any(Number) });
+    } finally {
+      spy.mockRestore();
     }
   });
 

@@ -184,8 +184,9 @@ describe('what the Supabase backend sends (to the PostgREST stand-in)', () => {
           'storage_ping', 'embedding_models', 'source_chunks', 'embeddings_by_hash', 'replace_source_chunks', 'rate_limit_hit',
           'get_session', 'claim_idempotency_key', 'hybrid_search', 'append_answer_turn', 'keep_service_secret', 'knowledge_sources',
           'session_token_nonce', 'redaction_backfill_batch',
-          // The languages: stored chunks analysed at start, the answer's coverage of the question, the conversation's language.
-          'unanalysed_knowledge_sources', 'query_coverage', 'set_session_language',
+          // The languages: stored chunks analysed at start, the conversation's language. No query_coverage:
+          // an English question's confidence is its meaning (the store contract calls it over this API).
+          'unanalysed_knowledge_sources', 'set_session_language',
           // /health: the last sync run of each configured site.
           'knowledge_sync_runs_recent',
         ]),

@@ -9,6 +9,7 @@ import { el, renderAnswerText, sourceHref, sourcePage, type Child } from './dom'
 import { createHandoffConsole } from './handoff-console';
 import { knowledgePage } from './knowledge';
 import { toolsPage } from './shop-tools';
+import { languageName } from '../src/knowledge/language/language-names';
 
 interface SessionSummary {
   session_id: string;
@@ -498,13 +499,11 @@ async function findSession(sessionId: string): Promise<SessionSummary | undefine
   return (Array.isArray(page.sessions) ? page.sessions : []).find((s) => s.session_id === sessionId);
 }
 
-const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
-
 /** "German (de)": the language a person who takes over should answer in. */
 function describeLanguage(code: string | null | undefined): string {
   if (!code) return 'not told yet';
-  const name = LANGUAGE_NAMES.of(code);
-  return name ? `${name} (${code})` : code;
+  const name = languageName(code);
+  return name === code ? code : `${name} (${code})`;
 }
 
 function renderFacts(sessionId: string, summary: SessionSummary | undefined, conversation: History, memory: MemoryView | null): void {

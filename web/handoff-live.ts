@@ -6,7 +6,7 @@
  * shutdowns included. Shared by the widget and the review console.
  */
 import { SseParser, type SseEvent } from './sse';
-import { DEFAULT_LABELS, DEFAULT_OUTSIDE_HOURS_NOTE, fill, type WidgetLabels } from '../src/shop/widget-labels';
+import { DEFAULT_LABELS, DEFAULT_WIDGET_WORDS, fill, type WidgetLabels } from '../src/shop/widget-labels';
 
 /** A message as the event stream (and the read-back) sends it. */
 export interface LiveMessage {
@@ -151,7 +151,7 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
  */
 export function handoffNoteText(
   support: LiveReady['support'] | null,
-  outsideHours = DEFAULT_OUTSIDE_HOURS_NOTE,
+  outsideHours: string = DEFAULT_WIDGET_WORDS.outside_hours,
   labels: Pick<WidgetLabels, 'person_lead' | 'person_text' | 'support_hours'> = DEFAULT_LABELS,
 ): { lead: string; text: string } {
   if (support?.open === false) {

@@ -16,7 +16,7 @@
  */
 import { apiErrorOf, ApiError, getJson } from './api';
 import { el, renderAnswerText, sourceHref, sourcePage, type CitedSource } from './dom';
-import { DEFAULT_LABELS, DEFAULT_OUTSIDE_HOURS_NOTE, fill, widgetLabels, type WidgetLabels } from '../src/shop/widget-labels';
+import { DEFAULT_LABELS, DEFAULT_WIDGET_WORDS, fill, widgetLabels, type WidgetLabels } from '../src/shop/widget-labels';
 import { handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
 
 interface WidgetConfig {
@@ -91,9 +91,7 @@ interface WidgetWords {
 
 const DEFAULT_WORDS: WidgetWords = {
   title: 'Support',
-  subtitle: 'Answers from our help center, any time',
-  welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
-  outside_hours: DEFAULT_OUTSIDE_HOURS_NOTE,
+  ...DEFAULT_WIDGET_WORDS,
   labels: { ...DEFAULT_LABELS },
 };
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { actionSchema, mcpServerSchema } from '../connectors/connector-config';
 import { parseDays, parseTimeRange } from '../chat/support-hours';
 import { memoryStrategySchema } from '../memory/settings';
-import { DEFAULT_LABELS, DEFAULT_OUTSIDE_HOURS_NOTE, type WidgetLabel } from './widget-labels';
+import { DEFAULT_LABELS, DEFAULT_WIDGET_WORDS, type WidgetLabel } from './widget-labels';
 
 /**
  * The shop file (SHOP_FILE, YAML or JSON): who the shop is, which agents answer,
@@ -55,12 +55,6 @@ const WORD_DEFAULTS = {
   sign_in: 'To see your orders and account, please sign in to your account on our shop and open the chat there.',
   tool_failure: "I could not reach our shop's system just now, so I could not look that up. Please try again in a moment.",
 } as const;
-const WIDGET_DEFAULTS = {
-  subtitle: 'Answers from our help center, any time',
-  welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
-  outside_hours: DEFAULT_OUTSIDE_HOURS_NOTE,
-} as const;
-
 /**
  * The widget's own words (its buttons, status lines and notes: widget-labels.ts names them
  * and holds their English defaults), each optional, any set of them per language.
@@ -91,12 +85,12 @@ const wordSetShape = {
   widget: z
     .strictObject({
       title: widgetShape.title,
-      subtitle: widgetShape.subtitle.default(WIDGET_DEFAULTS.subtitle),
-      welcome: widgetShape.welcome.default(WIDGET_DEFAULTS.welcome),
-      outside_hours: widgetShape.outside_hours.default(WIDGET_DEFAULTS.outside_hours),
+      subtitle: widgetShape.subtitle.default(DEFAULT_WIDGET_WORDS.subtitle),
+      welcome: widgetShape.welcome.default(DEFAULT_WIDGET_WORDS.welcome),
+      outside_hours: widgetShape.outside_hours.default(DEFAULT_WIDGET_WORDS.outside_hours),
       labels: widgetLabelsSchema.default({}),
     })
-    .default({ ...WIDGET_DEFAULTS, labels: {} }),
+    .default({ ...DEFAULT_WIDGET_WORDS, labels: {} }),
 };
 
 /** One language's words (`words.de`): any of the default set's fields; what it leaves out comes from the default set. */

@@ -3,7 +3,7 @@
  * title, subtitle and welcome. The shop file sets any of them per language
  * (`words.widget.labels`, `words.<lang>.widget.labels`); what it leaves out is English,
  * from here. `{…}` marks a value the widget fills in. web/widget.ts bundles this file and
- * the shop file's schema reads its names, so both know the same labels.
+ * the shop file's schema reads its names and defaults, so both know the same words.
  */
 export const DEFAULT_LABELS = {
   open: 'Chat with us',
@@ -48,9 +48,17 @@ export const DEFAULT_LABELS = {
   support_hours: 'during support hours',
 } as const;
 
-/** The widget's outside-hours note unless the shop file's `words.widget.outside_hours` says otherwise; `{hours}` becomes the hours. */
-export const DEFAULT_OUTSIDE_HOURS_NOTE =
-  'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.';
+/**
+ * The widget's words the shop file sets beside its labels (`words.widget`), as they are when it
+ * does not: the shop file's schema defaults to them, and the widget falls back to them.
+ */
+export const DEFAULT_WIDGET_WORDS = {
+  subtitle: 'Answers from our help center, any time',
+  /** `{title}` becomes the panel's title. */
+  welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
+  /** Under an escalated answer outside support hours; `{hours}` becomes the hours. */
+  outside_hours: 'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.',
+} as const;
 
 export type WidgetLabel = keyof typeof DEFAULT_LABELS;
 export type WidgetLabels = Record<WidgetLabel, string>;

@@ -5,6 +5,7 @@ import { agentKeyCheck } from './http/auth';
 import { metricsEndpoint, type MetricsAccess } from './http/metrics-access';
 import { agentKeyFailureLimit, chatRateLimits, refuseOtherOrigins, widgetCors, type AuthFailureSettings, type RateLimitSettings } from './http/protection';
 import { SESSION_TOKEN_HEADER } from './http/session-token';
+import { warnOfUntrustedForwarding } from './http/local-request';
 import { chatRoutes, type ChatRoutesParts } from './http/routes/chat';
 import { conversationRoutes } from './http/routes/conversations';
 import { feedbackRoutes, type FeedbackRoutesParts } from './http/routes/feedback';
@@ -19,6 +20,7 @@ import { openApiDocument } from './http/openapi/document';
 import { keepRequestContext, keepRequestContextOnError, requestLogging, requestMetrics } from './observability/http';
 import type { Logger } from './observability/logger';
 import type { Metrics } from './observability/metrics';
+import type { TrustProxy } from './config';
 import type { RateLimitCounters } from './store/rate-limit-store';
 
 export interface AppParts {
@@ -45,8 +47,8 @@ export interface AppParts {
   metricsAccess: MetricsAccess;
   /** The shop's pages: its name and widget's words, and the sample shop's demo page. */
   shopPages: ShopPages;
-  /** Express's `trust proxy`: how many proxies to believe for the client address (TRUST_PROXY). */
-  trustProxy: number;
+  /** Express's `trust proxy`: which proxies to believe for the client address (TRUST_PROXY). */
+  trustProxy: TrustProxy;
 }
 
 /** The version of the API the OpenAPI document describes (the /api/v1 routes). */
@@ -74,6 +76,7 @@ export function createApp(parts: AppParts): Express {
   app.set('trust proxy', parts.trustProxy);
   // First: the request id (X-Request-Id) on every log line, the request's log line and its duration.
   app.use(requestLogging(parts.logger));
+  app.use(warnOfUntrustedForwarding(parts.trustProxy, parts.logger));
   app.use(requestMetrics(parts.metrics));
   // The pages set their own Content-Security-Policy; the API answers JSON only.
   app.use(helmet({ contentSecurityPolicy: false }));

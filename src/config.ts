@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { PriceTable } from './chat/cost';
 import { REDACTION_DETECTORS, type RedactionDetector } from './privacy/redaction';
@@ -18,6 +19,45 @@ const optionalText = z.string().trim().optional();
 const SUPPORT_HOURS_PATTERN = /^\s*(mon|tue|wed|thu|fri|sat|sun)(\s*[-,]\s*(mon|tue|wed|thu|fri|sat|sun))*\s+([01]\d|2[0-3]):[0-5]\d\s*-\s*([01]\d|2[0-4]):[0-5]\d\s*$/i;
 
 const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * TRUST_PROXY: which proxies' X-Forwarded-For gives the client address, as Express takes it:
+ * a hop count (0–10), or a comma list of `loopback`, `linklocal`, `uniquelocal`, addresses
+ * and CIDR ranges. A list trusts only requests whose socket is such a proxy; a hop count
+ * trusts the header from any socket (see docs/security.md).
+ */
+const trustProxySetting = z
+  .string()
+  .trim()
+  .transform((text, ctx): TrustProxy => {
+    if (/^\d+$/.test(text)) {
+      const hops = Number(text);
+      if (hops <= 10) return hops;
+    } else {
+      const entries = text.split(',').map((entry) => entry.trim());
+      const wrong = entries.filter((entry) => !isTrustedProxyEntry(entry));
+      if (entries.length > 0 && wrong.length === 0) return entries;
+    }
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a hop count from 0 to 10, or a comma list of loopback, linklocal, uniquelocal, IP addresses and CIDR ranges (e.g. "loopback" or "10.0.0.0/8,loopback")',
+    });
+    return z.NEVER;
+  });
+
+/** Who TRUST_PROXY believes: a hop count, or the proxies' addresses, ranges and named ranges. */
+export type TrustProxy = number | string[];
+
+function isTrustedProxyEntry(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  if (ipaddr.isValid(entry)) return true;
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** One model's prices per million tokens. */
 const modelPrice = z.strictObject({
@@ -156,8 +196,8 @@ export const environmentSchema = z.object({
   RATE_LIMIT_PER_SESSION: positiveInt.max(1_000_000).default(20),
   /** Where the limits count: `database` (shared by every instance) or `memory` (per process); default by backend, below. */
   RATE_LIMIT_STORE: z.enum(['database', 'memory']).optional(),
-  /** Proxies in front of the service whose X-Forwarded-For to believe (0: none). */
-  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+  /** Proxies in front of the service whose X-Forwarded-For to believe (0: none); see trustProxySetting. */
+  TRUST_PROXY: trustProxySetting.default(0),
 
   /** How a conversation's event stream learns of messages another instance stored: `listen` (Postgres LISTEN/NOTIFY) or `poll`; default by backend, below. */
   EVENTS_DELIVERY: z.enum(['listen', 'poll']).optional(),
@@ -295,7 +335,7 @@ export interface Config {
     /** `database`: counted in the database, shared by every instance; `memory`: counted in this process. */
     store: 'database' | 'memory';
   };
-  trustProxy: number;
+  trustProxy: TrustProxy;
   idempotency: { ttlHours: number; waitMs: number };
   /** REDACT: the detectors that mask customers' messages before storage; empty: none. */
   redaction: { detectors: RedactionDetector[] };

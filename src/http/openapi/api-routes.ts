@@ -412,7 +412,8 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
         'as it is recorded; GET /api/v1/knowledge/syncs?site= shows its outcome once it ends. `npm run ingest -- <url>` uses it while the ' +
         'service runs. 409 (with Retry-After) while a sync is going on, on this instance or another. A site is crawled ' +
         'public-only unless it is a configured site named with allow_private_network, or `allow_private_network` is asked for from the ' +
-        'service\'s own machine (npm run ingest -- --allow-private-network there); asked for from anywhere else, 403 `private_site_refused`.',
+        'service\'s own machine (npm run ingest -- --allow-private-network there: a loopback socket, and no Forwarded, X-Forwarded-For or ' +
+        'X-Real-IP header, whatever TRUST_PROXY says); asked for from anywhere else, 403 `private_site_refused`.',
       security: ['agentKey'],
       body: { 'application/json': { schema: knowledgeSyncRequestSchema, example: { site: 'https://help.example.com/sitemap.xml' } } },
       responses: {

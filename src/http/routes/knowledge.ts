@@ -11,6 +11,7 @@ import type { KnowledgeAdminStore, KnowledgeSourceSummary } from '../../store/kn
 import type { SiteSyncStore } from '../../store/site-sync-store';
 import type { KnowledgeStore } from '../../store/types';
 import { requireAgentKey } from '../auth';
+import { isFromThisMachine } from '../local-request';
 import {
   articleContentSchema,
   knowledgeArticleSchema,
@@ -63,13 +64,6 @@ const SKIP_ERRORS: Record<SkipReason, { status: number; code: string }> = {
 const SYNC_REQUEST_MAX_BYTES = 8 * 1024;
 /** Seconds to wait before asking again while another sync runs. */
 const SYNC_BUSY_RETRY_AFTER_SECONDS = 30;
-
-/** A request from this machine: 127.0.0.0/8 or ::1 (req.ip honours TRUST_PROXY, so a proxy's clients are not taken for it). */
-function isLoopbackAddress(ip: string | undefined): boolean {
-  if (!ip) return false;
-  const address = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-  return address === '::1' || /^127\.\d+\.\d+\.\d+$/.test(address);
-}
 
 /** Seconds a client should wait before retrying when the embedding model is down. */
 const EMBEDDING_RETRY_AFTER_SECONDS = 30;
@@ -168,7 +162,7 @@ export function knowledgeRoutes(parts: KnowledgeRoutesParts): Router {
     // The agent key alone must not make the service read the private network into the knowledge base:
     // a site is crawled public-only unless it is a configured site named with allow_private_network,
     // or the operator asks for it from the service's own machine (npm run ingest next to it).
-    if (body.allow_private_network && !isLoopbackAddress(req.ip)) {
+    if (body.allow_private_network && !isFromThisMachine(req)) {
       throw new AppError(
         403,
         'private_site_refused',

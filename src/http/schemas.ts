@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { memoryStrategySchema } from '../memory/settings';
+import { isKnownLanguageCode } from '../knowledge/language/language-names';
 import type { SessionCursor } from '../store/types';
 
 /** Client-chosen session ids such as `session-123` are fine; nothing that needs escaping. */
@@ -24,16 +25,15 @@ export const userIdSchema = requiredString('user_id').regex(
   'user_id must be 1–128 characters without control or format characters (such as bidi overrides or zero-width spaces)',
 );
 
-const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
-
 /**
  * A language as a request names it: a lowercase two-letter ISO 639-1 code that
  * ICU knows ("de", "en", "ar"), nothing longer (no region: "de-AT" is sent as "de").
  */
 export const languageCodeSchema = z
   .string({ error: 'language must be a string' })
-  .regex(/^[a-z]{2}$/, 'language must be a two-letter lowercase ISO 639-1 code such as "de" or "en"')
-  .refine((code) => LANGUAGE_NAMES.of(code) !== undefined, 'language must be an ISO 639-1 language code such as "de" or "en"');
+  // abort: zod 4 runs the refine after a failed regex unless told to stop.
+  .regex(/^[a-z]{2}$/, { message: 'language must be a two-letter lowercase ISO 639-1 code such as "de" or "en"', abort: true })
+  .refine(isKnownLanguageCode, 'language must be an ISO 639-1 language code such as "de" or "en"');
 
 const memoryInjectionSchema = z.boolean({ error: 'memory_injection must be true or false' });
 

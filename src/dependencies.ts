@@ -41,7 +41,7 @@ import { TraceDeletion } from './privacy/trace-deletion';
 import { createShopAgents, type SharedGraphParts } from './shop/agents';
 import { loadConfiguredShop, type Shop } from './shop/load-shop';
 import { DEMO_CUSTOMER, seedSampleData } from './shop/sample-shop';
-import { widgetWordSets, wordsFor } from './shop/shop-words';
+import { customerSentences, widgetWordSets, wordsFor } from './shop/shop-words';
 import { FALLBACK_LANGUAGE } from './chat/conversation-language';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
@@ -145,10 +145,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       languages: {
         detector: languageDetector,
         shopLanguages: shop.languages,
-        sentencesFor: (language) => {
-          const { sign_in, tool_failure } = wordsFor(shop.words, language);
-          return { sign_in, tool_failure };
-        },
+        sentencesFor: (language) => customerSentences(shop.words, language, shop.languages[0] ?? 'en'),
       },
     });
     const conversations = createConversations(config, storage, models.tokenCounter, supportHours, logger);

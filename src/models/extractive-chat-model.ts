@@ -217,7 +217,10 @@ export function composeToolAnswer(question: string, results: ToolMessage[], noti
     }
     const outcome = isSentToolCall(result.artifact) ? result.artifact.outcome : 'answered';
     if (outcome !== 'answered') return readOut.sentences ? outcomeSentence(outcome, readOut.sentences) : result.text;
-    return describeAnswer(result.text, readOut.answerFields[result.name ?? ''] ?? null, readOut.language) ?? result.text;
+    const described = describeAnswer(result.text, readOut.answerFields[result.name ?? ''] ?? null, readOut.language);
+    // JSON with nothing to read (an empty list): nothing was found, said in the shop's words, never the JSON.
+    if (described === '') return readOut.sentences?.order_not_found ?? '';
+    return described ?? result.text;
   });
   return `${notice} ${parts.join('\n\n')}`;
 }

@@ -165,19 +165,32 @@ export function outcomeSentence(outcome: Exclude<ToolOutcome, 'answered'>, sente
   }
 }
 
-/** At most this many fields are read out when the shop file names none. */
+/** At most this many fields are read out of one record when the shop file names none. */
 const MAX_FIELDS_READ = 8;
+/** At most this many records of a list (a customer's orders) are read out. */
+const MAX_RECORDS_READ = 5;
 
 /**
- * An answer of the shop's systems as one short sentence in the customer's language:
+ * An answer of the shop's systems as short sentences in the customer's language:
  * the fields the shop file names (`answer`), each with its label and its value's
- * word in that language, or else every scalar field (nested ones too, not lists)
- * with a label made from its name. Dates (ISO 8601) are written for the language's
- * locale, numbers too. Null when the answer is not a JSON object or has no such field.
+ * word in that language, or else every scalar field (nested ones too) with a label
+ * made from its name. An answer whose fields are all lists (`{orders: [...]}`), or a
+ * list itself, is read one record a sentence. Dates (ISO 8601) are written for the
+ * language's locale, numbers too. Null when the answer is not JSON; '' when it is
+ * JSON with nothing to read (an empty list).
  */
 export function describeAnswer(text: string, fields: AnswerFields | null, language: string): string | null {
   const data = parseAnswer(text);
-  if (!data) return null;
+  if (data === null) return null;
+  const sentence = (record: Record<string, unknown>) => describeRecord(record, fields, language);
+  const whole = isRecord(data) ? sentence(data) : '';
+  if (whole !== '') return whole;
+  const list = Array.isArray(data) ? data : isRecord(data) ? Object.values(data).find(Array.isArray) ?? [] : [];
+  return list.filter(isRecord).slice(0, MAX_RECORDS_READ).map(sentence).filter((s) => s !== '').join('\n');
+}
+
+/** One record as `label: value` pairs in one sentence; '' when it has none of the fields. */
+function describeRecord(data: Record<string, unknown>, fields: AnswerFields | null, language: string): string {
   const read: Array<[string, string]> = [];
   if (fields) {
     for (const [path, field] of Object.entries(fields)) {
@@ -187,17 +200,16 @@ export function describeAnswer(text: string, fields: AnswerFields | null, langua
       read.push([labelIn(field.label, language) ?? readableLabel(path.split('.').at(-1)!), word ? labelIn(word, language)! : formatValue(value, language)]);
     }
   } else {
-    for (const [key, value] of scalarFields(data)) read.push([readableLabel(key), formatValue(value, language)]);
+    for (const [key, value] of scalarFields(data).slice(0, MAX_FIELDS_READ)) read.push([readableLabel(key), formatValue(value, language)]);
   }
-  if (read.length === 0) return null;
-  return `${read.slice(0, fields ? undefined : MAX_FIELDS_READ).map(([label, value]) => `${label}: ${value}`).join('; ')}.`;
+  return read.length === 0 ? '' : `${read.map(([label, value]) => `${label}: ${value}`).join('; ')}.`;
 }
 
-/** A JSON object answer; a cut one (the byte cap) read leniently, its string fields only. */
-function parseAnswer(text: string): Record<string, unknown> | null {
+/** A JSON answer; a cut object (the byte cap) read leniently, its string fields only. */
+function parseAnswer(text: string): unknown {
   try {
     const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : null;
+    return isRecord(value) || Array.isArray(value) ? value : null;
   } catch {
     return text.trimStart().startsWith('{') ? readStringFields(text) : null;
   }

@@ -132,6 +132,9 @@ test("an answer is read as a sentence from every scalar field, each with a label
   expect(describeAnswer('Your order is on its way.', null, 'en')).toBeNull();
   // Cut while it streamed in: its string fields still read.
   expect(describeAnswer('{"status":"shipped","notes":"long', null, 'de')).toBe('Status: shipped.');
+  // A list of orders: one sentence each; an empty one has nothing to read.
+  expect(describeAnswer('{"orders":[{"orderId":"BK-1001","total":42},{"orderId":"BK-1003","total":7.5}]}', null, 'de')).toBe('Order id: BK-1001; Total: 42.\nOrder id: BK-1003; Total: 7,5.');
+  expect(describeAnswer('{"orders":[]}', null, 'en')).toBe('');
 });
 
 test("the shop file's fields are read in its order, with its labels and value words in the customer's language", () => {

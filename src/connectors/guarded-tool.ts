@@ -151,7 +151,8 @@ export function failureSentence(name: string, error: unknown, timeoutMs: number)
 /**
  * The one wrapping every tool from the shop's systems gets (actions and MCP tools
  * alike): bound arguments filled from the verified customer (and the sign-in
- * sentence without one), the call under timeout_ms, any failure turned into one plain
+ * sentence without one; a guest may call an operation with guest_proof, each try
+ * counted by the order-proof limit), the call under timeout_ms, any failure turned into one plain
  * sentence so the answer still completes, the result redacted as customer messages
  * are and cut to max_result_tokens with a marker, and the call traced as a span
  * (what was called, status, duration, size; never a header or argument value).

@@ -41,7 +41,7 @@ import { TraceDeletion } from './privacy/trace-deletion';
 import { createShopAgents, type SharedGraphParts } from './shop/agents';
 import { loadConfiguredShop, type Shop } from './shop/load-shop';
 import { DEMO_CUSTOMER, seedSampleData } from './shop/sample-shop';
-import { widgetWordSets, wordsFor } from './shop/shop-words';
+import { customerSentences, widgetWordSets, wordsFor } from './shop/shop-words';
 import { FALLBACK_LANGUAGE } from './chat/conversation-language';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
@@ -119,14 +119,16 @@ export async function createDependencies(config: Config, logger: Logger, databas
     stops.add(() => redactionBackfill.stop());
     const knowledgeSync = startKnowledgeSync(config, shop, storage, models.embedder, networkGuard, logger);
     stops.add(() => knowledgeSync.stop());
+    // Wrong order proofs are always counted in the database, whatever RATE_LIMIT_STORE says: every instance must agree.
+    // One limit for the built-in lookup_order and the shop's actions with guest_proof.
+    const orderProofs = new OrderProofs(storage.identity, storage.rateLimits, config.orderProofs);
     const shopAgents = await createShopAgents({
       shop,
-      // Wrong order proofs are always counted in the database, whatever RATE_LIMIT_STORE says: every instance must agree.
-      builtInTools: { commerce: storage.commerce, orderProofs: new OrderProofs(storage.identity, storage.rateLimits, config.orderProofs), retriever },
+      builtInTools: { commerce: storage.commerce, orderProofs, retriever },
       knowledgeAdmin: storage.knowledgeAdmin,
       supportHours,
       graph: sharedGraphParts(config, models, retriever, storage.store, tracing, logger),
-      connectors: { env: config.shop.env, guard: networkGuard, redactor, tokenCounter: models.tokenCounter, tracing, logger },
+      connectors: { env: config.shop.env, guard: networkGuard, redactor, tokenCounter: models.tokenCounter, tracing, logger, orderProofs },
     });
     stops.add(() => shopAgents.close());
     const access = await createAccess(config, storage, logger);
@@ -145,10 +147,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       languages: {
         detector: languageDetector,
         shopLanguages: shop.languages,
-        sentencesFor: (language) => {
-          const { sign_in, tool_failure } = wordsFor(shop.words, language);
-          return { sign_in, tool_failure };
-        },
+        sentencesFor: (language) => customerSentences(shop.words, language, shop.languages[0] ?? 'en'),
       },
     });
     const conversations = createConversations(config, storage, models.tokenCounter, supportHours, logger);

@@ -99,7 +99,8 @@ export function buildPromptMessages(input: {
 }): BaseMessage[] {
   const turn = (input.turn ?? []).map((m) =>
     ToolMessage.isInstance(m)
-      ? new ToolMessage({ content: truncateToolOutput(m.text, input.toolOutputMaxChars), tool_call_id: m.tool_call_id, name: m.name })
+      ? // The artifact stays (what came of a call, for the offline responder); no provider is sent it.
+        new ToolMessage({ content: truncateToolOutput(m.text, input.toolOutputMaxChars), tool_call_id: m.tool_call_id, name: m.name, artifact: m.artifact, status: m.status })
       : m,
   );
   return [

@@ -63,6 +63,10 @@ export async function loadActionTools(actions: ActionConfig[], ctx: ConnectorCon
     const baseUrl = await checkedBaseUrl(action, document, documentUrl, ctx, at, problems);
     const bound = new Set(Object.keys(action.bind));
     const boundUsed = new Set<string>();
+    const proofsUsed = new Set<string>();
+    action.guest_proof.forEach((name, k) => {
+      if (bound.has(name)) problems.push({ path: `${at}.guest_proof[${k}]`, message: `"${name}" is also in bind: a guest gives a proof, a bound value comes from the signed-in customer` });
+    });
     let everyOperationFound = true;
     for (const [k, operationId] of action.operations.entries()) {
       const path = `${at}.operations[${k}]`;
@@ -83,6 +87,12 @@ export async function loadActionTools(actions: ActionConfig[], ctx: ConnectorCon
       }
       toolOwners.set(operationId, path);
       for (const name of bound) if (takes(operation, name)) boundUsed.add(name);
+      const proofs = action.guest_proof.filter((name) => takes(operation, name));
+      for (const name of proofs) proofsUsed.add(name);
+      if (proofs.length > 0 && [...bound].some((name) => takes(operation, name))) {
+        problems.push({ path, message: `${operationId} takes guest_proof values and bound ones: a guest cannot give the bound ones, so it could never call it` });
+        continue;
+      }
       // Every call sends the schema to the model; a document whose references multiply is a mistake, not a tool.
       const { schema } = operationArguments(operation, new Set([...bound].filter((name) => takes(operation, name))));
       if (jsonSizeUpTo(schema, TOOL_SCHEMA_MAX_BYTES) > TOOL_SCHEMA_MAX_BYTES) {
@@ -98,6 +108,9 @@ export async function loadActionTools(actions: ActionConfig[], ctx: ConnectorCon
         problems.push({ path: `${at}.bind.${name}`, message: `no listed operation has ${what}` });
       }
     }
+    action.guest_proof.forEach((name, k) => {
+      if (everyOperationFound && !proofsUsed.has(name)) problems.push({ path: `${at}.guest_proof[${k}]`, message: `no listed operation has a parameter or body property "${name}"` });
+    });
   }
   if (problems.length > 0) throw new ShopFileError(problems);
   for (const t of tools) ctx.logger.debug({ tool: t.name }, 'Action ready');
@@ -165,6 +178,8 @@ function actionTool(action: ActionConfig, operation: OpenApiOperation, baseUrl: 
       description,
       schema,
       bind,
+      guestProof: action.guest_proof.filter((name) => takes(operation, name)),
+      ...(action.answer && { answer: action.answer }),
       timeoutMs: action.timeout_ms,
       maxResultTokens: action.max_result_tokens,
       trace: { kind: 'action', source: new URL(baseUrl).host, method: operation.method },

@@ -25,6 +25,35 @@ export type BindingSource = (typeof BINDING_SOURCES)[number];
 
 const bindings = z.record(z.string().min(1).max(200), z.enum(BINDING_SOURCES, { error: `must be one of ${BINDING_SOURCES.join(', ')}` }));
 
+/** A label in one language for every customer, or per language (`{ de: Versandt am, en: Shipped on }`). */
+const answerLabel = z.union([
+  z.string().trim().min(1, 'must not be empty').max(200),
+  z.record(z.string().regex(/^[a-z]{2}$/, 'must be a two-letter ISO 639-1 code such as "de"'), z.string().trim().min(1, 'must not be empty').max(200)),
+]);
+
+/**
+ * One field of the answer the offline responder reads to the customer: nothing (a
+ * label made from the field's name), a label, or a label and the words for the
+ * field's values (`values: { shipped: { de: versandt } }`).
+ */
+const answerFieldObject = z.strictObject({ label: answerLabel.optional(), values: z.record(z.string().min(1).max(200), answerLabel).optional() });
+const answerField = z.union([
+  z.null().transform((): AnswerField => ({})),
+  answerLabel.transform((label): AnswerField => ({ label })),
+  answerFieldObject,
+]);
+type AnswerField = z.infer<typeof answerFieldObject>;
+
+/**
+ * The fields of an operation's answer the offline responder writes as a sentence,
+ * in this order: field name (a dotted name reads a nested field) -> its label. In
+ * YAML, `answer: { status, carrier, shipped_at }` names the fields with labels made
+ * from their names.
+ */
+export const answerFieldsSchema = z.record(z.string().regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'must be a field name, or a dotted path such as "shipment.carrier"'), answerField);
+export type AnswerFields = z.infer<typeof answerFieldsSchema>;
+export type AnswerLabel = z.infer<typeof answerLabel>;
+
 /** Caps every tool source shares. */
 const callLimits = {
   /** The whole call's deadline, connection to the last byte. Default 8000. */
@@ -53,6 +82,14 @@ export const actionSchema = z.strictObject({
   headers: z.record(z.string().min(1), templatedValue).default({}),
   /** parameter name -> where its value comes from; the model cannot set a bound parameter. */
   bind: bindings.default({}),
+  /**
+   * Parameters an anonymous customer gives to prove an order is theirs (the e-mail
+   * address or postcode on it): with them, a guest may call the operations that take
+   * them. The API decides whether they match; wrong tries are limited per visitor.
+   */
+  guest_proof: z.array(z.string().min(1).max(200)).default([]),
+  /** What the offline responder reads from an answer (answerFieldsSchema); else every scalar field. */
+  answer: answerFieldsSchema.optional(),
   ...callLimits,
 });
 

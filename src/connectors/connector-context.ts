@@ -1,3 +1,4 @@
+import type { OrderProofs } from '../identity/order-proofs';
 import type { TokenCounter } from '../memory/tokens';
 import type { Logger } from '../observability/logger';
 import type { Tracing } from '../observability/langfuse';
@@ -20,6 +21,8 @@ export interface ConnectorContext {
   logger: Logger;
   /** Each call as a span of the request's trace (NO_TRACING when off). */
   tracing: Tracing;
+  /** Limits a guest's tries of an action with guest_proof (the order-proof limit); without it, guests call no such action. */
+  orderProofs?: OrderProofs;
 }
 
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

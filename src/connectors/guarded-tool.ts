@@ -1,8 +1,9 @@
 import { tool, type StructuredTool } from '@langchain/core/tools';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { conversationIdentity, signInHint, type ConversationIdentity } from '../agent/tools/conversation-customer';
+import { OrderProofLimitError } from '../errors';
 import type { TokenCounter } from '../memory/tokens';
-import type { BindingSource } from './connector-config';
+import type { AnswerFields, BindingSource } from './connector-config';
 import type { ConnectorContext } from './connector-context';
 import { NetworkGuardError } from './network-guard';
 import { SHOP_TOOL_FACTS_KEY, type ShopToolFacts } from './shop-tool-facts';
@@ -45,7 +46,20 @@ export interface SentToolCall {
   bound: string[];
   /** What the model asked for, as it asked. */
   model_arguments: Record<string, unknown>;
+  /**
+   * What came of the call, for the offline responder, which tells the customer the
+   * shop's sentence for it and never the text written for a model.
+   */
+  outcome: ToolOutcome;
 }
+
+/**
+ * answered: the system's answer is the result; not_found: it answered 404; failed:
+ * an error status, a timeout, a refused connection; sign_in: not called, the tool
+ * answers only for a signed-in customer (or a guest's proof); proof_limited: not
+ * called, too many wrong proofs; not_sent: not called for another reason (a missing argument).
+ */
+export type ToolOutcome = 'answered' | 'not_found' | 'failed' | 'sign_in' | 'proof_limited' | 'not_sent';
 
 /** Whether a ToolMessage's artifact is a connector's SentToolCall. */
 export function isSentToolCall(value: unknown): value is SentToolCall {
@@ -60,6 +74,10 @@ export interface GuardedToolSpec {
   schema: JsonSchemaObject;
   /** argument -> where its value comes from; filled on the server whatever the model sent. */
   bind: Record<string, BindingSource>;
+  /** Arguments a guest gives to prove the order is theirs (the action's guest_proof): with them, a guest may call it, under the order-proof limit. */
+  guestProof?: string[];
+  /** The answer's fields the offline responder reads to the customer (the action's `answer`). */
+  answer?: AnswerFields;
   timeoutMs: number;
   maxResultTokens: number;
   /** How the call is named in traces: never a header or argument value. */
@@ -110,6 +128,16 @@ export function signInSentence(name: string, identity: Pick<ConversationIdentity
   return `This conversation is not signed in to a customer account, so ${name} was not called: it only answers for the signed-in customer. ${signInHint(identity)}`;
 }
 
+/** The sentence the model gets for a guest call without every proof the action asks for. */
+export function guestProofSentence(name: string, missing: string[], identity: Pick<ConversationIdentity, 'sentences'> = {}): string {
+  return `This conversation is not signed in to a customer account, so ${name} needs ${missing.join(' and ')} as the customer gave it for this order; ask the customer for it, then call it again. Never guess it. ${signInHint(identity)}`;
+}
+
+/** Whether an answer of the shop's API says a guest's proof was wrong: any refusal of the request (4xx) but "too many requests". */
+function isRefusedProof(result: CallResult): boolean {
+  return result.failed && result.status !== undefined && result.status >= 400 && result.status < 500 && result.status !== 429;
+}
+
 /** The sentence for a failure that threw (network, refusal), in words the model can pass on. */
 export function failureSentence(name: string, error: unknown, timeoutMs: number): string {
   if (error instanceof NetworkGuardError) {
@@ -123,26 +151,41 @@ export function failureSentence(name: string, error: unknown, timeoutMs: number)
 /**
  * The one wrapping every tool from the shop's systems gets (actions and MCP tools
  * alike): bound arguments filled from the verified customer (and the sign-in
- * sentence without one), the call under timeout_ms, any failure turned into one plain
+ * sentence without one; a guest may call an operation with guest_proof, each try
+ * counted by the order-proof limit), the call under timeout_ms, any failure turned into one plain
  * sentence so the answer still completes, the result redacted as customer messages
  * are and cut to max_result_tokens with a marker, and the call traced as a span
  * (what was called, status, duration, size; never a header or argument value).
  */
 export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): StructuredTool {
   const bound = Object.entries(spec.bind);
+  const guestProof = spec.guestProof ?? [];
   return tool(
     async (input: Record<string, unknown>, config?: RunnableConfig) => {
       const identity = conversationIdentity(config);
       let sentArguments: Record<string, unknown> | null = null;
+      let outcome: ToolOutcome = 'answered';
       const boundNames = bound.map(([name]) => name);
-      const record = (sent: Record<string, unknown> | null): SentToolCall => ({ kind: 'sent_tool_call', sent_arguments: sent, bound: sent === null ? [] : boundNames, model_arguments: input });
+      const record = (sent: Record<string, unknown> | null, why: ToolOutcome = outcome): SentToolCall => ({
+        kind: 'sent_tool_call',
+        sent_arguments: sent,
+        bound: sent === null ? [] : boundNames,
+        model_arguments: input,
+        outcome: why,
+      });
       // What the model sent for a bound argument is never used.
       const args: Record<string, unknown> = { ...input };
       for (const [name] of bound) delete args[name];
-      if (bound.length > 0 && !identity.verifiedCustomerId) return [signInSentence(spec.name, identity), record(null)];
+      // A guest calls an action with guest_proof only with every proof given, and the API decides whether they match.
+      const guest = !identity.verifiedCustomerId && guestProof.length > 0 && bound.length === 0 && ctx.orderProofs !== undefined;
+      if (!identity.verifiedCustomerId && !guest && (bound.length > 0 || guestProof.length > 0)) return [signInSentence(spec.name, identity), record(null, 'sign_in')];
+      if (guest) {
+        const missing = guestProof.filter((name) => typeof args[name] !== 'string' || (args[name] as string).trim() === '');
+        if (missing.length > 0) return [guestProofSentence(spec.name, missing, identity), record(null, 'sign_in')];
+      }
       for (const [name, source] of bound) {
         const value = source === 'customer.id' ? identity.verifiedCustomerId : (identity.verifiedCustomerEmail ?? null);
-        if (!value) return [`The signed-in customer's e-mail address is not known to this service, so ${spec.name} was not called.`, record(null)];
+        if (!value) return [`The signed-in customer's e-mail address is not known to this service, so ${spec.name} was not called.`, record(null, 'not_sent')];
         args[name] = value;
       }
       const text = await ctx.tracing.observe(`${spec.trace.kind} ${spec.name}`, 'span', { source: spec.trace.source, operation: spec.name, method: spec.trace.method }, async (span) => {
@@ -152,20 +195,34 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
         let result: CallResult;
         // Until the call says otherwise, what it was given is what went out.
         sentArguments = args;
+        const call = () => spec.call(args, signal, Date.now() + spec.timeoutMs);
         try {
-          result = await spec.call(args, signal, Date.now() + spec.timeoutMs);
+          // A guest's try counts against the visitor's wrong order proofs (order-proofs.ts), each session and address.
+          result = guest ? await ctx.orderProofs!.counted(identity, call, isRefusedProof) : await call();
           if (result.sent !== undefined) sentArguments = result.sent;
+          outcome = !result.failed ? 'answered' : result.sent === null ? 'not_sent' : result.status === 404 ? 'not_found' : 'failed';
+          if (outcome === 'not_found' && identity.sentences) result = { ...result, text: `${result.text} Tell the customer, in these words: "${identity.sentences.order_not_found}"` };
         } catch (error) {
           // A turn that was cancelled stops here; anything else is one sentence for the model.
           if (config?.signal?.aborted) throw error;
-          const timedOut = deadline.aborted;
-          const failure = timedOut ? failureSentence(spec.name, new NetworkGuardError('timeout', '', ''), spec.timeoutMs) : failureSentence(spec.name, error, spec.timeoutMs);
-          // The shop's own sentence, in the customer's language, for the model to pass on.
-          const text = identity.sentences ? `${failure} Tell the customer, in these words: "${identity.sentences.tool_failure}"` : failure;
-          // No error message in the log: a URL there can carry a bound customer id.
-          const reason = timedOut ? 'timeout' : error instanceof NetworkGuardError ? error.reason : (error as Error)?.name ?? 'error';
-          ctx.logger.warn({ tool: spec.name, source: spec.trace.source, reason }, `${spec.trace.kind === 'action' ? 'Action' : 'MCP tool'} ${spec.name} failed (${reason})`);
-          result = { text, failed: true, bytes: 0 };
+          if (error instanceof OrderProofLimitError) {
+            // Nothing was sent; no value in the log: the proofs are the customer's data.
+            sentArguments = null;
+            outcome = 'proof_limited';
+            ctx.logger.warn({ tool: spec.name, source: spec.trace.source, retry_after_s: error.retryAfterSeconds }, `Action ${spec.name}: a guest reached the order-proof limit; not called`);
+            const limited = `Too many lookups with details that did not match, so ${spec.name} was not called; no more lookups are possible for now.`;
+            result = { text: identity.sentences ? `${limited} Tell the customer, in these words: "${identity.sentences.proof_limited}"` : limited, failed: true, bytes: 0 };
+          } else {
+            outcome = 'failed';
+            const timedOut = deadline.aborted;
+            const failure = timedOut ? failureSentence(spec.name, new NetworkGuardError('timeout', '', ''), spec.timeoutMs) : failureSentence(spec.name, error, spec.timeoutMs);
+            // The shop's own sentence, in the customer's language, for the model to pass on.
+            const text = identity.sentences ? `${failure} Tell the customer, in these words: "${identity.sentences.tool_failure}"` : failure;
+            // No error message in the log: a URL there can carry a bound customer id.
+            const reason = timedOut ? 'timeout' : error instanceof NetworkGuardError ? error.reason : (error as Error)?.name ?? 'error';
+            ctx.logger.warn({ tool: spec.name, source: spec.trace.source, reason }, `${spec.trace.kind === 'action' ? 'Action' : 'MCP tool'} ${spec.name} failed (${reason})`);
+            result = { text, failed: true, bytes: 0 };
+          }
         }
         const redacted = ctx.redactor.redact(result.text).text;
         let shown = result.failed ? { text: redacted, cut: false } : cutToTokens(redacted, spec.maxResultTokens, ctx.tokenCounter);
@@ -195,7 +252,16 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
       // The artifact (what was sent) reaches the ToolMessage; a direct invoke still returns the text alone.
       responseFormat: 'content_and_artifact',
       // What the tool is, for those who list or choose tools without calling them (shop-tool-facts.ts).
-      metadata: { [SHOP_TOOL_FACTS_KEY]: { kind: spec.trace.kind, source: spec.trace.source, method: spec.trace.method ?? null, bound: spec.bind } satisfies ShopToolFacts },
+      metadata: {
+        [SHOP_TOOL_FACTS_KEY]: {
+          kind: spec.trace.kind,
+          source: spec.trace.source,
+          method: spec.trace.method ?? null,
+          bound: spec.bind,
+          guest_proof: guestProof,
+          answer: spec.answer ?? null,
+        } satisfies ShopToolFacts,
+      },
     },
   ) as unknown as StructuredTool;
 }

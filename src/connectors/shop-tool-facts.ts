@@ -1,4 +1,4 @@
-import type { BindingSource } from './connector-config';
+import type { AnswerFields, BindingSource } from './connector-config';
 
 /**
  * What a tool of the shop's systems is, carried on the tool itself (its LangChain
@@ -15,6 +15,10 @@ export interface ShopToolFacts {
   method: string | null;
   /** Arguments filled on the server from the verified customer, and from what; the model is not offered them. */
   bound: Record<string, BindingSource>;
+  /** Arguments a guest gives to prove an order is theirs (an action's guest_proof); empty when only a signed-in customer may call it. */
+  guest_proof: string[];
+  /** The answer's fields the offline responder reads to the customer (an action's `answer`); null: every scalar field. */
+  answer: AnswerFields | null;
 }
 
 /** The key of the facts in a tool's metadata. */

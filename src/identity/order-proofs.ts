@@ -45,19 +45,37 @@ export class OrderProofs {
    * used up its wrong proofs for the window, before anything is compared.
    */
   async check(attempt: ProofAttempt): Promise<ProofOutcome> {
-    const keys = [`order-proof-session:${attempt.sessionId}`, ...(attempt.clientAddress ? [`order-proof-client:${attempt.clientAddress}`] : [])];
+    const matches = await this.counted(attempt, () => this.store.orderProofMatches(attempt.orderId, { email: attempt.email, postcode: attempt.postcode }), (matched) => !matched);
+    if (!matches) return 'mismatch';
+    await this.store.recordOrderProof(attempt.sessionId, attempt.orderId);
+    return 'proven';
+  }
+
+  /**
+   * A proof that someone else compares (a shop's API, given a guest's order number
+   * and e-mail address): `prove` runs only while this session and client have wrong
+   * proofs left, and its result counts as one when `wasWrong` says so. A failure
+   * (it threw) counts as none: nothing was compared. OrderProofLimitError as check().
+   */
+  async counted<T>(who: Pick<ProofAttempt, 'sessionId' | 'clientAddress'>, prove: () => Promise<T>, wasWrong: (result: T) => boolean): Promise<T> {
+    const keys = [`order-proof-session:${who.sessionId}`, ...(who.clientAddress ? [`order-proof-client:${who.clientAddress}`] : [])];
+    const undo = () => Promise.all(keys.map((key) => this.counters.undo(key, this.settings.windowMs)));
     const hits = await Promise.all(keys.map((key) => this.counters.hit(key, this.settings.windowMs)));
     const over = hits.filter((h) => h.hits > this.settings.maxFailures);
     if (over.length > 0) {
       // The refused attempt is not a wrong proof: it was never compared.
-      await Promise.all(keys.map((key) => this.counters.undo(key, this.settings.windowMs)));
+      await undo();
       const resetAt = Math.max(...over.map((h) => h.resetAt.getTime()));
       throw new OrderProofLimitError(Math.max(1, Math.ceil((resetAt - Date.now()) / 1000)));
     }
-    const matches = await this.store.orderProofMatches(attempt.orderId, { email: attempt.email, postcode: attempt.postcode });
-    if (!matches) return 'mismatch';
-    await Promise.all(keys.map((key) => this.counters.undo(key, this.settings.windowMs)));
-    await this.store.recordOrderProof(attempt.sessionId, attempt.orderId);
-    return 'proven';
+    let result: T;
+    try {
+      result = await prove();
+    } catch (error) {
+      await undo();
+      throw error;
+    }
+    if (!wasWrong(result)) await undo();
+    return result;
   }
 }

@@ -8,7 +8,21 @@ import { answerLanguageOf, parseKnowledge, type PromptPassage } from '../agent/p
 import { foldDecimalDigits } from '../knowledge/language/digits';
 import type { TokenCounter } from '../memory/tokens';
 import { orderNumberPattern, type OrderNumberFormat } from '../agent/tools/lookup-order';
-import { offlineActionCall, offlineActionsOf, quoteToolAnswer, runHasVerifiedCustomer, type OfflineAction } from './offline-actions';
+import type { CustomerSentences } from '../agent/tools/conversation-customer';
+import type { AnswerFields } from '../connectors/connector-config';
+import { isSentToolCall } from '../connectors/guarded-tool';
+import {
+  answerFieldsOf,
+  describeAnswer,
+  offlineActionCall,
+  offlineActionsOf,
+  outcomeSentence,
+  proofsInText,
+  readStringFields,
+  runHasVerifiedCustomer,
+  runSentences,
+  type OfflineAction,
+} from './offline-actions';
 import { rankSentences } from './sentence-ranking';
 
 export const OFFLINE_CHAT_MODEL = 'offline-extractive';
@@ -23,16 +37,6 @@ export const OFFLINE_NOTHING_CLEARS = 'offline_nothing_clears';
 export const OFFLINE_NOTICE =
   'I am running in offline mode (no language model is configured), so I can only quote our help center and our records.';
 
-/** An e-mail address in a message (the proof of an anonymous order lookup). */
-const EMAIL_IN_TEXT = /[^\s@<>()[\],;:"']+@[^\s@<>()[\],;:"']+\.[a-z]{2,}/i;
-
-/**
- * A postcode, where the customer names it ("postcode T12 RX38", "zip: 40121",
- * "post code is 80-831"): one or two groups of letters and digits, the second
- * with a digit in it, so a following word is not taken for part of it.
- */
-const POSTCODE_IN_TEXT = /\b(?:post\s?code|postal\s+code|zip(?:\s?code)?|eircode)\b(?:\s+is)?\s*:?\s*([a-z0-9]{2,5}(?:[\s-](?=[a-z]*\d)[a-z0-9]{2,4})?)\b/i;
-
 /**
  * The order lookup's arguments from a message: the order number (in the shop's
  * format, as customers type it: "ZX-14440", "zx 14440", "#ZX14440") and any
@@ -41,12 +45,9 @@ const POSTCODE_IN_TEXT = /\b(?:post\s?code|postal\s+code|zip(?:\s?code)?|eircode
  */
 export function orderLookupArguments(typed: string, format: OrderNumberFormat | null = null): { order_id: string; email?: string; postcode?: string } | null {
   // Digits of every script as their values: "ZX-١٤٤٤٠" is ZX-14440.
-  const text = foldDecimalDigits(typed);
-  const orderId = format ? orderNumberPattern(format, false).exec(text)?.[0] : undefined;
+  const orderId = format ? orderNumberPattern(format, false).exec(foldDecimalDigits(typed))?.[0] : undefined;
   if (!orderId) return null;
-  const email = EMAIL_IN_TEXT.exec(text)?.[0].replace(/[.]+$/, '');
-  const postcode = POSTCODE_IN_TEXT.exec(text)?.[1];
-  return { order_id: orderId, ...(email && { email }), ...(postcode && { postcode }) };
+  return { order_id: orderId, ...proofsInText(typed) };
 }
 
 /**
@@ -65,6 +66,8 @@ export class ExtractiveChatModel extends BaseChatModel {
       toolNames?: readonly string[];
       /** The shop's read-only actions it may call by the rule of offline-actions.ts (set by bindTools). */
       offlineActions?: readonly OfflineAction[];
+      /** The fields each tool of the shop's systems is read out from (set by bindTools). */
+      answerFields?: Record<string, AnswerFields | null>;
       /** The shop's order numbers, which make it call lookup_order or a read-only action (offline-actions.ts); null or absent: it never does. */
       orderNumbers?: OrderNumberFormat | null;
       /** The answer's first sentence (the shop file's `words.offline_notice`); default OFFLINE_NOTICE. */
@@ -77,7 +80,12 @@ export class ExtractiveChatModel extends BaseChatModel {
   }
 
   override bindTools(tools: BindToolsInput[]): ExtractiveChatModel {
-    return new ExtractiveChatModel(this.tokenCounter, { ...this.options, toolNames: tools.map(toolNameOf), offlineActions: offlineActionsOf(tools) });
+    return new ExtractiveChatModel(this.tokenCounter, {
+      ...this.options,
+      toolNames: tools.map(toolNameOf),
+      offlineActions: offlineActionsOf(tools),
+      answerFields: answerFieldsOf(tools),
+    });
   }
 
   _llmType(): string {
@@ -126,8 +134,9 @@ export class ExtractiveChatModel extends BaseChatModel {
     // This turn's knowledge block is the system message just before the question.
     const knowledge = messages.slice(0, Math.max(questionAt, 0)).findLast((m) => m.getType() === 'system')?.text ?? '';
     const question = messages[questionAt]?.text ?? '';
-    // The customer's previous message: a follow-up's topic ("How long does it take?").
-    const earlierMessage = messages.slice(0, Math.max(questionAt, 0)).findLast((m) => m.getType() === 'human')?.text ?? '';
+    // The customer's earlier messages; the previous one is a follow-up's topic ("How long does it take?").
+    const earlierMessages = messages.slice(0, Math.max(questionAt, 0)).filter((m) => m.getType() === 'human').map((m) => m.text);
+    const earlierMessage = earlierMessages.at(-1) ?? '';
     const toolResults = messages.slice(questionAt + 1).filter((m) => ToolMessage.isInstance(m));
 
     // The shop's notice in the customer's language, which the knowledge block names (formatAnswerLanguage).
@@ -140,10 +149,11 @@ export class ExtractiveChatModel extends BaseChatModel {
         ? null
         : lookup && (this.options.toolNames ?? []).includes('lookup_order')
           ? { name: 'lookup_order', args: lookup as Record<string, string> }
-          : offlineActionCall(question, this.options.offlineActions ?? [], this.options.orderNumbers ?? null, runHasVerifiedCustomer());
+          : offlineActionCall({ message: question, earlier: earlierMessages }, this.options.offlineActions ?? [], this.options.orderNumbers ?? null, runHasVerifiedCustomer());
     const toolCall = call ? { id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, ...call, type: 'tool_call' as const } : null;
     const extractive = toolCall || toolResults.length > 0 ? null : composeExtractiveAnswer(question, parseKnowledge(knowledge), notice, earlierMessage);
-    const answer = toolCall ? '' : toolResults.length > 0 ? composeToolAnswer(question, toolResults, notice) : extractive!.text;
+    const readOut = { language: language ?? 'en', sentences: runSentences(), answerFields: this.options.answerFields ?? {} };
+    const answer = toolCall ? '' : toolResults.length > 0 ? composeToolAnswer(question, toolResults, notice, readOut) : extractive!.text;
 
     const promptTokens = messages.reduce((sum, m) => sum + this.tokenCounter.countMessage({ content: m.text }), 0);
     const completionTokens = this.tokenCounter.countText(answer) + (toolCall ? this.tokenCounter.countText(JSON.stringify(toolCall.args)) : 0);
@@ -180,8 +190,23 @@ export function composeExtractiveAnswer(question: string, passages: PromptPassag
   return { text: [notice, ...quotes].filter((part) => part !== '').join('\n\n'), nothingClears: ranking.nothingClears };
 }
 
-/** The offline answer from this turn's tool results: orders and profiles described, passages quoted, refusals passed on. */
-export function composeToolAnswer(question: string, results: ToolMessage[], notice = OFFLINE_NOTICE): string {
+/** How the offline answer reads the shop's systems' results to the customer. */
+export interface ReadOut {
+  /** The customer's language: labels and dates are written in it. */
+  language: string;
+  /** The shop's sentences in that language; null: the results' own words (a direct call, without a conversation). */
+  sentences: CustomerSentences | null;
+  /** Per tool of the shop's systems, the fields its answer is read from (null: every scalar field). */
+  answerFields: Record<string, AnswerFields | null>;
+}
+
+/**
+ * The offline answer from this turn's tool results: orders and profiles described,
+ * passages quoted, the shop's systems' answers written as a sentence, and what
+ * came of a call that gave none (not found, failed, not allowed) told in the shop's
+ * sentence: the text written for a model (its instructions included) is never quoted.
+ */
+export function composeToolAnswer(question: string, results: ToolMessage[], notice = OFFLINE_NOTICE, readOut: ReadOut = { language: 'en', sentences: null, answerFields: {} }): string {
   const parts = results.map((result) => {
     if (result.name === 'lookup_order') return describeOrder(result.text) ?? result.text;
     const data = parseJsonObject(result.text);
@@ -190,7 +215,12 @@ export function composeToolAnswer(question: string, results: ToolMessage[], noti
       const passages = parseKnowledge(result.text);
       if (passages.length > 0) return composeExtractiveAnswer(question, passages, '').text;
     }
-    return quoteToolAnswer(result.name ?? 'The tool', result.text);
+    const outcome = isSentToolCall(result.artifact) ? result.artifact.outcome : 'answered';
+    if (outcome !== 'answered') return readOut.sentences ? outcomeSentence(outcome, readOut.sentences) : result.text;
+    const described = describeAnswer(result.text, readOut.answerFields[result.name ?? ''] ?? null, readOut.language);
+    // JSON with nothing to read (an empty list): nothing was found, said in the shop's words, never the JSON.
+    if (described === '') return readOut.sentences?.order_not_found ?? '';
+    return described ?? result.text;
   });
   return `${notice} ${parts.join('\n\n')}`;
 }
@@ -210,15 +240,6 @@ function describeOrder(text: string): string | null {
     ? ` Latest tracking (${latest['ts']}): ${latest['status']} at ${latest['location']}. ${latest['detail'] ?? ''}`.trimEnd()
     : '';
   return `Order ${order['order_id']} is ${order['status']?.replaceAll('_', ' ')}.${shipped}${destination}${tracking}`;
-}
-
-/** The first value of each "key": "value" pair in a JSON text, even a truncated one. */
-function readStringFields(json: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const [, key, value] of json.matchAll(/"(\w+)":\s*"((?:[^"\\]|\\.)*)"/g)) {
-    if (!(key! in fields)) fields[key!] = value!.replaceAll('\\"', '"');
-  }
-  return fields;
 }
 
 function describeProfile(profile: Record<string, unknown>): string {

@@ -1,7 +1,8 @@
 /**
  * What may leave the service for Langfuse. Conversation text (questions, answers,
  * the history, cross-session memory), tool arguments and results (orders,
- * profiles, the e-mail address or postcode of an order proof) and the customer id
+ * profiles, the e-mail address or postcode of an order proof, lookup_order's or an
+ * action's guest_proof) and the customer id
  * are personal data: unless LANGFUSE_CAPTURE_PERSONAL_DATA is on, traces carry
  * only their shape (roles, lengths, tool names), token usage, timings, scores,
  * sources and settings.

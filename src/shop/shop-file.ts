@@ -82,6 +82,10 @@ const wordSetShape = {
   sign_in: text(1000).default(WORD_DEFAULTS.sign_in),
   /** Told the customer when one of the shop's systems (an action, an MCP server) failed or timed out. */
   tool_failure: text(1000).default(WORD_DEFAULTS.tool_failure),
+  /** Told the customer when the shop's API has no such order for them (it answered 404). Unset: the built-in sentence of the customer's language (ORDER_SENTENCES). */
+  order_not_found: text(1000).optional(),
+  /** Told a guest after too many order lookups with details that did not match. Unset: the built-in sentence of the customer's language (ORDER_SENTENCES). */
+  proof_limited: text(1000).optional(),
   widget: z
     .strictObject({
       title: widgetShape.title,
@@ -100,6 +104,8 @@ const languageWordsSchema = z.strictObject({
   offline_notice: text(1000).optional(),
   sign_in: text(1000).optional(),
   tool_failure: text(1000).optional(),
+  order_not_found: text(1000).optional(),
+  proof_limited: text(1000).optional(),
   widget: z
     .strictObject({
       title: widgetShape.title,

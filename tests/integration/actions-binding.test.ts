@@ -129,10 +129,11 @@ describe('the record of a call says what was sent (item 3)', () => {
       sent_arguments: { customerId: ADA, body: { subject: 'hi', customerId: ADA } },
       bound: ['customerId'],
       model_arguments: modelArguments,
+      outcome: 'answered',
     });
     // In an anonymous conversation nothing was sent, and the record says so.
     const refused = await openTicket.invoke({ type: 'tool_call', id: 'call-2', name: 'openTicket', args: modelArguments }, asCustomer(null));
-    expect((refused as ToolMessage).artifact).toEqual({ kind: 'sent_tool_call', sent_arguments: null, bound: [], model_arguments: modelArguments });
+    expect((refused as ToolMessage).artifact).toEqual({ kind: 'sent_tool_call', sent_arguments: null, bound: [], model_arguments: modelArguments, outcome: 'sign_in' });
   });
 });
 
@@ -179,5 +180,26 @@ ${schemas.join('\n')}
     const body = (small!.schema as { properties: { body: unknown } }).properties.body;
     // L17 -> L20: three levels of doubling, eight string leaves.
     expect(JSON.stringify(body).match(/"type":"string"/g)).toHaveLength(8);
+  });
+});
+
+describe('guest_proof (issue 43, item 3)', () => {
+  it('a name also bound, a name no operation takes, and an operation that also takes a bound one are mistakes of the shop file', async () => {
+    const load = (fields: Record<string, unknown>) => loadActionTools([action(fields)], context()).then(() => null, (error: unknown) => error);
+    const both = await load({ operations: ['getOrderStatus'], guest_proof: ['email'], bind: { email: 'customer.email' } });
+    expect(both).toBeInstanceOf(ShopFileError);
+    expect((both as ShopFileError).problems).toContainEqual({ path: 'actions[0].guest_proof[0]', message: expect.stringContaining('"email" is also in bind') });
+    const unknown = await load({ operations: ['getOrderStatus'], guest_proof: ['postcode'] });
+    expect((unknown as ShopFileError).problems).toEqual([{ path: 'actions[0].guest_proof[0]', message: 'no listed operation has a parameter or body property "postcode"' }]);
+    const mixed = await load({ operations: ['getMyOrderStatus', 'getOrderStatus'], guest_proof: ['orderId'], bind: { customerId: 'customer.id' } });
+    expect((mixed as ShopFileError).problems).toEqual([{ path: 'actions[0].operations[0]', message: expect.stringContaining('a guest cannot give the bound ones') }]);
+  });
+
+  it('in a service without the order-proof limit, a guest calls nothing, even with the proof', async () => {
+    const getOrderStatus = await toolNamed({ operations: ['getOrderStatus'], guest_proof: ['email'] }, 'getOrderStatus');
+    const message = (await getOrderStatus.invoke({ type: 'tool_call', id: 'call-1', name: 'getOrderStatus', args: { orderId: 'BK-1001', email: 'ada@books.example' } }, asCustomer(null))) as ToolMessage;
+    expect(message.text).toContain('getOrderStatus was not called');
+    expect(message.artifact).toMatchObject({ sent_arguments: null, outcome: 'sign_in' });
+    expect(api.requests).toHaveLength(0);
   });
 });

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { ORDER_SENTENCES } from '../../src/shop/shop-words';
 import { startOrdersApi, type OrdersApi } from '../support/orders-api';
 import { customerTokenHeader, makeTempDir, startTestService, type TestService } from '../support/test-service';
 
@@ -57,12 +58,12 @@ beforeEach(() => {
   api.requests.length = 0;
 });
 
-test("a verified customer asking about an order gets the action's answer, and the API receives one request with that customer's bound id", async () => {
+test("a verified customer asking about an order gets the action's answer as a sentence, and the API receives one request with that customer's bound id", async () => {
   const { status, body } = await service.postChat({ message: 'Where is my order bk 1001?' }, await customerTokenHeader(ADA));
   expect(status).toBe(200);
-  expect(body.response).toContain('getMyOrder answered:');
-  expect(body.response).toContain('> status: shipped');
-  expect(body.response).toContain('> orderId: BK-1001');
+  // No `answer` in the shop file: every scalar field, each with a label made from its name (issue 43).
+  expect(body.response).toContain('Order id: BK-1001; Customer id: ada@books.example; Status: shipped; Total: 42.00.');
+  expect(body.response).not.toContain('answered');
   expect(body.escalated).toBe(false);
 
   expect(api.requests).toHaveLength(1);
@@ -84,7 +85,9 @@ test("another customer's order number reaches the API with the asking customer's
   const { body } = await service.postChat({ message: 'What is the status of BK-1002?' }, await customerTokenHeader(ADA));
   expect(api.requests).toHaveLength(1);
   expect(api.requests[0]!.path).toBe(`/customers/${encodeURIComponent(ADA)}/orders/BK-1002`);
-  expect(body.response).toContain('getMyOrder failed: the shop\'s system answered HTTP 404');
+  // The shop's not-found sentence (the built-in English one), never the text written for a model (issue 43).
+  expect(body.response).toContain(ORDER_SENTENCES.en!.order_not_found);
+  expect(body.response).not.toContain('HTTP 404');
   expect(body.response).not.toContain('processing');
 });
 

@@ -29,6 +29,11 @@ export const API_ORDERS: Record<string, { orderId: string; customerId: string; s
   'BK-1002': { orderId: 'BK-1002', customerId: 'grace@books.example', status: 'processing', total: '18.50' },
 };
 
+/** What a status route adds to an order: when and with whom it went (an order not shipped has nothing). */
+export const API_SHIPMENTS: Record<string, { shipped_at: string; carrier: string }> = {
+  'BK-1001': { shipped_at: '2026-11-03', carrier: 'DHL' },
+};
+
 /** One megabyte of order JSON. */
 export function oneMegabyteOfOrders(): string {
   const orders: string[] = [];
@@ -57,6 +62,15 @@ export async function startOrdersApi(): Promise<OrdersApi> {
     const mine = url.pathname.match(/^\/customers\/([^/]+)\/orders$/);
     const one = url.pathname.match(/^\/orders\/([^/]+)$/);
     const mineOne = url.pathname.match(/^\/customers\/([^/]+)\/orders\/([^/]+)$/);
+    // An order's status (snake_case dates, as many shops' APIs write them): the signed-in customer's, or a guest's with the order's e-mail.
+    const myStatus = url.pathname.match(/^\/customers\/([^/]+)\/orders\/([^/]+)\/status$/);
+    const guestStatus = url.pathname.match(/^\/orders\/([^/]+)\/status$/);
+    if (req.method === 'GET' && (myStatus || guestStatus)) {
+      const order = API_ORDERS[decodeURIComponent((myStatus ? myStatus[2] : guestStatus![1])!)];
+      const owner = myStatus ? decodeURIComponent(myStatus[1]!) : (url.searchParams.get('email') ?? '').trim().toLowerCase();
+      if (!order || order.customerId !== owner) return json(404, { error: 'not found' });
+      return json(200, { orderId: order.orderId, status: order.status, ...API_SHIPMENTS[order.orderId] });
+    }
     if (req.method === 'GET' && mine) {
       const customer = decodeURIComponent(mine[1]!);
       return json(200, { orders: Object.values(API_ORDERS).filter((o) => o.customerId === customer) });
@@ -143,6 +157,26 @@ paths:
       responses:
         '200': { description: The order }
         '404': { description: No such order for this customer }
+  /customers/{customerId}/orders/{orderId}/status:
+    get:
+      operationId: getMyOrderStatus
+      summary: Where one order of the signed-in customer is, by its number
+      parameters:
+        - $ref: '#/components/parameters/CustomerId'
+        - { name: orderId, in: path, required: true, description: 'The order number, like BK-1001.', schema: { type: string, pattern: '^BK-\\d{4}$' } }
+      responses:
+        '200': { description: 'The status, and when and with whom it was shipped' }
+        '404': { description: No such order for this customer }
+  /orders/{orderId}/status:
+    get:
+      operationId: getOrderStatus
+      summary: Where an order is, for a guest who gives the e-mail address on it
+      parameters:
+        - { name: orderId, in: path, required: true, description: 'The order number, like BK-1001.', schema: { type: string, pattern: '^BK-\\d{4}$' } }
+        - { name: email, in: query, required: true, description: The e-mail address the order was placed with., schema: { type: string, format: email } }
+      responses:
+        '200': { description: 'The status, and when and with whom it was shipped' }
+        '404': { description: No such order with this e-mail address }
   /orders/{orderId}:
     get:
       operationId: getOrder

@@ -13,6 +13,7 @@ import { escalationOffer, widgetWordSets, wordsFor } from '../../src/shop/shop-w
 import { SupportHours } from '../../src/chat/support-hours';
 import { SIGN_IN_HINT } from '../../src/agent/tools/conversation-customer';
 import { signInSentence } from '../../src/connectors/guarded-tool';
+import { customerSentences, ORDER_SENTENCES } from '../../src/shop/shop-words';
 
 jest.setTimeout(60_000);
 
@@ -167,8 +168,22 @@ describe('the follow-up detector in other languages', () => {
 
 describe("the tools' sentences in the customer's language", () => {
   it("hands the model the shop's sign-in sentence to pass on, else the built-in hint", () => {
-    const german = { sentences: { sign_in: 'Bitte melden Sie sich in Ihrem Kundenkonto an.', tool_failure: 'Unser System ist gerade nicht erreichbar.' } };
+    const german = { sentences: { sign_in: 'Bitte melden Sie sich in Ihrem Kundenkonto an.', tool_failure: 'Unser System ist gerade nicht erreichbar.', ...ORDER_SENTENCES.de! } };
     expect(signInSentence('getOrder', german)).toContain('Tell the customer, in these words: "Bitte melden Sie sich in Ihrem Kundenkonto an."');
     expect(signInSentence('getOrder')).toContain(SIGN_IN_HINT);
+  });
+
+  it("tells the order sentences in the customer's language: the shop's own, else the built-in one of that language, else the shop's default set", () => {
+    const words = (given: Record<string, unknown>) => shopFileSchema.parse({ name: 'Bohnenglück', agents: [{ key: 'a', description: 'a', instructions: 'a' }], words: given }).words;
+    // Nothing set: each language its built-in sentence; a language without one gets the default language's.
+    expect(customerSentences(words({}), 'de', 'de').order_not_found).toBe(ORDER_SENTENCES.de!.order_not_found);
+    expect(customerSentences(words({}), 'fr', 'de').proof_limited).toBe(ORDER_SENTENCES.fr!.proof_limited);
+    expect(customerSentences(words({}), 'ja', 'de').order_not_found).toBe(ORDER_SENTENCES.de!.order_not_found);
+    // The default set is the default language's: it wins there, and where no built-in sentence exists.
+    const shops = words({ order_not_found: 'Diese Bestellung kennen wir nicht.', en: { order_not_found: 'We do not know that order.' } });
+    expect(customerSentences(shops, 'de', 'de').order_not_found).toBe('Diese Bestellung kennen wir nicht.');
+    expect(customerSentences(shops, 'en', 'de').order_not_found).toBe('We do not know that order.');
+    expect(customerSentences(shops, 'nl', 'de').order_not_found).toBe(ORDER_SENTENCES.nl!.order_not_found);
+    expect(customerSentences(shops, 'ja', 'de').order_not_found).toBe('Diese Bestellung kennen wir nicht.');
   });
 });

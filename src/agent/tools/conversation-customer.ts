@@ -45,10 +45,14 @@ export function isSameCustomer(a: string, b: string): boolean {
 /** How a visitor becomes a verified customer: said in every refusal of personal data. */
 export const SIGN_IN_HINT = 'To see their orders and account, the customer can sign in to their account on the shop and open the chat there.';
 
-/** The sentences the tools pass on to the customer word for word: the shop file's `words.sign_in` and `words.tool_failure`. */
+/** The sentences the tools pass on to the customer word for word: the shop file's words (customerSentences in src/shop/shop-words.ts). */
 export interface CustomerSentences {
   sign_in: string;
   tool_failure: string;
+  /** The shop's API has no such order for this customer (it answered 404). */
+  order_not_found: string;
+  /** Too many order lookups with details that did not match: try later. */
+  proof_limited: string;
 }
 
 /** The sign-in hint of a refusal: the shop's own sentence in the customer's language, quoted for the model, else SIGN_IN_HINT. */

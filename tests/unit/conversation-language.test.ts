@@ -10,6 +10,7 @@ import { rewriteRequest } from '../../src/knowledge/query-rewriter';
 import { standsAlone } from '../../src/knowledge/search-query';
 import { shopFileSchema } from '../../src/shop/shop-file';
 import { escalationOffer, widgetWordSets, wordsFor } from '../../src/shop/shop-words';
+import { BUILT_IN_WORDS } from '../../src/shop/words';
 import { SupportHours } from '../../src/chat/support-hours';
 import { SIGN_IN_HINT } from '../../src/agent/tools/conversation-customer';
 import { signInSentence } from '../../src/connectors/guarded-tool';
@@ -75,22 +76,24 @@ describe("the conversation's language", () => {
 describe("the shop's words per language", () => {
   const shop = (words: unknown) => shopFileSchema.safeParse({ name: 'Pine & Pebble', agents: [{ key: 'support', description: 'd', instructions: 'i' }], words });
 
-  it("falls back field by field to the default set, and the widget's words come in every language the shop has", () => {
+  it("falls back field by field to the built-in words of the customer's language, and the widget's words come in every language served", () => {
     const parsed = shop({
       human_offer: 'A person can take over.',
       widget: { title: 'Pine & Pebble support' },
       de: { human_offer: 'Ein Mensch kann übernehmen.', sign_in: 'Bitte melden Sie sich an.', widget: { welcome: 'Hallo! Fragen Sie mich.' } },
     });
     expect(parsed.success).toBe(true);
-    const words = parsed.data!.words;
-    expect(wordsFor(words, 'de')).toMatchObject({ human_offer: 'Ein Mensch kann übernehmen.', sign_in: 'Bitte melden Sie sich an.' });
-    expect(wordsFor(words, 'de').offline_notice).toBe(wordsFor(words, null).offline_notice);
-    expect(wordsFor(words, 'fr').human_offer).toBe('A person can take over.');
-    const sets = widgetWordSets('Pine & Pebble', words, 'en');
+    const source = { words: parsed.data!.words, languages: ['en', 'de'] };
+    expect(wordsFor(source, 'de')).toMatchObject({ human_offer: 'Ein Mensch kann übernehmen.', sign_in: 'Bitte melden Sie sich an.' });
+    // What the German set leaves out is the built-in German, not the shop's English.
+    expect(wordsFor(source, 'de').offline_notice).toBe(BUILT_IN_WORDS['de']!.offline_notice);
+    expect(wordsFor(source, 'fr').human_offer).toBe(BUILT_IN_WORDS['fr']!.human_offer);
+    const sets = widgetWordSets('Pine & Pebble', source);
     expect(sets.default_language).toBe('en');
-    expect(sets.sets['de']).toMatchObject({ title: 'Pine & Pebble support', welcome: 'Hallo! Fragen Sie mich.' });
-    expect(sets.sets['en']!.welcome).toContain('{title} assistant');
-    const offer = escalationOffer(words, new SupportHours(null, 'UTC'));
+    expect(sets.sets['de']).toMatchObject({ title: 'Pine & Pebble Kundenservice', welcome: 'Hallo! Fragen Sie mich.' });
+    expect(sets.sets['en']).toMatchObject({ title: 'Pine & Pebble support', welcome: expect.stringContaining('{title} assistant') });
+    expect(Object.keys(sets.sets)).toEqual(expect.arrayContaining(['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl', 'tr', 'ja', 'zh']));
+    const offer = escalationOffer(source, new SupportHours(null, 'UTC'));
     expect(offer('de')).toBe('Ein Mensch kann übernehmen.');
     expect(offer(null)).toBe('A person can take over.');
   });

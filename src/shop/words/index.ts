@@ -1,0 +1,27 @@
+import { de } from './de';
+import { en } from './en';
+import { es } from './es';
+import { fr } from './fr';
+import { it } from './it';
+import { ja } from './ja';
+import { nl } from './nl';
+import { pl } from './pl';
+import { pt } from './pt';
+import { tr } from './tr';
+import type { BuiltInWords } from './types';
+import { zh } from './zh';
+
+export type { BuiltInWords } from './types';
+
+/**
+ * The built-in words, one table per language (ISO 639-1): what a customer reads where
+ * the shop file sets nothing for their language. docs/your-shop.md lists the English.
+ */
+export const BUILT_IN_WORDS: Readonly<Record<string, BuiltInWords>> = { en, de, fr, es, it, nl, pt, pl, tr, ja, zh };
+
+/** The language every shop can fall back to: the built-in words are complete in it. */
+export const BUILT_IN_FALLBACK_LANGUAGE = 'en';
+
+export function builtInWords(language: string): BuiltInWords | undefined {
+  return Object.hasOwn(BUILT_IN_WORDS, language) ? BUILT_IN_WORDS[language] : undefined;
+}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { parse, stringify } from 'yaml';
 import { fill } from '../../src/shop/widget-labels';
-import { BUILT_IN_WORDS, type BuiltInWords } from '../../src/shop/words';
+import { BUILT_IN_WORDS, wordFields } from '../../src/shop/words';
 import { closeTestPage, launchBrowser, openTestPage, saveScreenshot, type TestPage } from '../support/browser';
 import { makeTempDir, REPO_ROOT, startTestService, type TestService } from '../support/test-service';
 
@@ -50,12 +50,7 @@ afterEach(() => closeTestPage(opened));
 
 /** Every fixed piece of the English defaults (sentences, widget words, labels) between their `{…}` places, with a word of 3+ letters in it. */
 function englishFixedWords(): string[] {
-  const texts = (words: BuiltInWords): string[] => [
-    ...Object.values(words).filter((v): v is string => typeof v === 'string'),
-    ...Object.values(words.widget).filter((v): v is string => typeof v === 'string'),
-    ...Object.values(words.widget.labels),
-  ];
-  const pieces = texts(BUILT_IN_WORDS['en']!).flatMap((text) => text.split(/\{\w+\}/).map((piece) => piece.trim()));
+  const pieces = wordFields(BUILT_IN_WORDS['en']!).flatMap(([, text]) => text.split(/\{\w+\}/).map((piece) => piece.trim()));
   return [...new Set(pieces.filter((piece) => /\p{L}{3}/u.test(piece)))];
 }
 

@@ -6,7 +6,7 @@
 import { SupportHours } from '../../src/chat/support-hours';
 import { shopFileSchema } from '../../src/shop/shop-file';
 import { escalationOffer, widgetWordSets, wordsFor, wordsLanguage, type WordSource } from '../../src/shop/shop-words';
-import { BUILT_IN_WORDS, type BuiltInWords } from '../../src/shop/words';
+import { BUILT_IN_WORDS, wordFields } from '../../src/shop/words';
 
 function shopWith(languages: string[] | undefined, words: unknown): WordSource {
   const parsed = shopFileSchema.parse({ name: 'Röstwerk', ...(languages && { languages }), agents: [{ key: 'support', description: 'd', instructions: 'i' }], words });
@@ -96,11 +96,7 @@ describe('the end of an escalated answer outside support hours', () => {
 
 describe('the built-in words', () => {
   const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
-  const fields = (words: BuiltInWords): Array<[string, string]> => [
-    ...Object.entries(words).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-    ...Object.entries(words.widget).filter((entry): entry is [string, string] => typeof entry[1] === 'string').map(([k, v]): [string, string] => [`widget.${k}`, v]),
-    ...Object.entries(words.widget.labels).map(([k, v]): [string, string] => [`widget.labels.${k}`, v]),
-  ];
+  const fields = wordFields;
 
   it.each(Object.keys(BUILT_IN_WORDS).filter((l) => l !== 'en'))('%s fills in what English fills in, and writes its own words', (language) => {
     const words = BUILT_IN_WORDS[language]!;

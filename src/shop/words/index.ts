@@ -25,3 +25,14 @@ export const BUILT_IN_FALLBACK_LANGUAGE = 'en';
 export function builtInWords(language: string): BuiltInWords | undefined {
   return Object.hasOwn(BUILT_IN_WORDS, language) ? BUILT_IN_WORDS[language] : undefined;
 }
+
+/** Every field of a word set as the shop file names it (`widget.labels.send`), with its text: for the docs and the checks of the tables. */
+export function wordFields(words: BuiltInWords): Array<[string, string]> {
+  const { widget, ...sentences } = words;
+  const { labels, ...widgetWords } = widget;
+  return [
+    ...Object.entries(sentences),
+    ...Object.entries(widgetWords).map(([name, text]): [string, string] => [`widget.${name}`, text]),
+    ...Object.entries(labels).map(([name, text]): [string, string] => [`widget.labels.${name}`, text]),
+  ];
+}

@@ -199,11 +199,16 @@ function dayRuns(days: number[]): number[][] {
   });
 }
 
-/** The time zone's name in the reader's language ("Mitteleuropäische Zeit"), else its IANA name. */
+/**
+ * The time zone's name in the reader's language ("Mitteleuropäische Zeit"), else its IANA name.
+ * A zone without a regional name (UTC) comes back from ICU as an offset: its own name then.
+ */
 function zoneName(timeZone: string, locale: string): string {
+  const name = (style: 'longGeneric' | 'long') =>
+    new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: style }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName')?.value;
   try {
-    const name = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'longGeneric' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName')?.value;
-    return name ?? timeZone;
+    const generic = name('longGeneric');
+    return (generic && /^(?:GMT|UTC)[+-−]/.test(generic) ? name('long') : generic) ?? timeZone;
   } catch {
     return timeZone;
   }

@@ -48,7 +48,7 @@ describe('escalation outside support hours (PGlite, offline model)', () => {
     // The hours as the reader's locale writes them (English here), not as configured.
     const hours = describeHours({ time_zone: 'UTC', weekly: [{ days: day, hours: '09:00-17:00' }] }, 'en')!;
     expect(hours).toMatch(/^\w{3} 9:00\sAM\s–\s5:00\sPM \(Coordinated Universal Time\)$/);
-    expect(answer.body.response).toContain(`They are not available right now (they answer ${hours})`);
+    expect(answer.body.response).toContain(`They are not available right now; they answer ${hours} and will see your question`);
     expect(answer.body.response).not.toContain('a human agent can take over');
 
     const readBack = await service.request('GET', `/api/v1/chat/conversation/${answer.body.session_id}`, undefined, null);

@@ -5,7 +5,7 @@ export const es: BuiltInWords = {
   human_offer:
     'No estoy seguro de tener la respuesta correcta, así que he pasado esta conversación a nuestro equipo de atención al cliente: una persona puede continuarla si lo desea.',
   outside_hours:
-    'No estoy seguro de tener la respuesta correcta, así que he marcado esta conversación para nuestro equipo de atención al cliente. Ahora mismo no está disponible (horario: {hours}); verá su pregunta y le responderá en este chat.',
+    'No estoy seguro de tener la respuesta correcta, así que he marcado esta conversación para nuestro equipo de atención al cliente. Ahora mismo no está disponible. Horario: {hours}. Verá su pregunta y le responderá en este chat.',
   offline_notice: 'Estoy funcionando sin conexión (sin modelo de lenguaje), así que solo puedo citar nuestro centro de ayuda y nuestros datos.',
   sign_in: 'Para ver sus pedidos y su cuenta, inicie sesión en su cuenta de nuestra tienda y abra el chat desde allí.',
   tool_failure: 'Nuestro sistema no respondió en este momento, así que no he podido consultarlo. Inténtelo de nuevo en unos instantes.',

@@ -5,7 +5,7 @@ export const pl: BuiltInWords = {
   human_offer:
     'Nie mam pewności, czy to właściwa odpowiedź, więc przekazałem tę rozmowę naszemu działowi obsługi klienta: konsultant może ją przejąć, jeśli Państwo chcą.',
   outside_hours:
-    'Nie mam pewności, czy to właściwa odpowiedź, więc oznaczyłem tę rozmowę dla naszego działu obsługi klienta. Obecnie nie jest on dostępny (godziny pracy: {hours}); zobaczy pytanie i odpowie na tym czacie.',
+    'Nie mam pewności, czy to właściwa odpowiedź, więc oznaczyłem tę rozmowę dla naszego działu obsługi klienta. Obecnie nie jest on dostępny. Godziny pracy: {hours}. Zobaczy pytanie i odpowie na tym czacie.',
   offline_notice: 'Działam w trybie offline (bez modelu językowego), więc mogę jedynie cytować nasze centrum pomocy i nasze dane.',
   sign_in: 'Aby zobaczyć zamówienia i konto, prosimy zalogować się na swoje konto w naszym sklepie i otworzyć czat tam.',
   tool_failure: 'Nasz system przed chwilą nie odpowiedział, więc nie mogłem tego sprawdzić. Prosimy spróbować ponownie za chwilę.',

@@ -5,7 +5,7 @@ export const tr: BuiltInWords = {
   human_offer:
     'Doğru cevabı verdiğimden emin değilim, bu yüzden bu görüşmeyi müşteri hizmetleri ekibimize ilettim: isterseniz bir temsilci görüşmeyi devralabilir.',
   outside_hours:
-    'Doğru cevabı verdiğimden emin değilim, bu yüzden bu görüşmeyi müşteri hizmetleri ekibimiz için işaretledim. Ekip şu anda ulaşılamıyor (çalışma saatleri: {hours}); sorunuzu görecek ve bu sohbette yanıtlayacak.',
+    'Doğru cevabı verdiğimden emin değilim, bu yüzden bu görüşmeyi müşteri hizmetleri ekibimiz için işaretledim. Ekip şu anda ulaşılamıyor. Çalışma saatleri: {hours}. Sorunuzu görecek ve bu sohbette yanıtlayacak.',
   offline_notice: 'Şu anda çevrimdışı moddayım (dil modeli yok), bu yüzden yalnızca yardım merkezimizden ve kayıtlarımızdan alıntı yapabilirim.',
   sign_in: 'Siparişlerinizi ve hesabınızı görmek için lütfen mağazamızdaki hesabınıza giriş yapın ve sohbeti oradan açın.',
   tool_failure: 'Sistemimize şu anda ulaşılamadı, bu yüzden bunu kontrol edemedim. Lütfen birazdan tekrar deneyin.',

@@ -3,7 +3,7 @@ import type { BuiltInWords } from './types';
 /** Chinese, in Simplified characters. */
 export const zh: BuiltInWords = {
   human_offer: '我不确定这个回答是否准确，所以已将本次对话转给我们的客服团队：如果您需要，人工客服可以接手。',
-  outside_hours: '我不确定这个回答是否准确，所以已为客服团队标记了本次对话。客服现在不在线（服务时间：{hours}），他们会看到您的问题，并在此对话中回复您。',
+  outside_hours: '我不确定这个回答是否准确，所以已为客服团队标记了本次对话。客服现在不在线。服务时间：{hours}。他们会看到您的问题，并在此对话中回复您。',
   offline_notice: '我目前处于离线模式（未配置语言模型），只能引用我们帮助中心和记录中的内容。',
   sign_in: '如需查看您的订单和账户，请先在我们的商店登录您的账户，然后在那里打开聊天。',
   tool_failure: '我们的系统暂时无法连接，所以无法为您查询。请稍后再试。',

@@ -16,7 +16,9 @@
  *
  * - two sentences that drifted once: docs/knowledge.md on what a page's links
  *   become (checked against what the HTML converter does with a link), and
- *   docs/api.md's `agent_type` (the shop file's agent keys, not a fixed list).
+ *   docs/api.md's `agent_type` (the shop file's agent keys, not a fixed list);
+ * - docs/your-shop.md's table of every word a customer reads, with its English
+ *   default, is what scripts/words-table.ts writes from src/shop/words/.
  *
  * tests/unit/docs.test.ts runs both as part of `npm test`. Each problem is one line
  * that says which link or setting is wrong and what to change.
@@ -27,6 +29,7 @@ import type { z } from 'zod';
 import { environmentSchema } from '../src/config';
 import { htmlToMarkdown } from '../src/knowledge/sources/html';
 import { loadSampleShop } from '../src/shop/sample-shop';
+import { wordsTableDrift } from './words-table';
 
 /** The Markdown files whose links are checked: README.md and every .md under docs/. */
 export function documentationFiles(root: string): string[] {
@@ -350,6 +353,7 @@ if (require.main === module) {
       ...configurationDrift(environmentSchema.shape, readFileSync(path.join(root, 'docs', 'configuration.md'), 'utf8')),
       ...(await linksSentenceDrift(readFileSync(path.join(root, 'docs', 'knowledge.md'), 'utf8'))),
       ...agentTypeSentenceDrift(readFileSync(path.join(root, 'docs', 'api.md'), 'utf8'), loadSampleShop().agents.map((a) => a.key)),
+      ...wordsTableDrift(readFileSync(path.join(root, 'docs', 'your-shop.md'), 'utf8')),
     ];
     if (problems.length > 0) {
       console.error(problems.join('\n'));
@@ -357,7 +361,7 @@ if (require.main === module) {
     }
     console.log(
       `Docs agree with the code: links, anchors and paths of ${documentationFiles(root).length} pages, every setting of src/config.ts, ` +
-        'the links sentence of docs/knowledge.md and agent_type in docs/api.md.',
+        'the links sentence of docs/knowledge.md, agent_type in docs/api.md and the table of words in docs/your-shop.md.',
     );
   })();
 }

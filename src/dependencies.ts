@@ -41,8 +41,7 @@ import { TraceDeletion } from './privacy/trace-deletion';
 import { createShopAgents, type SharedGraphParts } from './shop/agents';
 import { loadConfiguredShop, type Shop } from './shop/load-shop';
 import { DEMO_CUSTOMER, seedSampleData } from './shop/sample-shop';
-import { customerSentences, widgetWordSets, wordsFor } from './shop/shop-words';
-import { FALLBACK_LANGUAGE } from './chat/conversation-language';
+import { wordsFor } from './shop/shop-words';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
 import { openStorage, type OpenStorage } from './store/open-storage';
@@ -147,7 +146,10 @@ export async function createDependencies(config: Config, logger: Logger, databas
       languages: {
         detector: languageDetector,
         shopLanguages: shop.languages,
-        sentencesFor: (language) => customerSentences(shop.words, language, shop.languages[0] ?? 'en'),
+        sentencesFor: (language) => {
+          const { sign_in, tool_failure, order_not_found, proof_limited } = wordsFor(shop, language);
+          return { sign_in, tool_failure, order_not_found, proof_limited };
+        },
       },
     });
     const conversations = createConversations(config, storage, models.tokenCounter, supportHours, logger);
@@ -251,8 +253,8 @@ function createModels(config: Config, shop: Shop, tracing: Tracing, metrics: Met
   const tokenCounter = new TokenCounter(config.openai.chatModel);
   const offlineWords = {
     orderNumbers: shop.orderNumbers,
-    offlineNotice: shop.words.offline_notice,
-    offlineNoticeFor: (language: string) => wordsFor(shop.words, language).offline_notice,
+    offlineNotice: wordsFor(shop, null).offline_notice,
+    offlineNoticeFor: (language: string) => wordsFor(shop, language).offline_notice,
   };
   if (!config.openai.apiKey) logger.warn('OPENAI_API_KEY is not set: answering offline (extractive answers, local embeddings)');
   return {
@@ -459,7 +461,7 @@ function assembleAppParts(parts: {
     widgetOrigins: config.widgetOrigins,
     shopPages: {
       shopName: shop.name,
-      widget: widgetWordSets(shop.name, shop.words, shop.languages[0] ?? FALLBACK_LANGUAGE),
+      words: shop,
       sampleShop: shop.sample,
       // The sample shop's demo page signs in only with the generated demo secret: a shop's real secret never signs tokens here.
       demoShop:

@@ -7,6 +7,7 @@
  */
 import { SseParser, type SseEvent } from './sse';
 import { DEFAULT_LABELS, DEFAULT_WIDGET_WORDS, fill, type WidgetLabels } from '../src/shop/widget-labels';
+import { describeHours, type WeeklyHours } from '../src/chat/support-hours';
 
 /** A message as the event stream (and the read-back) sends it. */
 export interface LiveMessage {
@@ -23,7 +24,8 @@ export interface LiveMessage {
 export interface LiveReady {
   handler: 'bot' | 'human';
   agent_name: string | null;
-  support?: { open: boolean | null; hours: string | null };
+  /** `schedule`: the hours as data, written for the reader with describeHours (absent from an older service). */
+  support?: { open: boolean | null; hours: string | null; schedule?: WeeklyHours | null };
 }
 
 export interface LiveOptions {
@@ -147,16 +149,18 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
 
 /**
  * What the customer is told when an answer is escalated: a person is promised only when one can follow up.
- * Outside support hours, the shop's note, its first sentence in bold (`lead`).
+ * Outside support hours, the shop's note with the hours written for a reader of `language`, its first sentence in bold (`lead`).
  */
 export function handoffNoteText(
   support: LiveReady['support'] | null,
   outsideHours: string = DEFAULT_WIDGET_WORDS.outside_hours,
   labels: Pick<WidgetLabels, 'person_lead' | 'person_text' | 'support_hours'> = DEFAULT_LABELS,
+  language = 'en',
 ): { lead: string; text: string } {
   if (support?.open === false) {
-    const note = fill(outsideHours, { hours: support.hours ?? labels.support_hours });
-    const firstSentence = /^.*?[.!?](?:\s+|$)/.exec(note)?.[0] ?? '';
+    const note = fill(outsideHours, { hours: describeHours(support.schedule, language) ?? labels.support_hours });
+    // Sentence ends of every script the built-in words use (。！？ for Chinese and Japanese).
+    const firstSentence = /^.*?(?:[.!?](?:\s+|$)|[。！？])/.exec(note)?.[0] ?? '';
     return { lead: firstSentence, text: note.slice(firstSentence.length) };
   }
   return { lead: `${labels.person_lead} `, text: labels.person_text };

@@ -16,7 +16,7 @@
  */
 import { apiErrorOf, ApiError, getJson } from './api';
 import { el, renderAnswerText, sourceHref, sourcePage, type CitedSource } from './dom';
-import { DEFAULT_LABELS, DEFAULT_WIDGET_WORDS, fill, widgetLabels, type WidgetLabels } from '../src/shop/widget-labels';
+import { DEFAULT_LABELS, DEFAULT_WIDGET_WORDS, fill, RIGHT_TO_LEFT, widgetLabels, type WidgetLabels } from '../src/shop/widget-labels';
 import { handoffNoteText, LiveConnection, readEvents, type LiveMessage, type LiveReady } from './handoff-live';
 
 interface WidgetConfig {
@@ -85,18 +85,15 @@ interface WidgetWords {
   welcome: string;
   /** Under an escalated answer outside support hours; `{hours}` becomes the hours. */
   outside_hours: string;
-  /** The widget's own words (widget-labels.ts), the shop's over the defaults. */
+  /** The widget's own words (widget-labels.ts names them), complete in every set the server sends. */
   labels: WidgetLabels;
 }
 
 const DEFAULT_WORDS: WidgetWords = {
-  title: 'Support',
   ...DEFAULT_WIDGET_WORDS,
+  title: DEFAULT_LABELS.support,
   labels: { ...DEFAULT_LABELS },
 };
-
-/** Languages written right to left: the widget lays out from the right for them. */
-const RIGHT_TO_LEFT = new Set(['ar', 'he', 'fa', 'ur', 'yi']);
 
 /** The page's language (its `lang`), then the browser's, as two-letter codes, in that order. */
 function customerLanguages(): string[] {
@@ -106,9 +103,9 @@ function customerLanguages(): string[] {
 }
 
 /**
- * The shop's words in the customer's language (the page's `lang`, then the
- * browser's), else in the shop's default language, each field checked, else the
- * built-in defaults; and the language they are in.
+ * The words in the customer's language (the page's `lang`, then the browser's) when the
+ * server sent a set for it (the built-in languages and the shop file's), else in the shop's
+ * default language; each field checked, else English; and the language they are in.
  */
 function shopWidgetWords(): { words: WidgetWords; language: string } {
   let given: { default_language?: unknown; sets?: Record<string, Partial<Record<keyof WidgetWords, unknown>>> } = {};
@@ -325,7 +322,7 @@ function mount(config: WidgetConfig): void {
 
   /** Rewrites the escalation notes once it is known whether people answer now. */
   function refreshHandoffNotes(): void {
-    const note = handoffNoteText(support, WORDS.outside_hours, LABELS);
+    const note = handoffNoteText(support, WORDS.outside_hours, LABELS, WORDS_LANGUAGE);
     for (const p of log.querySelectorAll('.handoff')) p.replaceChildren(el('strong', {}, note.lead), note.text);
   }
 
@@ -659,15 +656,21 @@ function userBubble(text: string): HTMLElement {
   return el('div', { class: 'message user' }, el('span', { class: 'visually-hidden' }, `${LABELS.you}: `), el('div', { class: 'text' }, text));
 }
 
-/** A person's reply, named ("Maria from support"), or the note that a person joined or left. */
+/** A person's reply, named ("Maria from support"), or the note that a person joined or left, in the widget's language. */
 function liveBubble(message: LiveMessage): HTMLElement {
-  if (message.handoff) return el('p', { class: 'note', 'data-seq': String(message.seq) }, String(message.content));
+  if (message.handoff) return el('p', { class: 'note', 'data-seq': String(message.seq) }, handoffNote(message.handoff));
   const name = message.author?.type === 'human' ? message.author.name : LABELS.support;
   const bubble = el('div', { class: 'message assistant human', 'data-seq': String(message.seq) });
   const text = el('div', { class: 'text' });
   renderAnswerText(text, String(message.content));
   bubble.append(el('p', { class: 'author' }, fill(LABELS.from_support, { name })), text);
   return bubble;
+}
+
+/** The note of a takeover or a release, written from who holds the conversation (the stored note is the service's English). */
+function handoffNote(handoff: NonNullable<LiveMessage['handoff']>): string {
+  if (handoff.handler === 'bot') return LABELS.handed_back;
+  return fill(LABELS.joined, { name: handoff.agent_name || LABELS.support_team });
 }
 
 function finishedAnswer(text: string, sources: unknown, escalated: boolean, support: LiveReady['support'] | null): HTMLElement {
@@ -677,7 +680,7 @@ function finishedAnswer(text: string, sources: unknown, escalated: boolean, supp
   answer.append(el('span', { class: 'visually-hidden' }, `${LABELS.support}: `), answerText);
   renderSources(answer, sources);
   if (escalated) {
-    const note = handoffNoteText(support, WORDS.outside_hours, LABELS);
+    const note = handoffNoteText(support, WORDS.outside_hours, LABELS, WORDS_LANGUAGE);
     answer.append(el('p', { class: 'handoff' }, el('strong', {}, note.lead), note.text));
   }
   return answer;
@@ -747,7 +750,7 @@ function typingIndicator(): HTMLElement {
   return el(
     'span',
     { class: 'typing' },
-    el('span', { class: 'visually-hidden' }, 'Support is typing'),
+    el('span', { class: 'visually-hidden' }, LABELS.typing),
     el('span', { class: 'dot', 'aria-hidden': 'true' }),
     el('span', { class: 'dot', 'aria-hidden': 'true' }),
     el('span', { class: 'dot', 'aria-hidden': 'true' }),

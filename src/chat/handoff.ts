@@ -6,6 +6,7 @@ import { ReplyRefusedError, type HandoffStore } from '../store/handoff-store';
 import type { IdempotencyClaimToken, StoredMessage } from '../store/types';
 import type { ConversationFeed } from './conversation-feed';
 import type { SupportAvailability, SupportHours } from './support-hours';
+import { DEFAULT_LABELS, fill } from '../shop/widget-labels';
 
 /** Who wrote a message, as the history, the read-back and the event stream show it. */
 export type MessageAuthor = { type: 'customer' } | { type: 'bot' } | { type: 'human'; name: string } | { type: 'system' };
@@ -67,7 +68,8 @@ export class HandoffService {
 
   /** 404 unknown session; 409 `conversation_held` when another person holds it and `force` is not set. */
   async takeOver(sessionId: string, agentName: string, force: boolean): Promise<{ session_id: string; handler: 'human'; agent_name: string }> {
-    const content = `${agentName} from support joined the conversation.`;
+    // Stored in English for the console and the audit; customers' pages write the note in their own language from `handoff`.
+    const content = fill(DEFAULT_LABELS.joined, { name: agentName });
     const change = await this.parts.store.takeOver(sessionId, agentName, force, {
       role: 'system',
       content,
@@ -87,7 +89,7 @@ export class HandoffService {
 
   /** 404 unknown session. Releasing a conversation the bot already answers changes nothing. */
   async release(sessionId: string): Promise<{ session_id: string; handler: 'bot' }> {
-    const content = 'The support team handed the conversation back to the assistant.';
+    const content = DEFAULT_LABELS.handed_back;
     const change = await this.parts.store.release(sessionId, {
       role: 'system',
       content,

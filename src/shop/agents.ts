@@ -61,7 +61,7 @@ export async function createShopAgents(parts: {
   // Read per answer: an MCP server's tools join once it connects, the knowledge tool's description follows what is stored.
   const agents = compileAgents(shop.agents, () => [...builtInNow(), ...systems.tools()], {
     ...parts.graph,
-    escalationOffer: escalationOffer(shop.words, parts.supportHours),
+    escalationOffer: escalationOffer(shop, parts.supportHours),
   });
   return { agents, defaultAgentType: shop.agents[0]!.key, shopTools: () => systems.tools(), close: () => systems.close() };
 }

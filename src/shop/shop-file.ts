@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { actionSchema, mcpServerSchema } from '../connectors/connector-config';
 import { parseDays, parseTimeRange } from '../chat/support-hours';
 import { memoryStrategySchema } from '../memory/settings';
-import { DEFAULT_LABELS, DEFAULT_WIDGET_WORDS, type WidgetLabel } from './widget-labels';
+import { DEFAULT_LABELS, type WidgetLabel } from './widget-labels';
 
 /**
  * The shop file (SHOP_FILE, YAML or JSON): who the shop is, which agents answer,
@@ -45,60 +45,17 @@ const supportHoursSchema = z.strictObject({
   closed: z.array(z.iso.date({ error: 'must be a date as YYYY-MM-DD' })).default([]),
 });
 
-/** Every fixed sentence a customer reads that is not the model's answer, with its default. */
-const WORD_DEFAULTS = {
-  human_offer:
-    'I am not confident I have the right answer, so I have flagged this conversation for our support team: a human agent can take over if you would like.',
-  outside_hours:
-    'I am not confident I have the right answer, so I have flagged this conversation for our support team. They are not available right now (they answer {hours}); they will see your question and reply in this chat.',
-  offline_notice: 'I am running in offline mode (no language model is configured), so I can only quote our help center and our records.',
-  sign_in: 'To see your orders and account, please sign in to your account on our shop and open the chat there.',
-  tool_failure: "I could not reach our shop's system just now, so I could not look that up. Please try again in a moment.",
-} as const;
 /**
- * The widget's own words (its buttons, status lines and notes: widget-labels.ts names them
- * and holds their English defaults), each optional, any set of them per language.
+ * The widget's own words (its buttons, status lines and notes: widget-labels.ts names them),
+ * each optional, any set of them per language.
  */
 const widgetLabelsSchema = z.strictObject(Object.fromEntries(Object.keys(DEFAULT_LABELS).map((name) => [name, text(300).optional()])) as Record<WidgetLabel, z.ZodOptional<ReturnType<typeof text>>>);
 
-/** The widget's words; every field optional in a language's set, which falls back to the default set. */
-const widgetShape = {
-  title: text(80).optional(),
-  subtitle: text(200),
-  /** The first message of a new conversation; `{title}` becomes the title. */
-  welcome: text(1000),
-  /** Under an escalated answer outside support hours; `{hours}` becomes the hours. Its first sentence is shown in bold. */
-  outside_hours: text(1000),
-};
-
-const wordSetShape = {
-  /** Appended to an escalated answer while people answer (or when no hours are set). */
-  human_offer: text(1000).default(WORD_DEFAULTS.human_offer),
-  /** Appended to an escalated answer outside support hours; `{hours}` becomes the hours with their time zone. */
-  outside_hours: text(1000).default(WORD_DEFAULTS.outside_hours),
-  /** The first sentence of an answer written without a language model (no OPENAI_API_KEY, or the model failed). */
-  offline_notice: text(1000).default(WORD_DEFAULTS.offline_notice),
-  /** Told a customer who is not signed in when a tool answers only for the signed-in customer. */
-  sign_in: text(1000).default(WORD_DEFAULTS.sign_in),
-  /** Told the customer when one of the shop's systems (an action, an MCP server) failed or timed out. */
-  tool_failure: text(1000).default(WORD_DEFAULTS.tool_failure),
-  /** Told the customer when the shop's API has no such order for them (it answered 404). Unset: the built-in sentence of the customer's language (ORDER_SENTENCES). */
-  order_not_found: text(1000).optional(),
-  /** Told a guest after too many order lookups with details that did not match. Unset: the built-in sentence of the customer's language (ORDER_SENTENCES). */
-  proof_limited: text(1000).optional(),
-  widget: z
-    .strictObject({
-      title: widgetShape.title,
-      subtitle: widgetShape.subtitle.default(DEFAULT_WIDGET_WORDS.subtitle),
-      welcome: widgetShape.welcome.default(DEFAULT_WIDGET_WORDS.welcome),
-      outside_hours: widgetShape.outside_hours.default(DEFAULT_WIDGET_WORDS.outside_hours),
-      labels: widgetLabelsSchema.default({}),
-    })
-    .default({ ...DEFAULT_WIDGET_WORDS, labels: {} }),
-};
-
-/** One language's words (`words.de`): any of the default set's fields; what it leaves out comes from the default set. */
-const languageWordsSchema = z.strictObject({
+/**
+ * One language's words, every field optional: what it leaves out is the built-in words of
+ * that language (src/shop/words/), see wordsFor. src/shop/words/types.ts says what each is.
+ */
+const wordSetSchema = z.strictObject({
   human_offer: text(1000).optional(),
   outside_hours: text(1000).optional(),
   offline_notice: text(1000).optional(),
@@ -106,53 +63,61 @@ const languageWordsSchema = z.strictObject({
   tool_failure: text(1000).optional(),
   order_not_found: text(1000).optional(),
   proof_limited: text(1000).optional(),
+  page_intro: text(1000).optional(),
   widget: z
     .strictObject({
-      title: widgetShape.title,
-      subtitle: widgetShape.subtitle.optional(),
-      welcome: widgetShape.welcome.optional(),
-      outside_hours: widgetShape.outside_hours.optional(),
+      title: text(80).optional(),
+      subtitle: text(200).optional(),
+      welcome: text(1000).optional(),
+      outside_hours: text(1000).optional(),
       labels: widgetLabelsSchema.optional(),
     })
     .optional(),
 });
-export type LanguageWords = z.infer<typeof languageWordsSchema>;
+export type LanguageWords = z.infer<typeof wordSetSchema>;
 
-const WORD_FIELDS = new Set(Object.keys(wordSetShape));
+const WORD_FIELDS = new Set(Object.keys(wordSetSchema.shape));
 
 /**
- * What customers read that is not the model's answer. The fields at the top are the
- * default language's (the first of `languages`, else English); a two-letter
- * language code holds another language's set (`de: {human_offer: …}`), each field
- * falling back to the default set. Defaults are neutral; the sample shop spells out its own.
- * Any other field is a mistake, reported with its path, as in a strict object.
+ * What customers read that is not the model's answer, over the built-in words. The fields
+ * at the top are the default language's (the first of `languages`, else English); a
+ * two-letter language code holds another language's set (`de: {human_offer: …}`). Any
+ * other field is a mistake, reported with its path, as in a strict object.
  */
 const wordsSchema = z
-  .looseObject(wordSetShape)
+  .record(z.string(), z.unknown())
   .superRefine((words, ctx) => {
+    const top: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(words)) {
-      if (WORD_FIELDS.has(key)) continue;
+      if (WORD_FIELDS.has(key)) {
+        top[key] = value;
+        continue;
+      }
       if (!/^[a-z]{2}$/.test(key)) {
         ctx.addIssue({ code: 'custom', path: [key], message: `unknown field "${key}" (another language's words go under its two-letter ISO 639-1 code, such as "de")` });
         continue;
       }
-      const parsed = languageWordsSchema.safeParse(value);
-      // An unknown field keeps its code, so it is reported as the default set's are ("is not a field").
-      for (const issue of parsed.error?.issues ?? []) {
-        if (issue.code === 'unrecognized_keys') ctx.addIssue({ ...issue, path: [key, ...issue.path] });
-        else ctx.addIssue({ ...issue, code: 'custom', path: [key, ...issue.path], message: issue.message });
-      }
+      reportIssues(wordSetSchema.safeParse(value), [key], ctx);
     }
+    reportIssues(wordSetSchema.safeParse(top), [], ctx);
   })
   .transform((words) => {
     const byLanguage: Record<string, LanguageWords> = {};
-    const base: Record<string, unknown> = {};
+    const top: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(words)) {
-      if (WORD_FIELDS.has(key)) base[key] = value;
-      else byLanguage[key] = languageWordsSchema.parse(value);
+      if (WORD_FIELDS.has(key)) top[key] = value;
+      else byLanguage[key] = wordSetSchema.parse(value);
     }
-    return { ...(base as z.infer<z.ZodObject<typeof wordSetShape>>), by_language: byLanguage };
+    return { ...wordSetSchema.parse(top), by_language: byLanguage };
   });
+
+/** A word set's problems under `path`; an unknown field keeps its code, so it is reported as a strict object's are ("is not a field"). */
+function reportIssues(parsed: z.ZodSafeParseResult<unknown>, path: PropertyKey[], ctx: z.RefinementCtx): void {
+  for (const issue of parsed.error?.issues ?? []) {
+    if (issue.code === 'unrecognized_keys') ctx.addIssue({ ...issue, path: [...path, ...issue.path] });
+    else ctx.addIssue({ ...issue, code: 'custom', path: [...path, ...issue.path], message: issue.message });
+  }
+}
 
 const siteUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
@@ -215,9 +180,8 @@ export const shopFileSchema = z
 /** The shop file as read (before `${VAR}` expansion and tool checks). */
 export type ShopFileContent = z.infer<typeof shopFileSchema>;
 export type ShopAgent = ShopFileContent['agents'][number];
+/** The shop file's words: the default language's at the top, other languages' in `by_language`; each field optional. */
 export type ShopWords = ShopFileContent['words'];
-/** One language's complete words: the default set with that language's fields over it (see wordsFor). */
-export type WordSet = Omit<ShopWords, 'by_language'>;
 export type ShopKnowledge = ShopFileContent['knowledge'];
 export type OrderNumberFormat = z.infer<typeof orderNumbersSchema>;
 

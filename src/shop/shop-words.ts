@@ -1,9 +1,19 @@
-import type { CustomerSentences } from '../agent/tools/conversation-customer';
-import type { SupportHours } from '../chat/support-hours';
-import type { ShopWords, WordSet } from './shop-file';
-import type { WidgetLabel } from './widget-labels';
+import { describeHours, type SupportHours } from '../chat/support-hours';
+import type { LanguageWords, ShopWords } from './shop-file';
+import { fill, type WidgetLabel, type WidgetLabels } from './widget-labels';
+import { BUILT_IN_FALLBACK_LANGUAGE, BUILT_IN_WORDS, builtInWords, type BuiltInWords } from './words';
 
-/** What the widget shows before and around the answers, from the shop file's `words.widget`. */
+/** One language's complete words: the shop file's over the built-in words (see wordsFor). */
+export type WordSet = BuiltInWords;
+
+/** What a shop's words are read from: its shop file's `words` and `languages`. */
+export interface WordSource {
+  words: ShopWords;
+  /** The shop's languages, the default first; empty: English is the default. */
+  languages: readonly string[];
+}
+
+/** What the widget shows before and around the answers, in one language. */
 export interface WidgetWords {
   title: string;
   subtitle: string;
@@ -11,107 +21,96 @@ export interface WidgetWords {
   welcome: string;
   /** Under an escalated answer outside support hours; `{hours}` becomes the hours. */
   outside_hours: string;
-  /** The widget's own words the shop set (the widget fills in the rest from widget-labels.ts, in English). */
-  labels: Partial<Record<WidgetLabel, string>>;
+  labels: WidgetLabels;
 }
 
 /**
- * The widget's words in every language the shop file has words for, built into
- * widget.js: `sets[default_language]` is the default set, and the widget shows the
- * set for the page's `lang`, else the browser's language, else the default.
+ * The widget's words in every language it can speak (the built-in ones and those the shop
+ * file has words for), built into widget.js: the widget shows the set for the page's
+ * `lang`, else the browser's language, else `sets[default_language]`.
  */
 export interface WidgetWordSets {
   default_language: string;
   sets: Record<string, WidgetWords>;
 }
 
-/**
- * One language's words: the default set with the language's own fields over it
- * (`words.de`), a field the language leaves out falling back to the default set's.
- * The default language, or a language without a set, gets the default set.
- */
-export function wordsFor(words: ShopWords, language: string | null | undefined): WordSet {
-  const { by_language: byLanguage, ...defaults } = words;
-  const own = language ? byLanguage[language] : undefined;
-  if (!own) return defaults;
-  const { widget, ...sentences } = own;
-  // Field by field, the labels too: a language that sets one button keeps the default set's others.
-  return { ...defaults, ...sentences, widget: { ...defaults.widget, ...widget, labels: { ...defaults.widget.labels, ...widget?.labels } } };
+/** The shop's default language: the first of its `languages`, else English. */
+export function defaultLanguage(shop: WordSource): string {
+  return shop.languages[0] ?? BUILT_IN_FALLBACK_LANGUAGE;
 }
 
-/** The widget's words: the shop file's, the title defaulting to "<shop> support". */
-export function widgetWords(shopName: string, words: WordSet): WidgetWords {
+/**
+ * The language a customer's words are written in: theirs when the shop file or the built-in
+ * words have it, else the shop's default language.
+ */
+export function wordsLanguage(shop: WordSource, language: string | null | undefined): string {
+  const code = language?.toLowerCase();
+  if (code && (Object.hasOwn(shop.words.by_language, code) || builtInWords(code))) return code;
+  return defaultLanguage(shop);
+}
+
+/**
+ * One language's words, field by field: the shop file's words for the language (the fields
+ * at the top for the default language), else the built-in words of the language. A language
+ * with neither is written in the shop's default language; what even that lacks (a default
+ * language without built-in words) is English.
+ */
+export function wordsFor(shop: WordSource, language: string | null | undefined): WordSet {
+  const chosen = wordsLanguage(shop, language);
+  const fallback = defaultLanguage(shop);
+  // The default language's words are the fields at the top (and a set under its own code, if the file has one too).
+  const shopWordsOf = (code: string): Array<LanguageWords | undefined> => (code === fallback ? [shop.words, shop.words.by_language[code]] : [shop.words.by_language[code]]);
+  const layers = [...new Set([chosen, fallback])].flatMap((code) => [...shopWordsOf(code), builtInWords(code)]).filter((set) => set !== undefined);
+  const last = BUILT_IN_WORDS[BUILT_IN_FALLBACK_LANGUAGE]!;
+  const pick = (get: (set: LanguageWords) => string | undefined, otherwise: string): string => layers.map(get).find((value) => value !== undefined) ?? otherwise;
+  const labels = Object.fromEntries(
+    (Object.keys(last.widget.labels) as WidgetLabel[]).map((name) => [name, pick((set) => set.widget?.labels?.[name], last.widget.labels[name])]),
+  ) as WidgetLabels;
   return {
-    title: words.widget.title ?? `${shopName} support`,
-    subtitle: words.widget.subtitle,
-    welcome: words.widget.welcome,
-    outside_hours: words.widget.outside_hours,
-    labels: words.widget.labels,
+    human_offer: pick((set) => set.human_offer, last.human_offer),
+    outside_hours: pick((set) => set.outside_hours, last.outside_hours),
+    offline_notice: pick((set) => set.offline_notice, last.offline_notice),
+    sign_in: pick((set) => set.sign_in, last.sign_in),
+    tool_failure: pick((set) => set.tool_failure, last.tool_failure),
+    order_not_found: pick((set) => set.order_not_found, last.order_not_found),
+    proof_limited: pick((set) => set.proof_limited, last.proof_limited),
+    page_intro: pick((set) => set.page_intro, last.page_intro),
+    widget: {
+      title: pick((set) => set.widget?.title, last.widget.title),
+      subtitle: pick((set) => set.widget?.subtitle, last.widget.subtitle),
+      welcome: pick((set) => set.widget?.welcome, last.widget.welcome),
+      outside_hours: pick((set) => set.widget?.outside_hours, last.widget.outside_hours),
+      labels,
+    },
   };
 }
 
-/** The widget's words for the default language (`languages`' first, else English) and every language with its own set. */
-export function widgetWordSets(shopName: string, words: ShopWords, defaultLanguage: string): WidgetWordSets {
-  const sets: Record<string, WidgetWords> = { [defaultLanguage]: widgetWords(shopName, wordsFor(words, null)) };
-  for (const language of Object.keys(words.by_language)) {
-    if (language !== defaultLanguage) sets[language] = widgetWords(shopName, wordsFor(words, language));
-  }
-  return { default_language: defaultLanguage, sets };
+/** The widget's words, its title with the shop's name filled in. */
+export function widgetWords(shopName: string, words: WordSet): WidgetWords {
+  return { ...words.widget, title: fill(words.widget.title, { shop: shopName }) };
+}
+
+/** The languages a customer can be served in: the default first, then the built-in ones and the shop file's own. */
+export function servedLanguages(shop: WordSource): string[] {
+  return [...new Set([defaultLanguage(shop), ...Object.keys(BUILT_IN_WORDS), ...Object.keys(shop.words.by_language)])];
+}
+
+/** The widget's words in every language it can be served in, the shop's default language named. */
+export function widgetWordSets(shopName: string, shop: WordSource): WidgetWordSets {
+  const sets = Object.fromEntries(servedLanguages(shop).map((language) => [language, widgetWords(shopName, wordsFor(shop, language))]));
+  return { default_language: defaultLanguage(shop), sets };
 }
 
 /**
- * The end of an escalated answer, asked at answer time in the conversation's
- * language: the offer of a person (`words.human_offer`), unless the support hours
- * say nobody answers now (`words.outside_hours`, with `{hours}` filled in).
+ * The end of an escalated answer, asked at answer time in the conversation's language: the
+ * offer of a person (`human_offer`), unless the support hours say nobody answers now
+ * (`outside_hours`, with `{hours}` written for the reader).
  */
-export function escalationOffer(words: ShopWords, supportHours: SupportHours): (language?: string | null) => string {
+export function escalationOffer(shop: WordSource, supportHours: SupportHours): (language?: string | null) => string {
   return (language) => {
-    const set = wordsFor(words, language);
-    const { open, hours } = supportHours.availability();
+    const set = wordsFor(shop, language);
+    const { open, schedule } = supportHours.availability();
     if (open !== false) return set.human_offer;
-    return set.outside_hours.replaceAll('{hours}', hours ?? '');
+    return fill(set.outside_hours, { hours: describeHours(schedule, wordsLanguage(shop, language)) ?? set.widget.labels.support_hours });
   };
-}
-
-/**
- * The built-in sentences about a customer's order, by language, for a shop file that
- * does not set `order_not_found` or `proof_limited` in the customer's language.
- */
-export const ORDER_SENTENCES: Record<string, { order_not_found: string; proof_limited: string }> = {
-  en: {
-    order_not_found: 'I could not find that order for your account. Please check the order number on your order confirmation.',
-    proof_limited: 'There were too many order lookups with details that did not match. Please try again later, or sign in to your account to see your orders.',
-  },
-  de: {
-    order_not_found: 'Ich konnte diese Bestellung zu Ihrem Konto nicht finden. Bitte prüfen Sie die Bestellnummer in Ihrer Bestellbestätigung.',
-    proof_limited: 'Es gab zu viele Bestellabfragen mit Angaben, die nicht passten. Bitte versuchen Sie es später noch einmal oder melden Sie sich in Ihrem Kundenkonto an.',
-  },
-  fr: {
-    order_not_found: "Je n'ai pas trouvé cette commande pour votre compte. Veuillez vérifier le numéro de commande sur votre confirmation.",
-    proof_limited: 'Trop de recherches de commande avec des informations qui ne correspondaient pas. Veuillez réessayer plus tard ou vous connecter à votre compte.',
-  },
-  es: {
-    order_not_found: 'No he encontrado ese pedido en su cuenta. Compruebe el número de pedido en su confirmación.',
-    proof_limited: 'Ha habido demasiadas consultas de pedidos con datos que no coincidían. Inténtelo de nuevo más tarde o inicie sesión en su cuenta.',
-  },
-  nl: {
-    order_not_found: 'Ik kon deze bestelling niet vinden bij uw account. Controleer het bestelnummer in uw orderbevestiging.',
-    proof_limited: 'Er waren te veel zoekopdrachten naar bestellingen met gegevens die niet klopten. Probeer het later opnieuw of log in op uw account.',
-  },
-};
-
-/**
- * The sentences the tools pass on to a customer in a language. sign_in and
- * tool_failure as wordsFor gives them; the order sentences from the language's own
- * set, else (for the default language) the default set, else the built-in sentence
- * of the language (ORDER_SENTENCES), else the default set's, else the English one.
- */
-export function customerSentences(words: ShopWords, language: string | null | undefined, defaultLanguage: string): CustomerSentences {
-  const { sign_in, tool_failure } = wordsFor(words, language);
-  const own = language ? words.by_language[language] : undefined;
-  const isDefault = !language || language === defaultLanguage;
-  const builtIn = (language && ORDER_SENTENCES[language]) || undefined;
-  const pick = (field: 'order_not_found' | 'proof_limited') =>
-    own?.[field] ?? (isDefault ? words[field] : undefined) ?? builtIn?.[field] ?? words[field] ?? ORDER_SENTENCES[defaultLanguage]?.[field] ?? ORDER_SENTENCES.en![field];
-  return { sign_in, tool_failure, order_not_found: pick('order_not_found'), proof_limited: pick('proof_limited') };
 }

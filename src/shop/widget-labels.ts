@@ -1,9 +1,9 @@
 /**
- * The widget's own words: its buttons, status lines and notes, as opposed to the shop's
- * title, subtitle and welcome. The shop file sets any of them per language
- * (`words.widget.labels`, `words.<lang>.widget.labels`); what it leaves out is English,
- * from here. `{…}` marks a value the widget fills in. web/widget.ts bundles this file and
- * the shop file's schema reads its names and defaults, so both know the same words.
+ * The widget's own words in English: its buttons, status lines and notes, as opposed to the
+ * shop's title, subtitle and welcome. Their names are the labels every built-in language
+ * gives (src/shop/words/) and the shop file may set per language (`words.widget.labels`,
+ * `words.<lang>.widget.labels`). `{…}` marks a value the widget fills in. web/widget.ts
+ * bundles this file as its fallback when it is served without the shop's words.
  */
 export const DEFAULT_LABELS = {
   open: 'Chat with us',
@@ -31,12 +31,18 @@ export const DEFAULT_LABELS = {
   too_many: 'You are sending messages faster than we can answer. Please wait a moment and send again.',
   /** The service, its database or its model failed (5xx, an error inside the answer's stream, an answer that could not be read). */
   unavailable: 'We cannot answer right now. Please try again in a few minutes.',
-  /** Any other refusal (a 4xx about the request itself). `{reason}`: the service's message, in English. */
+  /** Any other refusal (a 4xx about the request itself). `{reason}`: the service's message, in English (other languages leave it out). */
   failed: 'Sorry, that did not work: {reason}',
   /** `{name}`: the person's name, else `support`. */
   from_support: '{name} from support',
   /** `{name}`: the person who took the conversation over. */
   answering: '{name} from support is answering',
+  /** The note when a person takes the conversation over; `{name}`: the person. */
+  joined: '{name} from support joined the conversation.',
+  /** The note when the person hands the conversation back to the assistant. */
+  handed_back: 'The support team handed the conversation back to the assistant.',
+  /** Read out by screen readers while an answer is being written. */
+  typing: 'Support is typing',
   support: 'Support',
   sources: 'Sources',
   /** `{page}`: the page of a PDF source. */
@@ -48,11 +54,10 @@ export const DEFAULT_LABELS = {
   support_hours: 'during support hours',
 } as const;
 
-/**
- * The widget's words the shop file sets beside its labels (`words.widget`), as they are when it
- * does not: the shop file's schema defaults to them, and the widget falls back to them.
- */
+/** The English widget words beside the labels. */
 export const DEFAULT_WIDGET_WORDS = {
+  /** `{shop}` becomes the shop's name. */
+  title: '{shop} support',
   subtitle: 'Answers from our help center, any time',
   /** `{title}` becomes the panel's title. */
   welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
@@ -62,6 +67,9 @@ export const DEFAULT_WIDGET_WORDS = {
 
 export type WidgetLabel = keyof typeof DEFAULT_LABELS;
 export type WidgetLabels = Record<WidgetLabel, string>;
+
+/** Languages written right to left: the widget and the page at / lay out from the right for them. */
+export const RIGHT_TO_LEFT = new Set(['ar', 'he', 'fa', 'ur', 'yi']);
 
 /** The labels a shop gave (any value; only non-empty strings of known names count) over the defaults. */
 export function widgetLabels(...given: unknown[]): WidgetLabels {

@@ -6,18 +6,19 @@ import express from 'express';
 import { errorHandler, notFoundHandler } from '../../src/http/error-handler';
 import { DEFAULT_PUBLIC_DIR, pagesRoutes, type DemoShop } from '../../src/http/routes/pages';
 import { createLogger } from '../../src/observability/logger';
+import type { WordSource } from '../../src/shop/shop-words';
 import { makeTempDir } from '../support/test-service';
 
 const servers: Server[] = [];
 
 /** The pages router alone, with the service's 404 and error handling behind it. */
-async function servePagesFrom(publicDir: string, demoShop?: DemoShop): Promise<string> {
+async function servePagesFrom(publicDir: string, demoShop?: DemoShop, own?: { shopName: string; words: WordSource }): Promise<string> {
   const app = express();
-  const widget = {
-    default_language: 'en',
-    sets: { en: { title: 'Sample support', subtitle: 'Answers any time', welcome: 'Hi from {title}.', outside_hours: 'Away. Back {hours}.', labels: {} } },
+  const words: WordSource = {
+    words: { widget: { title: 'Sample support', subtitle: 'Answers any time', welcome: 'Hi from {title}.', outside_hours: 'Away. Back {hours}.' }, by_language: {} },
+    languages: [],
   };
-  app.use(pagesRoutes({ publicDir, demoShop, shopName: 'Sample', widget, sampleShop: true }));
+  app.use(pagesRoutes({ publicDir, demoShop, shopName: own?.shopName ?? 'Sample', words: own?.words ?? words, sampleShop: !own }));
   app.use(notFoundHandler);
   app.use(errorHandler(createLogger('silent')));
   const server: Server = await new Promise((resolve) => {
@@ -103,4 +104,37 @@ test('before `npm run build`, each page answers 503 with what to run', async () 
   } finally {
     await fs.rm(emptyDir, { recursive: true, force: true });
   }
+});
+
+test("a shop's own / is written in the customer's language: the shop file's words, else the built-in ones, else the shop's first language", async () => {
+  const words: WordSource = {
+    words: { page_intro: 'Fragen zu Kaffee? Schreiben Sie uns im Chat.', by_language: { sw: { page_intro: 'Maswali kuhusu kahawa? Uliza hapa.' } } },
+    languages: ['de'],
+  };
+  const base = await servePagesFrom(DEFAULT_PUBLIC_DIR, undefined, { shopName: 'Röstwerk <Süd>', words });
+  const pageFor = async (acceptLanguage?: string) => {
+    const response = await fetch(`${base}/`, { headers: acceptLanguage ? { 'accept-language': acceptLanguage } : {} });
+    expect(response.headers.get('vary')).toMatch(/Accept-Language/i);
+    return response.text();
+  };
+
+  const german = await pageFor('de-DE,de;q=0.9');
+  expect(german).toMatch(/<html lang="de" dir="ltr">/);
+  expect(german).toContain('<title>Röstwerk &#60;Süd&#62; Kundenservice</title>');
+  expect(german).toContain('<h1>Röstwerk &#60;Süd&#62;</h1>');
+  expect(german).toContain('Fragen zu Kaffee? Schreiben Sie uns im Chat.');
+
+  // Dutch: no Dutch words in the shop file, so the built-in Dutch ones.
+  const dutch = await pageFor('nl-NL,nl;q=0.9,en;q=0.5');
+  expect(dutch).toMatch(/<html lang="nl"/);
+  expect(dutch).toContain('<title>Klantenservice Röstwerk &#60;Süd&#62;</title>');
+  expect(dutch).toContain('Vragen over een bestelling');
+
+  // A language only the shop file has, and one nobody has (Icelandic): the shop's own words, then its first language.
+  expect(await pageFor('sw')).toContain('Maswali kuhusu kahawa? Uliza hapa.');
+  const icelandic = await pageFor('is-IS');
+  expect(icelandic).toMatch(/<html lang="de"/);
+  expect(icelandic).toContain('Fragen zu Kaffee?');
+  expect(await pageFor()).toMatch(/<html lang="de"/);
+  for (const page of [german, dutch, icelandic]) expect(page).not.toMatch(/Northwind|Questions about an order| support</);
 });

@@ -2,7 +2,7 @@
  * The shop's words in the customer's language, in a real Chromium against the real
  * service started with a shop file that has German and Arabic words: a browser set
  * to German gets the German widget (and `lang="de"`), its German buttons and labels
- * (the default set's, then English, where the German set has none) and a German
+ * (the built-in German where the German set has none, never the default set's English) and a German
  * answer's offline notice, and its German words when the service refuses a message; an Arabic page lays the widget out right to left; an English browser gets
  * the default set.
  */
@@ -56,7 +56,7 @@ test('a browser set to German shows the German words, and a German question is a
     'Willkommen bei Pine & Pebble Hilfe! Fragen Sie nach Lieferungen, Pflanzen oder Rücksendungen.',
   );
 
-  // The widget's own words: German where the German set has them, else the default set's, else English.
+  // The widget's own words: the shop's German where its German set has them, else the built-in German (not its English default set).
   await expect(page.locator('[data-support-widget] .launcher').textContent()).resolves.toBe('Chat starten');
   await expect(panel.locator('button.send').textContent()).resolves.toBe('Senden');
   const input = page.getByRole('textbox', { name: 'Ihre Nachricht' });
@@ -67,8 +67,8 @@ test('a browser set to German shows the German words, and a German question is a
   await answer.first().waitFor();
   await expect(answer.first().textContent()).resolves.toContain('Der Assistent von Pine & Pebble ist offline');
   await expect(answer.first().locator('.rate-down').textContent()).resolves.toBe('Nicht hilfreich');
-  await expect(answer.first().locator('.rate-up').textContent()).resolves.toBe('Yes, this helped');
-  await expect(panel.locator('button.close').getAttribute('aria-label')).resolves.toBe('Close chat');
+  await expect(answer.first().locator('.rate-up').textContent()).resolves.toBe('Hilfreich');
+  await expect(panel.locator('button.close').getAttribute('aria-label')).resolves.toBe('Chat schließen');
 
   // Over the limit (429): the German words, not the service's English message.
   await input.fill('Wie lange dauert die Lieferung?');

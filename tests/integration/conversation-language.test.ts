@@ -3,11 +3,13 @@
  * client against the loopback OpenAI-compatible stub: a German customer's turn asks
  * the model for a German answer, the English help center is searched with the
  * question rewritten in English, a short follow-up keeps the conversation German,
- * the request's `language` overrides (the history shows the kept language), and a bad
- * `language` is refused with nothing stored.
+ * the request's `language` overrides (the history shows the kept language), a bad
+ * `language` is refused with nothing stored, and the tools' sentences for the customer
+ * come in the customer's language even where the shop file has none.
  */
 import type { RetrievalRecord } from '../../src/knowledge/retrieval-record';
 import { REWRITE_INSTRUCTIONS } from '../../src/knowledge/query-rewriter';
+import { BUILT_IN_WORDS } from '../../src/shop/words';
 import { startOpenAIStub, type OpenAIStub, type RecordedRequest } from '../support/openai-stub';
 import { openAIStubEnv, startTestService, type TestService } from '../support/test-service';
 
@@ -103,6 +105,24 @@ it.each([['deutsch'], ['DE'], ['de-DE'], ['xx'], [42]])('refuses language %p wit
   expect(body.error.message).toMatch(/language must be (a two-letter lowercase ISO 639-1 code|an ISO 639-1 language code|a string)/);
   expect(stub.chatRequests()).toHaveLength(0);
   expect({ sessions: await service.countRows('chat_sessions'), messages: await service.countRows('chat_messages') }).toEqual(before);
+});
+
+it("passes a Dutch customer the built-in Dutch sign-in sentence when the shop file has no Dutch words (the sample shop's are English)", async () => {
+  // The model asks for the profile of an anonymous visitor, then answers from what the tool said.
+  stub.setDefaultChat((body) => {
+    if (isRewrite(body)) return { content: 'order status' };
+    const toolAnswered = (body.messages as Array<{ role: string }>).some((m) => m.role === 'tool');
+    return toolAnswered ? { content: 'Log eerst in, dan kan ik uw bestelling bekijken.' } : { toolCalls: [{ id: 'profile_1', name: 'get_user_profile', arguments: {} }] };
+  });
+  const { status, body } = await service.postChat({ message: 'Kunt u mij vertellen waar mijn bestelling op dit moment is?', session_id: 'lang-nl' });
+  expect(status).toBe(200);
+  expect(body.language).toBe('nl');
+  const toolResults = answerRequests()
+    .flatMap((r) => r.body.messages as Array<{ role: string; content: unknown }>)
+    .filter((m) => m.role === 'tool')
+    .map((m) => String(m.content))
+    .join('\n');
+  expect(toolResults).toContain(`Tell the customer, in these words: "${BUILT_IN_WORDS['nl']!.sign_in}"`);
 });
 
 it('documents the language field in /openapi.json', async () => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createDependencies } from '../../src/dependencies';
 import { createLogger } from '../../src/observability/logger';
-import { ORDER_SENTENCES } from '../../src/shop/shop-words';
+import { BUILT_IN_WORDS } from '../../src/shop/words';
 import type { SqlDatabase } from '../../src/store/database';
 import { openPostgresDatabase } from '../../src/store/postgres';
 import { startOrdersApi, type OrdersApi } from '../support/orders-api';
@@ -71,7 +71,7 @@ describeOnTestServer('guests of a German shop on a PostgreSQL server', () => {
       answers.push(((await response.json()) as { response: string }).response);
     }
     expect(api.requests.filter((r) => r.path === '/orders/BK-1001/status')).toHaveLength(5);
-    expect(answers.slice(5).every((a) => a.includes(ORDER_SENTENCES.de!.proof_limited))).toBe(true);
+    expect(answers.slice(5).every((a) => a.includes(BUILT_IN_WORDS.de!.proof_limited))).toBe(true);
     const [row] = await db.query<{ n: number }>("select count(*)::int as n from rate_limit_counters where key like 'order-proof-client:%'");
     expect(row!.n).toBeGreaterThan(0);
   }, 120_000);

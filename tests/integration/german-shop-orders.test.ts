@@ -10,7 +10,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createLogger } from '../../src/observability/logger';
-import { ORDER_SENTENCES } from '../../src/shop/shop-words';
+import { BUILT_IN_WORDS } from '../../src/shop/words';
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { startOrdersApi, type OrdersApi } from '../support/orders-api';
 import { customerTokenHeader, makeTempDir, openAIStubEnv, REPO_ROOT, startTestService, type TestService } from '../support/test-service';
@@ -82,7 +82,7 @@ test("a signed-in customer's order is answered in a German sentence from the sho
 test("an order the API does not find for the customer (404) gets the shop's not-found sentence, in German", async () => {
   const { body } = await service.postChat({ message: 'Wo ist meine Bestellung BK-1002?' }, await customerTokenHeader(ADA));
   expect(api.requests).toHaveLength(1);
-  expect(body.response).toContain(ORDER_SENTENCES.de!.order_not_found);
+  expect(body.response).toContain(BUILT_IN_WORDS.de!.order_not_found);
   for (const text of ['404', 'HTTP', 'getMyOrderStatus', 'processing', 'in these words']) expect(body.response).not.toContain(text);
 });
 
@@ -109,12 +109,12 @@ test('ten wrong guesses of the e-mail address reach the API at most five times; 
     answers.push(body.response);
   }
   expect(api.requests).toHaveLength(5);
-  expect(answers.slice(0, 5).every((a) => a.includes(ORDER_SENTENCES.de!.order_not_found))).toBe(true);
-  expect(answers.slice(5).every((a) => a.includes(ORDER_SENTENCES.de!.proof_limited))).toBe(true);
+  expect(answers.slice(0, 5).every((a) => a.includes(BUILT_IN_WORDS.de!.order_not_found))).toBe(true);
+  expect(answers.slice(5).every((a) => a.includes(BUILT_IN_WORDS.de!.proof_limited))).toBe(true);
 
   // The limit is the visitor's (their address), not the conversation's: a new one with the right address waits too.
   const fresh = await service.postChat({ message: `Bestellung BK-1001, meine E-Mail: ${ADA}` });
-  expect(fresh.body.response).toContain(ORDER_SENTENCES.de!.proof_limited);
+  expect(fresh.body.response).toContain(BUILT_IN_WORDS.de!.proof_limited);
   expect(api.requests).toHaveLength(5);
 
   const logged = logLines.map((line) => JSON.parse(line) as { msg: string; tool?: string });
@@ -136,7 +136,7 @@ test("with a model, the model receives the API's answer as it came (and, after a
 
   stub.enqueueChat({ toolCalls: [{ id: 'call_2', name: 'getOrderStatus', arguments: { orderId: 'BK-1002', email: ADA } }] }, { content: 'Nicht gefunden.' });
   await withModel.postChat({ message: `Und die Bestellung BK-1002? Meine E-Mail: ${ADA}` });
-  expect(toolMessages()).toEqual([expect.stringContaining(`Tell the customer, in these words: "${ORDER_SENTENCES.de!.order_not_found}"`)]);
+  expect(toolMessages()).toEqual([expect.stringContaining(`Tell the customer, in these words: "${BUILT_IN_WORDS.de!.order_not_found}"`)]);
 });
 
 test("with the orders API stopped, the customer reads the shop's tool_failure sentence and no instruction text", async () => {

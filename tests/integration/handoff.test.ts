@@ -6,6 +6,7 @@
  */
 import { startOpenAIStub, type OpenAIStub } from '../support/openai-stub';
 import { openAIStubEnv, startTestService, type TestService } from '../support/test-service';
+import { describeHours } from '../../src/chat/support-hours';
 import { handoffCases } from './handoff.cases';
 
 describe('human takeover (PGlite)', () => {
@@ -44,7 +45,10 @@ describe('escalation outside support hours (PGlite, offline model)', () => {
   it('does not promise a person now: the answer and the read-back say when the team answers', async () => {
     const answer = await service.postChat({ message: 'Do you sell telescopes for stargazing on Mars?' });
     expect(answer.body.escalated).toBe(true);
-    expect(answer.body.response).toContain(`They are not available right now (they answer ${day} 09:00-17:00 UTC)`);
+    // The hours as the reader's locale writes them (English here), not as configured.
+    const hours = describeHours({ time_zone: 'UTC', weekly: [{ days: day, hours: '09:00-17:00' }] }, 'en')!;
+    expect(hours).toMatch(/^\w{3} 9:00\sAM\s–\s5:00\sPM \(Coordinated Universal Time\)$/);
+    expect(answer.body.response).toContain(`They are not available right now; they answer ${hours} and will see your question`);
     expect(answer.body.response).not.toContain('a human agent can take over');
 
     const readBack = await service.request('GET', `/api/v1/chat/conversation/${answer.body.session_id}`, undefined, null);
@@ -52,6 +56,10 @@ describe('escalation outside support hours (PGlite, offline model)', () => {
     const response = await fetch(`${service.baseURL}/api/v1/chat/conversation/${answer.body.session_id}`, {
       headers: { 'x-session-token': answer.body.session_token },
     });
-    expect(((await response.json()) as any).support).toEqual({ open: false, hours: `${day} 09:00-17:00 UTC` });
+    expect(((await response.json()) as any).support).toEqual({
+      open: false,
+      hours: `${day} 09:00-17:00 UTC`,
+      schedule: { time_zone: 'UTC', weekly: [{ days: day, hours: '09:00-17:00' }] },
+    });
   });
 });

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ORDER_SENTENCES } from '../../src/shop/shop-words';
+import { BUILT_IN_WORDS } from '../../src/shop/words';
 import { startOrdersApi, type OrdersApi } from '../support/orders-api';
 import { customerTokenHeader, makeTempDir, startTestService, type TestService } from '../support/test-service';
 
@@ -86,7 +86,7 @@ test("another customer's order number reaches the API with the asking customer's
   expect(api.requests).toHaveLength(1);
   expect(api.requests[0]!.path).toBe(`/customers/${encodeURIComponent(ADA)}/orders/BK-1002`);
   // The shop's not-found sentence (the built-in English one), never the text written for a model (issue 43).
-  expect(body.response).toContain(ORDER_SENTENCES.en!.order_not_found);
+  expect(body.response).toContain(BUILT_IN_WORDS.en!.order_not_found);
   expect(body.response).not.toContain('HTTP 404');
   expect(body.response).not.toContain('processing');
 });

@@ -8,6 +8,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { describeHours } from '../../src/chat/support-hours';
 import { loadConfig } from '../../src/config';
 import { createDependencies } from '../../src/dependencies';
 import { createLogger } from '../../src/observability/logger';
@@ -129,7 +130,10 @@ support_hours:
   it('says, in the words of the file, that the team is away and when it answers', async () => {
     const { body } = await closed.postChat({ message: OFF_TOPIC });
     expect(body.escalated).toBe(true);
-    expect(body.response).toContain("I'm not sure about this one. The Pine & Pebble team is away right now (they answer mon-sun 22:00-02:00 UTC); they will reply here.");
+    // The hours as an English reader's locale writes them, not as configured.
+    const hours = describeHours({ time_zone: 'UTC', weekly: [{ days: 'mon-sun', hours: '22:00-02:00' }] }, 'en')!;
+    expect(hours.replace(/[\u00a0\u2009\u202f]/g, ' ')).toBe('Mon–Sun 10:00 PM – 2:00 AM (Coordinated Universal Time)');
+    expect(body.response).toContain(`I'm not sure about this one. The Pine & Pebble team is away right now; they answer ${hours} and will reply here.`);
   });
 });
 

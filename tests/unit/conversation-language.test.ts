@@ -10,10 +10,10 @@ import { rewriteRequest } from '../../src/knowledge/query-rewriter';
 import { standsAlone } from '../../src/knowledge/search-query';
 import { shopFileSchema } from '../../src/shop/shop-file';
 import { escalationOffer, widgetWordSets, wordsFor } from '../../src/shop/shop-words';
+import { BUILT_IN_WORDS } from '../../src/shop/words';
 import { SupportHours } from '../../src/chat/support-hours';
 import { SIGN_IN_HINT } from '../../src/agent/tools/conversation-customer';
 import { signInSentence } from '../../src/connectors/guarded-tool';
-import { customerSentences, ORDER_SENTENCES } from '../../src/shop/shop-words';
 
 jest.setTimeout(60_000);
 
@@ -76,22 +76,24 @@ describe("the conversation's language", () => {
 describe("the shop's words per language", () => {
   const shop = (words: unknown) => shopFileSchema.safeParse({ name: 'Pine & Pebble', agents: [{ key: 'support', description: 'd', instructions: 'i' }], words });
 
-  it("falls back field by field to the default set, and the widget's words come in every language the shop has", () => {
+  it("falls back field by field to the built-in words of the customer's language, and the widget's words come in every language served", () => {
     const parsed = shop({
       human_offer: 'A person can take over.',
       widget: { title: 'Pine & Pebble support' },
       de: { human_offer: 'Ein Mensch kann übernehmen.', sign_in: 'Bitte melden Sie sich an.', widget: { welcome: 'Hallo! Fragen Sie mich.' } },
     });
     expect(parsed.success).toBe(true);
-    const words = parsed.data!.words;
-    expect(wordsFor(words, 'de')).toMatchObject({ human_offer: 'Ein Mensch kann übernehmen.', sign_in: 'Bitte melden Sie sich an.' });
-    expect(wordsFor(words, 'de').offline_notice).toBe(wordsFor(words, null).offline_notice);
-    expect(wordsFor(words, 'fr').human_offer).toBe('A person can take over.');
-    const sets = widgetWordSets('Pine & Pebble', words, 'en');
+    const source = { words: parsed.data!.words, languages: ['en', 'de'] };
+    expect(wordsFor(source, 'de')).toMatchObject({ human_offer: 'Ein Mensch kann übernehmen.', sign_in: 'Bitte melden Sie sich an.' });
+    // What the German set leaves out is the built-in German, not the shop's English.
+    expect(wordsFor(source, 'de').offline_notice).toBe(BUILT_IN_WORDS['de']!.offline_notice);
+    expect(wordsFor(source, 'fr').human_offer).toBe(BUILT_IN_WORDS['fr']!.human_offer);
+    const sets = widgetWordSets('Pine & Pebble', source);
     expect(sets.default_language).toBe('en');
-    expect(sets.sets['de']).toMatchObject({ title: 'Pine & Pebble support', welcome: 'Hallo! Fragen Sie mich.' });
-    expect(sets.sets['en']!.welcome).toContain('{title} assistant');
-    const offer = escalationOffer(words, new SupportHours(null, 'UTC'));
+    expect(sets.sets['de']).toMatchObject({ title: 'Pine & Pebble Kundenservice', welcome: 'Hallo! Fragen Sie mich.' });
+    expect(sets.sets['en']).toMatchObject({ title: 'Pine & Pebble support', welcome: expect.stringContaining('{title} assistant') });
+    expect(Object.keys(sets.sets)).toEqual(expect.arrayContaining(['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl', 'tr', 'ja', 'zh']));
+    const offer = escalationOffer(source, new SupportHours(null, 'UTC'));
     expect(offer('de')).toBe('Ein Mensch kann übernehmen.');
     expect(offer(null)).toBe('A person can take over.');
   });
@@ -168,22 +170,25 @@ describe('the follow-up detector in other languages', () => {
 
 describe("the tools' sentences in the customer's language", () => {
   it("hands the model the shop's sign-in sentence to pass on, else the built-in hint", () => {
-    const german = { sentences: { sign_in: 'Bitte melden Sie sich in Ihrem Kundenkonto an.', tool_failure: 'Unser System ist gerade nicht erreichbar.', ...ORDER_SENTENCES.de! } };
+    const german = { sentences: { sign_in: 'Bitte melden Sie sich in Ihrem Kundenkonto an.', tool_failure: 'Unser System ist gerade nicht erreichbar.', order_not_found: BUILT_IN_WORDS.de!.order_not_found, proof_limited: BUILT_IN_WORDS.de!.proof_limited } };
     expect(signInSentence('getOrder', german)).toContain('Tell the customer, in these words: "Bitte melden Sie sich in Ihrem Kundenkonto an."');
     expect(signInSentence('getOrder')).toContain(SIGN_IN_HINT);
   });
 
-  it("tells the order sentences in the customer's language: the shop's own, else the built-in one of that language, else the shop's default set", () => {
-    const words = (given: Record<string, unknown>) => shopFileSchema.parse({ name: 'Bohnenglück', agents: [{ key: 'a', description: 'a', instructions: 'a' }], words: given }).words;
-    // Nothing set: each language its built-in sentence; a language without one gets the default language's.
-    expect(customerSentences(words({}), 'de', 'de').order_not_found).toBe(ORDER_SENTENCES.de!.order_not_found);
-    expect(customerSentences(words({}), 'fr', 'de').proof_limited).toBe(ORDER_SENTENCES.fr!.proof_limited);
-    expect(customerSentences(words({}), 'ja', 'de').order_not_found).toBe(ORDER_SENTENCES.de!.order_not_found);
-    // The default set is the default language's: it wins there, and where no built-in sentence exists.
-    const shops = words({ order_not_found: 'Diese Bestellung kennen wir nicht.', en: { order_not_found: 'We do not know that order.' } });
-    expect(customerSentences(shops, 'de', 'de').order_not_found).toBe('Diese Bestellung kennen wir nicht.');
-    expect(customerSentences(shops, 'en', 'de').order_not_found).toBe('We do not know that order.');
-    expect(customerSentences(shops, 'nl', 'de').order_not_found).toBe(ORDER_SENTENCES.nl!.order_not_found);
-    expect(customerSentences(shops, 'ja', 'de').order_not_found).toBe('Diese Bestellung kennen wir nicht.');
+  it("tells the order sentences in the customer's language: the shop's own, else the built-in one of that language, else the shop's default language's", () => {
+    const shop = (given: Record<string, unknown>) => {
+      const parsed = shopFileSchema.parse({ name: 'Bohnenglück', languages: ['de'], agents: [{ key: 'a', description: 'a', instructions: 'a' }], words: given });
+      return { words: parsed.words, languages: parsed.languages ?? [] };
+    };
+    // Nothing set: each language its built-in sentence; a language without built-in words gets the default language's.
+    expect(wordsFor(shop({}), 'de').order_not_found).toBe(BUILT_IN_WORDS.de!.order_not_found);
+    expect(wordsFor(shop({}), 'fr').proof_limited).toBe(BUILT_IN_WORDS.fr!.proof_limited);
+    expect(wordsFor(shop({}), 'ko').order_not_found).toBe(BUILT_IN_WORDS.de!.order_not_found);
+    // The top-level set is the default language's: it wins there, and for a language without built-in words.
+    const shops = shop({ order_not_found: 'Diese Bestellung kennen wir nicht.', en: { order_not_found: 'We do not know that order.' } });
+    expect(wordsFor(shops, 'de').order_not_found).toBe('Diese Bestellung kennen wir nicht.');
+    expect(wordsFor(shops, 'en').order_not_found).toBe('We do not know that order.');
+    expect(wordsFor(shops, 'nl').order_not_found).toBe(BUILT_IN_WORDS.nl!.order_not_found);
+    expect(wordsFor(shops, 'ko').order_not_found).toBe('Diese Bestellung kennen wir nicht.');
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { agentTypeSentenceDrift, anchorsOf, brokenLinks, configurationDrift, documentationFiles, githubSlug, linksSentenceDrift, missingPaths } from '../../scripts/check-docs';
 import { loadSampleShop } from '../../src/shop/sample-shop';
+import { wordsTable, wordsTableDrift, withWordsTable } from '../../scripts/words-table';
 import { environmentSchema } from '../../src/config';
 
 const repoRoot = path.resolve(__dirname, '../..');
@@ -32,6 +33,10 @@ describe('the documentation agrees with the code (scripts/check-docs.ts)', () =>
   it("docs/api.md's agent_type names the shop file's agent keys, not one shop's", () => {
     const keys = loadSampleShop().agents.map((a) => a.key);
     expect(agentTypeSentenceDrift(readFileSync(path.join(repoRoot, 'docs', 'api.md'), 'utf8'), keys).join('\n')).toBe('');
+  });
+
+  it('docs/your-shop.md lists every word a customer reads with its default, as the code has them', () => {
+    expect(wordsTableDrift(readFileSync(path.join(repoRoot, 'docs', 'your-shop.md'), 'utf8'))).toEqual([]);
   });
 
   it('links every page of docs/ from the README, so that each topic is one click away', () => {
@@ -136,5 +141,21 @@ describe('the documentation checks, on pages of their own', () => {
       'docs/configuration.md:5: PORT\'s default is `3000` in src/config.ts, but the table says "`8080`": write `3000` in its default cell (or change the default in the schema).',
       'docs/configuration.md:7: RETIRED_KEY is documented but src/config.ts does not read it: remove it from the table, or add it to environmentSchema in src/config.ts.',
     ]);
+  });
+});
+
+describe('the table of words, on pages of its own', () => {
+  const page = (table: string) => `# Your shop\n\nThe words:\n\n${table}\n\nMore text.\n`;
+
+  it('accepts the table the code writes, and rewrites only what is between its markers', () => {
+    expect(wordsTableDrift(page(wordsTable()))).toEqual([]);
+    const stale = page(wordsTable().replace('| `widget.labels.send` | Send |', '| `widget.labels.send` | Submit |'));
+    expect(wordsTableDrift(stale)).toEqual([expect.stringContaining('run `npm run docs:words`')]);
+    expect(withWordsTable(stale)).toBe(page(wordsTable()));
+  });
+
+  it('fails on a page without the table, and on a table missing a label', () => {
+    expect(wordsTableDrift('# Your shop\n')).toEqual([expect.stringContaining('the table of words is missing')]);
+    expect(wordsTableDrift(page(wordsTable().replace(/\| `widget\.labels\.typing` \|.*\n/, '')))).toHaveLength(1);
   });
 });

@@ -70,7 +70,6 @@ describe('the sample shop file', () => {
       subtitle: 'Answers from our help center, any time',
       welcome: 'Hi! I am the {title} assistant. Ask me about orders, delivery, returns or payments.',
       outside_hours: 'Our support team is offline right now. They answer {hours}; your conversation is flagged for them and their reply will appear here.',
-      labels: {},
     });
   });
 });
@@ -80,7 +79,7 @@ describe('a shop file of its own', () => {
     const shop = load(await writeShop(MINIMAL));
     expect(shop).toMatchObject({ sample: false, name: 'Pine & Pebble', actions: [], mcpServers: [], supportHours: null, orderNumbers: null });
     expect(shop.agents).toEqual([{ key: 'help', description: 'Answers questions.', instructions: 'You help the customers of Pine & Pebble.', tools: ['search_knowledge_base'] }]);
-    expect(shop.words.widget.title).toBeUndefined();
+    expect(shop.words).toEqual({ by_language: {} });
   });
 
   it('is read from JSON as well, with knowledge folders relative to the file', async () => {

@@ -13,7 +13,7 @@ export interface ConversationIdentity {
   sessionId: string;
   /** The client's address, for the per-client limit on wrong order proofs; null when unknown. */
   clientAddress: string | null;
-  /** The shop's fixed sentences for the customer, in the conversation's language (the shop file's words); absent: the built-in English hints. */
+  /** The shop's fixed sentences for the customer, in the conversation's language (the shop file's words over the built-in words of that language, src/shop/shop-words.ts); absent (a tool called outside a conversation): the English hints for the model. */
   sentences?: CustomerSentences;
   /**
    * Ends the turn with this error (an HTTP error the caller gets, such as 429):
@@ -45,7 +45,7 @@ export function isSameCustomer(a: string, b: string): boolean {
 /** How a visitor becomes a verified customer: said in every refusal of personal data. */
 export const SIGN_IN_HINT = 'To see their orders and account, the customer can sign in to their account on the shop and open the chat there.';
 
-/** The sentences the tools pass on to the customer word for word: the shop file's words (customerSentences in src/shop/shop-words.ts). */
+/** The sentences the tools pass on to the customer word for word, from the customer's words (wordsFor). */
 export interface CustomerSentences {
   sign_in: string;
   tool_failure: string;

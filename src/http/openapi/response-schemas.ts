@@ -105,8 +105,18 @@ const messageItemFields = {
 };
 
 const supportSchema = z
-  .object({ open: z.boolean().nullable(), hours: z.string().nullable() })
-  .meta({ description: 'Whether people answer now (SUPPORT_HOURS); both null when no support hours are configured.' });
+  .object({
+    open: z.boolean().nullable(),
+    hours: z.string().nullable().meta({ description: 'The hours as configured, with their time zone (e.g. "mon-fri 09:00-17:00 Europe/Berlin"): for people who run the shop.' }),
+    schedule: z
+      .object({
+        time_zone: z.string().meta({ description: 'IANA time zone of the hours, e.g. Europe/Berlin.' }),
+        weekly: z.array(z.object({ days: z.string().meta({ example: 'mon-fri' }), hours: z.string().meta({ example: '09:00-17:00' }) })),
+      })
+      .nullable()
+      .meta({ description: "The same hours as data, for a customer's page to write in the reader's language (the widget does, with Intl.DateTimeFormat)." }),
+  })
+  .meta({ description: 'Whether people answer now (the shop file\'s support_hours, else SUPPORT_HOURS); all null when no support hours are configured.' });
 
 export const conversationSchema = z.object({
   session_id: z.string(),

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import express, { Router, type Response } from 'express';
 import { AppError } from '../../errors';
-import type { WidgetWordSets } from '../../shop/shop-words';
+import { RIGHT_TO_LEFT } from '../../shop/widget-labels';
+import { servedLanguages, widgetWords, widgetWordSets, wordsFor, type WordSource } from '../../shop/shop-words';
 
 /** Where `npm run build` (scripts/build-web.ts) writes the pages. */
 export const DEFAULT_PUBLIC_DIR = path.resolve(__dirname, '../../../public');
@@ -10,8 +11,8 @@ export const DEFAULT_PUBLIC_DIR = path.resolve(__dirname, '../../../public');
 /** The shop as its pages show it. */
 export interface ShopPages {
   shopName: string;
-  /** The widget's words (title, subtitle, welcome, outside hours) in each language the shop has words for, built into widget.js as it is served. */
-  widget: WidgetWordSets;
+  /** The shop's words and languages: / is written in the customer's language, and widget.js carries the widget's words in every language it serves. */
+  words: WordSource;
   /** True: / is the sample shop's demo page (web/index.html); false: a plain page naming the shop, with the widget. */
   sampleShop: boolean;
   /** The demo's signed-in customer (sample shop only); absent (a shop's real secret is configured): the page shows the anonymous visitor only. */
@@ -60,10 +61,20 @@ export function pagesRoutes(options: PagesOptions): Router {
   const sendPage = (file: string) => (_req: unknown, res: Response) => sendBuilt(res, options.publicDir, file, PAGE_SECURITY_HEADERS);
 
   const demoShop = options.demoShop;
+  // The widget's words are the same for every request: serialised once.
+  const widgetWordsLiteral = JSON.stringify(JSON.stringify(widgetWordSets(options.shopName, options.words))).replace(
+    /[\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16)}`,
+  );
   if (!options.sampleShop) {
-    // A shop of its own: / names the shop and carries the widget; the sample shop's demo page is not served.
-    router.get('/', (_req, res) => {
-      res.set({ 'Cache-Control': 'no-cache', ...PAGE_SECURITY_HEADERS }).type('html').send(shopPage(options.shopName));
+    // A shop of its own: / names the shop and carries the widget, in the customer's language; the sample shop's demo page is not served.
+    const languages = servedLanguages(options.words);
+    router.get('/', (req, res) => {
+      const language = req.acceptsLanguages(languages) || languages[0]!;
+      res
+        .set({ 'Cache-Control': 'no-cache', Vary: 'Accept-Language', ...PAGE_SECURITY_HEADERS })
+        .type('html')
+        .send(shopPage(options.shopName, language, options.words));
     });
   } else if (demoShop) {
     // Both modes of the demo: an anonymous visitor (/), and a signed-in customer whose
@@ -89,11 +100,10 @@ export function pagesRoutes(options: PagesOptions): Router {
   // Its words are the shop's: filled in here, so every page that embeds it shows them without another request.
   router.get('/widget.js', async (_req, res) => {
     const script = await readBuilt(options.publicDir, 'widget.js');
-    const words = JSON.stringify(JSON.stringify(options.widget)).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
     res
       .set({ 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'cross-origin' })
       .type('text/javascript')
-      .send(script.replace(WIDGET_WORDS_MARK, () => words));
+      .send(script.replace(WIDGET_WORDS_MARK, () => widgetWordsLiteral));
   });
   for (const file of ['review.js', 'review.css', 'shop.css']) {
     router.get(`/${file}`, (_req, res) => sendBuilt(res, options.publicDir, file, { 'X-Content-Type-Options': 'nosniff' }));
@@ -135,21 +145,26 @@ async function readBuilt(publicDir: string, file: string): Promise<string> {
   return fs.promises.readFile(filePath, 'utf8');
 }
 
-/** The page at / for a shop of its own: its name and the widget, nothing of the sample shop (and no link to the agents' console: customers read this page). */
-function shopPage(shopName: string): string {
+/**
+ * The page at / for a shop of its own, in the customer's language: its name and the widget,
+ * nothing of the sample shop (and no link to the agents' console: customers read this page).
+ * Its `lang` is also what the widget speaks.
+ */
+function shopPage(shopName: string, language: string, shop: WordSource): string {
+  const words = wordsFor(shop, language);
   const name = escapeHtml(shopName);
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(language)}" dir="${RIGHT_TO_LEFT.has(language) ? 'rtl' : 'ltr'}">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <link rel="icon" href="data:," />
-    <title>${name} support</title>
+    <title>${escapeHtml(widgetWords(shopName, words).title)}</title>
   </head>
   <body style="font-family: system-ui, sans-serif; margin: 3rem auto; max-width: 40rem; padding: 0 1rem">
     <main>
       <h1>${name}</h1>
-      <p>Questions about an order, a delivery or a return? Ask in the chat below.</p>
+      <p>${escapeHtml(words.page_intro)}</p>
     </main>
     <script src="/widget.js" defer></script>
   </body>

@@ -1,0 +1,58 @@
+import type { BuiltInWords } from './types';
+
+/** German, in the polite "Sie". */
+export const de: BuiltInWords = {
+  human_offer:
+    'Ich bin mir bei dieser Antwort nicht sicher und habe das Gespräch deshalb an unser Kundenservice-Team weitergegeben: Eine Mitarbeiterin oder ein Mitarbeiter kann es gern übernehmen.',
+  outside_hours:
+    'Ich bin mir bei dieser Antwort nicht sicher und habe das Gespräch deshalb für unser Kundenservice-Team markiert. Das Team ist gerade nicht erreichbar. Servicezeiten: {hours}. Es sieht Ihre Frage und antwortet hier im Chat.',
+  offline_notice: 'Ich arbeite gerade im Offline-Modus (ohne Sprachmodell) und kann deshalb nur aus unserem Hilfe-Center und unseren Daten zitieren.',
+  sign_in: 'Um Ihre Bestellungen und Ihr Kundenkonto zu sehen, melden Sie sich bitte in unserem Shop an und öffnen Sie den Chat dort.',
+  tool_failure: 'Unser Shop-System war gerade nicht erreichbar, deshalb konnte ich das nicht nachsehen. Bitte versuchen Sie es gleich noch einmal.',
+  order_not_found: 'Ich konnte diese Bestellung zu Ihrem Konto nicht finden. Bitte prüfen Sie die Bestellnummer in Ihrer Bestellbestätigung.',
+  proof_limited: 'Es gab zu viele Bestellabfragen mit Angaben, die nicht passten. Bitte versuchen Sie es später noch einmal oder melden Sie sich in Ihrem Kundenkonto an.',
+  page_intro: 'Fragen zu einer Bestellung, einer Lieferung oder einer Rücksendung? Fragen Sie einfach im Chat unten.',
+  widget: {
+    title: '{shop} Kundenservice',
+    subtitle: 'Antworten aus unserem Hilfe-Center, rund um die Uhr',
+    welcome: 'Hallo! Ich bin der Assistent von {title}. Fragen Sie mich zu Bestellungen, Lieferung, Rücksendungen oder Zahlung.',
+    outside_hours:
+      'Unser Kundenservice ist gerade nicht erreichbar. Servicezeiten: {hours}. Ihr Gespräch ist für das Team markiert, die Antwort erscheint hier.',
+    labels: {
+      open: 'Chat öffnen',
+      close: 'Chat schließen',
+      conversation: 'Gespräch',
+      your_message: 'Ihre Nachricht',
+      placeholder: 'Ihre Frage…',
+      send: 'Senden',
+      you: 'Sie',
+      loading: 'Ihr Gespräch wird geladen…',
+      history_failed: 'Ihre bisherigen Nachrichten konnten nicht geladen werden. Sie können trotzdem eine Nachricht senden.',
+      rating_question: 'War diese Antwort hilfreich?',
+      helpful: 'Hilfreich',
+      not_helpful: 'Nicht hilfreich',
+      feedback_thanks: 'Vielen Dank für Ihre Rückmeldung.',
+      feedback_failed: 'Ihre Bewertung konnte nicht gesendet werden. Bitte versuchen Sie es noch einmal.',
+      queued: 'Gesendet. {agent} antwortet Ihnen hier.',
+      support_team: 'Unser Kundenservice-Team',
+      session_lost: 'Ihr bisheriges Gespräch konnte nicht fortgesetzt werden. Senden Sie Ihre Nachricht erneut, um ein neues zu beginnen.',
+      type_first: 'Bitte schreiben Sie zuerst eine Nachricht.',
+      interrupted: 'Die Antwort wurde unterbrochen. Bitte senden Sie Ihre Nachricht noch einmal.',
+      unreachable: 'Wir konnten den Kundenservice nicht erreichen. Prüfen Sie Ihre Verbindung und senden Sie erneut.',
+      too_many: 'Sie schreiben schneller, als wir antworten können. Bitte warten Sie einen Moment und senden Sie dann erneut.',
+      unavailable: 'Wir können gerade nicht antworten. Bitte versuchen Sie es in ein paar Minuten noch einmal.',
+      failed: 'Das hat leider nicht geklappt. Bitte versuchen Sie es noch einmal.',
+      from_support: '{name} vom Kundenservice',
+      answering: '{name} vom Kundenservice antwortet Ihnen',
+      joined: '{name} vom Kundenservice ist dem Gespräch beigetreten.',
+      handed_back: 'Unser Kundenservice-Team hat das Gespräch an den Assistenten zurückgegeben.',
+      typing: 'Der Kundenservice schreibt',
+      support: 'Kundenservice',
+      sources: 'Quellen',
+      page: '(Seite {page})',
+      person_lead: 'Ein Mensch wurde angefragt.',
+      person_text: 'Jemand aus unserem Kundenservice-Team kann das Gespräch übernehmen; die Antwort erscheint direkt hier.',
+      support_hours: 'während der Servicezeiten',
+    },
+  },
+};

@@ -1,0 +1,58 @@
+import type { BuiltInWords } from './types';
+
+/** Spanish, with "usted". */
+export const es: BuiltInWords = {
+  human_offer:
+    'No estoy seguro de tener la respuesta correcta, así que he pasado esta conversación a nuestro equipo de atención al cliente: una persona puede continuarla si lo desea.',
+  outside_hours:
+    'No estoy seguro de tener la respuesta correcta, así que he marcado esta conversación para nuestro equipo de atención al cliente. Ahora mismo no está disponible. Horario: {hours}. Verá su pregunta y le responderá en este chat.',
+  offline_notice: 'Estoy funcionando sin conexión (sin modelo de lenguaje), así que solo puedo citar nuestro centro de ayuda y nuestros datos.',
+  sign_in: 'Para ver sus pedidos y su cuenta, inicie sesión en su cuenta de nuestra tienda y abra el chat desde allí.',
+  tool_failure: 'Nuestro sistema no respondió en este momento, así que no he podido consultarlo. Inténtelo de nuevo en unos instantes.',
+  order_not_found: 'No he encontrado ese pedido en su cuenta. Compruebe el número de pedido en su confirmación.',
+  proof_limited: 'Ha habido demasiadas consultas de pedidos con datos que no coincidían. Inténtelo de nuevo más tarde o inicie sesión en su cuenta.',
+  page_intro: '¿Tiene preguntas sobre un pedido, un envío o una devolución? Pregunte en el chat de abajo.',
+  widget: {
+    title: 'Atención al cliente de {shop}',
+    subtitle: 'Respuestas de nuestro centro de ayuda, a cualquier hora',
+    welcome: '¡Hola! Soy el asistente de {title}. Pregúnteme por pedidos, envíos, devoluciones o pagos.',
+    outside_hours:
+      'Nuestro equipo de atención al cliente no está disponible ahora. Horario: {hours}. Su conversación queda marcada para el equipo y su respuesta aparecerá aquí.',
+    labels: {
+      open: 'Chatee con nosotros',
+      close: 'Cerrar chat',
+      conversation: 'Conversación',
+      your_message: 'Su mensaje',
+      placeholder: 'Escriba su pregunta…',
+      send: 'Enviar',
+      you: 'Usted',
+      loading: 'Cargando su conversación…',
+      history_failed: 'No se pudieron cargar sus mensajes anteriores. Aun así, puede enviar un mensaje.',
+      rating_question: '¿Le ha resultado útil esta respuesta?',
+      helpful: 'Útil',
+      not_helpful: 'No útil',
+      feedback_thanks: 'Gracias por su valoración.',
+      feedback_failed: 'No se pudo enviar su valoración. Inténtelo de nuevo.',
+      queued: 'Enviado. {agent} le responderá aquí.',
+      support_team: 'Nuestro equipo de atención al cliente',
+      session_lost: 'No se pudo continuar su conversación anterior. Envíe de nuevo su mensaje para empezar una nueva.',
+      type_first: 'Escriba primero un mensaje.',
+      interrupted: 'La respuesta se interrumpió. Envíe de nuevo su mensaje.',
+      unreachable: 'No hemos podido contactar con atención al cliente. Compruebe su conexión y vuelva a enviar el mensaje.',
+      too_many: 'Está enviando mensajes más rápido de lo que podemos responder. Espere un momento y vuelva a enviarlo.',
+      unavailable: 'Ahora mismo no podemos responder. Inténtelo de nuevo en unos minutos.',
+      failed: 'Lo sentimos, no ha funcionado. Inténtelo de nuevo.',
+      from_support: '{name}, de atención al cliente',
+      answering: '{name}, de atención al cliente, le está respondiendo',
+      joined: '{name}, de atención al cliente, se ha unido a la conversación.',
+      handed_back: 'Nuestro equipo de atención al cliente ha devuelto la conversación al asistente.',
+      typing: 'Atención al cliente está escribiendo',
+      support: 'Atención al cliente',
+      sources: 'Fuentes',
+      page: '(página {page})',
+      person_lead: 'Se ha pedido una persona.',
+      person_text: 'Alguien de nuestro equipo de atención al cliente puede continuar esta conversación; su respuesta aparecerá aquí mismo.',
+      support_hours: 'en horario de atención',
+    },
+  },
+};

@@ -1,0 +1,58 @@
+import type { BuiltInWords } from './types';
+
+/** French, with "vous". */
+export const fr: BuiltInWords = {
+  human_offer:
+    "Je ne suis pas certain d'avoir la bonne réponse, j'ai donc signalé cette conversation à notre service client : un conseiller peut prendre le relais si vous le souhaitez.",
+  outside_hours:
+    "Je ne suis pas certain d'avoir la bonne réponse, j'ai donc signalé cette conversation à notre service client. L'équipe n'est pas disponible pour le moment. Horaires : {hours}. Elle verra votre question et vous répondra dans ce chat.",
+  offline_notice: "Je fonctionne en mode hors ligne (sans modèle de langage) : je peux seulement citer notre centre d'aide et nos données.",
+  sign_in: 'Pour voir vos commandes et votre compte, connectez-vous à votre compte sur notre boutique et ouvrez le chat depuis celle-ci.',
+  tool_failure: "Notre système n'a pas répondu à l'instant, je n'ai donc pas pu vérifier cela. Veuillez réessayer dans un instant.",
+  order_not_found: 'Je n\'ai pas trouvé cette commande pour votre compte. Veuillez vérifier le numéro de commande sur votre confirmation.',
+  proof_limited: 'Trop de recherches de commande avec des informations qui ne correspondaient pas. Veuillez réessayer plus tard ou vous connecter à votre compte.',
+  page_intro: 'Une question sur une commande, une livraison ou un retour ? Posez-la dans le chat ci-dessous.',
+  widget: {
+    title: 'Service client {shop}',
+    subtitle: "Des réponses de notre centre d'aide, à toute heure",
+    welcome: "Bonjour ! Je suis l'assistant de {title}. Posez-moi vos questions sur les commandes, la livraison, les retours ou le paiement.",
+    outside_hours:
+      "Notre service client est fermé pour le moment. Horaires : {hours}. Votre conversation lui est signalée et sa réponse s'affichera ici.",
+    labels: {
+      open: 'Discuter avec nous',
+      close: 'Fermer le chat',
+      conversation: 'Conversation',
+      your_message: 'Votre message',
+      placeholder: 'Posez votre question…',
+      send: 'Envoyer',
+      you: 'Vous',
+      loading: 'Chargement de votre conversation…',
+      history_failed: "Vos messages précédents n'ont pas pu être chargés. Vous pouvez tout de même envoyer un message.",
+      rating_question: 'Cette réponse vous a-t-elle aidé ?',
+      helpful: 'Utile',
+      not_helpful: 'Pas utile',
+      feedback_thanks: 'Merci pour votre avis.',
+      feedback_failed: "Votre avis n'a pas pu être envoyé. Veuillez réessayer.",
+      queued: 'Envoyé. {agent} vous répondra ici.',
+      support_team: 'Notre service client',
+      session_lost: "Votre conversation précédente n'a pas pu être reprise. Renvoyez votre message pour en commencer une nouvelle.",
+      type_first: "Écrivez d'abord un message.",
+      interrupted: 'La réponse a été interrompue. Veuillez renvoyer votre message.',
+      unreachable: "Impossible de joindre le service client. Vérifiez votre connexion et renvoyez votre message.",
+      too_many: 'Vous envoyez des messages plus vite que nous ne pouvons répondre. Patientez un instant, puis renvoyez votre message.',
+      unavailable: 'Nous ne pouvons pas répondre pour le moment. Veuillez réessayer dans quelques minutes.',
+      failed: "Désolé, cela n'a pas fonctionné. Veuillez réessayer.",
+      from_support: '{name}, service client',
+      answering: '{name} (service client) vous répond',
+      joined: '{name} du service client a rejoint la conversation.',
+      handed_back: "Notre service client a rendu la conversation à l'assistant.",
+      typing: 'Le service client écrit',
+      support: 'Service client',
+      sources: 'Sources',
+      page: '(page {page})',
+      person_lead: 'Un conseiller a été demandé.',
+      person_text: "Un membre de notre service client peut reprendre cette conversation ; sa réponse s'affichera ici.",
+      support_hours: "pendant les heures d'ouverture",
+    },
+  },
+};

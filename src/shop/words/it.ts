@@ -1,0 +1,58 @@
+import type { BuiltInWords } from './types';
+
+/** Italian, with the polite "Lei". */
+export const it: BuiltInWords = {
+  human_offer:
+    'Non sono sicuro di avere la risposta giusta, quindi ho segnalato questa conversazione al nostro servizio clienti: un operatore può subentrare, se lo desidera.',
+  outside_hours:
+    'Non sono sicuro di avere la risposta giusta, quindi ho segnalato questa conversazione al nostro servizio clienti. Al momento non è disponibile. Orari: {hours}. Vedrà la Sua domanda e risponderà in questa chat.',
+  offline_notice: 'Sto funzionando in modalità offline (senza modello linguistico), quindi posso solo citare il nostro centro assistenza e i nostri dati.',
+  sign_in: 'Per vedere i Suoi ordini e il Suo account, acceda al Suo account sul nostro negozio e apra la chat da lì.',
+  tool_failure: 'Il nostro sistema non ha risposto in questo momento, quindi non ho potuto verificarlo. Riprovi tra poco.',
+  order_not_found: 'Non ho trovato questo ordine nel suo account. Controlli il numero d\'ordine nella conferma dell\'ordine.',
+  proof_limited: 'Ci sono state troppe ricerche di ordini con dati che non corrispondevano. Riprovi più tardi oppure acceda al suo account per vedere i suoi ordini.',
+  page_intro: 'Domande su un ordine, una consegna o un reso? Scriva nella chat qui sotto.',
+  widget: {
+    title: 'Servizio clienti {shop}',
+    subtitle: 'Risposte dal nostro centro assistenza, a qualsiasi ora',
+    welcome: "Ciao! Sono l'assistente di {title}. Mi chieda pure di ordini, consegne, resi o pagamenti.",
+    outside_hours:
+      'Il nostro servizio clienti al momento non è disponibile. Orari: {hours}. La Sua conversazione è stata segnalata e la risposta comparirà qui.',
+    labels: {
+      open: 'Chatta con noi',
+      close: 'Chiudi la chat',
+      conversation: 'Conversazione',
+      your_message: 'Il Suo messaggio',
+      placeholder: 'Scriva la Sua domanda…',
+      send: 'Invia',
+      you: 'Lei',
+      loading: 'Caricamento della conversazione…',
+      history_failed: 'Non è stato possibile caricare i messaggi precedenti. Può comunque inviare un messaggio.',
+      rating_question: 'Questa risposta Le è stata utile?',
+      helpful: 'Utile',
+      not_helpful: 'Non utile',
+      feedback_thanks: 'Grazie per il Suo riscontro.',
+      feedback_failed: 'Non è stato possibile inviare la valutazione. Riprovi.',
+      queued: 'Inviato. {agent} Le risponderà qui.',
+      support_team: 'Il nostro servizio clienti',
+      session_lost: 'Non è stato possibile riprendere la conversazione precedente. Invii di nuovo il messaggio per iniziarne una nuova.',
+      type_first: 'Scriva prima un messaggio.',
+      interrupted: 'La risposta si è interrotta. Invii di nuovo il messaggio.',
+      unreachable: 'Non siamo riusciti a contattare il servizio clienti. Controlli la connessione e invii di nuovo.',
+      too_many: 'Sta inviando messaggi più velocemente di quanto riusciamo a rispondere. Attenda un momento e invii di nuovo.',
+      unavailable: 'Al momento non possiamo rispondere. Riprovi tra qualche minuto.',
+      failed: 'Spiacenti, non ha funzionato. Riprovi.',
+      from_support: '{name} del servizio clienti',
+      answering: '{name} del servizio clienti sta rispondendo',
+      joined: '{name} del servizio clienti si è unito alla conversazione.',
+      handed_back: "Il nostro servizio clienti ha restituito la conversazione all'assistente.",
+      typing: 'Il servizio clienti sta scrivendo',
+      support: 'Servizio clienti',
+      sources: 'Fonti',
+      page: '(pagina {page})',
+      person_lead: 'È stata richiesta una persona.',
+      person_text: 'Qualcuno del nostro servizio clienti può riprendere questa conversazione; la risposta comparirà proprio qui.',
+      support_hours: 'negli orari di assistenza',
+    },
+  },
+};

@@ -1,0 +1,58 @@
+import type { BuiltInWords } from './types';
+
+/** Dutch, with "u". */
+export const nl: BuiltInWords = {
+  human_offer:
+    'Ik weet niet zeker of ik het juiste antwoord heb, dus ik heb dit gesprek doorgezet naar onze klantenservice: een medewerker kan het overnemen als u dat wilt.',
+  outside_hours:
+    'Ik weet niet zeker of ik het juiste antwoord heb, dus ik heb dit gesprek gemarkeerd voor onze klantenservice. Die is nu niet bereikbaar. Openingstijden: {hours}. Ze zien uw vraag en antwoorden in deze chat.',
+  offline_notice: 'Ik werk nu offline (zonder taalmodel), dus ik kan alleen citeren uit ons helpcentrum en onze gegevens.',
+  sign_in: 'Om uw bestellingen en account te zien, logt u in op uw account in onze winkel en opent u de chat daar.',
+  tool_failure: 'Ons systeem reageerde net niet, dus ik kon dat niet opzoeken. Probeer het zo nog eens.',
+  order_not_found: 'Ik kon deze bestelling niet vinden bij uw account. Controleer het bestelnummer in uw orderbevestiging.',
+  proof_limited: 'Er waren te veel zoekopdrachten naar bestellingen met gegevens die niet klopten. Probeer het later opnieuw of log in op uw account.',
+  page_intro: 'Vragen over een bestelling, een levering of een retour? Stel ze in de chat hieronder.',
+  widget: {
+    title: 'Klantenservice {shop}',
+    subtitle: 'Antwoorden uit ons helpcentrum, dag en nacht',
+    welcome: 'Hallo! Ik ben de assistent van {title}. Stel me gerust vragen over bestellingen, levering, retouren of betalingen.',
+    outside_hours:
+      'Onze klantenservice is nu niet bereikbaar. Openingstijden: {hours}. Uw gesprek is voor hen gemarkeerd en hun antwoord verschijnt hier.',
+    labels: {
+      open: 'Chat met ons',
+      close: 'Chat sluiten',
+      conversation: 'Gesprek',
+      your_message: 'Uw bericht',
+      placeholder: 'Typ uw vraag…',
+      send: 'Versturen',
+      you: 'U',
+      loading: 'Uw gesprek wordt geladen…',
+      history_failed: 'Uw eerdere berichten konden niet worden geladen. U kunt wel een bericht sturen.',
+      rating_question: 'Was dit antwoord nuttig?',
+      helpful: 'Nuttig',
+      not_helpful: 'Niet nuttig',
+      feedback_thanks: 'Bedankt voor uw feedback.',
+      feedback_failed: 'Uw beoordeling kon niet worden verstuurd. Probeer het opnieuw.',
+      queued: 'Verstuurd. {agent} antwoordt u hier.',
+      support_team: 'Onze klantenservice',
+      session_lost: 'Uw eerdere gesprek kon niet worden voortgezet. Verstuur uw bericht opnieuw om een nieuw gesprek te beginnen.',
+      type_first: 'Typ eerst een bericht.',
+      interrupted: 'Het antwoord werd onderbroken. Verstuur uw bericht opnieuw.',
+      unreachable: 'We konden de klantenservice niet bereiken. Controleer uw verbinding en verstuur opnieuw.',
+      too_many: 'U stuurt sneller berichten dan wij kunnen beantwoorden. Wacht even en verstuur opnieuw.',
+      unavailable: 'We kunnen nu niet antwoorden. Probeer het over een paar minuten opnieuw.',
+      failed: 'Sorry, dat is niet gelukt. Probeer het opnieuw.',
+      from_support: '{name} van de klantenservice',
+      answering: '{name} van de klantenservice helpt u verder',
+      joined: '{name} van de klantenservice neemt deel aan het gesprek.',
+      handed_back: 'Onze klantenservice heeft het gesprek teruggegeven aan de assistent.',
+      typing: 'De klantenservice typt',
+      support: 'Klantenservice',
+      sources: 'Bronnen',
+      page: '(pagina {page})',
+      person_lead: 'Een medewerker is gevraagd.',
+      person_text: 'Iemand van onze klantenservice kan dit gesprek overnemen; het antwoord verschijnt hier.',
+      support_hours: 'tijdens openingstijden',
+    },
+  },
+};

@@ -1,0 +1,58 @@
+import type { BuiltInWords } from './types';
+
+/** Polish, in the polite form that suits any customer. */
+export const pl: BuiltInWords = {
+  human_offer:
+    'Nie mam pewności, czy to właściwa odpowiedź, więc przekazałem tę rozmowę naszemu działowi obsługi klienta: konsultant może ją przejąć, jeśli Państwo chcą.',
+  outside_hours:
+    'Nie mam pewności, czy to właściwa odpowiedź, więc oznaczyłem tę rozmowę dla naszego działu obsługi klienta. Obecnie nie jest on dostępny. Godziny pracy: {hours}. Zobaczy pytanie i odpowie na tym czacie.',
+  offline_notice: 'Działam w trybie offline (bez modelu językowego), więc mogę jedynie cytować nasze centrum pomocy i nasze dane.',
+  sign_in: 'Aby zobaczyć zamówienia i konto, prosimy zalogować się na swoje konto w naszym sklepie i otworzyć czat tam.',
+  tool_failure: 'Nasz system przed chwilą nie odpowiedział, więc nie mogłem tego sprawdzić. Prosimy spróbować ponownie za chwilę.',
+  order_not_found: 'Nie znalazłem tego zamówienia na Pana/Pani koncie. Proszę sprawdzić numer zamówienia w potwierdzeniu zamówienia.',
+  proof_limited: 'Było zbyt wiele prób sprawdzenia zamówienia z niepasującymi danymi. Proszę spróbować później lub zalogować się na swoje konto, aby zobaczyć zamówienia.',
+  page_intro: 'Pytania o zamówienie, dostawę lub zwrot? Prosimy pisać na czacie poniżej.',
+  widget: {
+    title: 'Obsługa klienta {shop}',
+    subtitle: 'Odpowiedzi z naszego centrum pomocy, o każdej porze',
+    welcome: 'Dzień dobry! Jestem asystentem {title}. Proszę pytać o zamówienia, dostawę, zwroty lub płatności.',
+    outside_hours:
+      'Nasz dział obsługi klienta jest teraz niedostępny. Godziny pracy: {hours}. Rozmowa została dla niego oznaczona, a odpowiedź pojawi się tutaj.',
+    labels: {
+      open: 'Napisz do nas',
+      close: 'Zamknij czat',
+      conversation: 'Rozmowa',
+      your_message: 'Twoja wiadomość',
+      placeholder: 'Wpisz pytanie…',
+      send: 'Wyślij',
+      you: 'Ty',
+      loading: 'Wczytywanie rozmowy…',
+      history_failed: 'Nie udało się wczytać wcześniejszych wiadomości. Nadal można wysłać wiadomość.',
+      rating_question: 'Czy ta odpowiedź była pomocna?',
+      helpful: 'Pomocna',
+      not_helpful: 'Niepomocna',
+      feedback_thanks: 'Dziękujemy za opinię.',
+      feedback_failed: 'Nie udało się wysłać oceny. Prosimy spróbować ponownie.',
+      queued: 'Wysłano. {agent} odpowie tutaj.',
+      support_team: 'Nasz dział obsługi klienta',
+      session_lost: 'Nie udało się kontynuować wcześniejszej rozmowy. Prosimy wysłać wiadomość ponownie, aby rozpocząć nową.',
+      type_first: 'Najpierw wpisz wiadomość.',
+      interrupted: 'Odpowiedź została przerwana. Prosimy wysłać wiadomość ponownie.',
+      unreachable: 'Nie udało się połączyć z obsługą klienta. Prosimy sprawdzić połączenie i wysłać ponownie.',
+      too_many: 'Wiadomości przychodzą szybciej, niż możemy odpowiadać. Prosimy chwilę poczekać i wysłać ponownie.',
+      unavailable: 'Nie możemy teraz odpowiedzieć. Prosimy spróbować ponownie za kilka minut.',
+      failed: 'Niestety, to się nie udało. Prosimy spróbować ponownie.',
+      from_support: '{name} z obsługi klienta',
+      answering: 'Odpowiada {name} z obsługi klienta',
+      joined: '{name} z obsługi klienta dołącza do rozmowy.',
+      handed_back: 'Nasz dział obsługi klienta przekazał rozmowę z powrotem asystentowi.',
+      typing: 'Obsługa klienta pisze',
+      support: 'Obsługa klienta',
+      sources: 'Źródła',
+      page: '(strona {page})',
+      person_lead: 'Poproszono o konsultanta.',
+      person_text: 'Ktoś z naszego działu obsługi klienta może przejąć tę rozmowę; odpowiedź pojawi się właśnie tutaj.',
+      support_hours: 'w godzinach pracy',
+    },
+  },
+};

@@ -1,0 +1,58 @@
+import type { BuiltInWords } from './types';
+
+/** Portuguese, written to read well in Portugal and Brazil alike. */
+export const pt: BuiltInWords = {
+  human_offer:
+    'Não tenho a certeza de ter a resposta certa, por isso encaminhei esta conversa para a nossa equipa de apoio ao cliente: uma pessoa pode continuar o atendimento, se quiser.',
+  outside_hours:
+    'Não tenho a certeza de ter a resposta certa, por isso assinalei esta conversa para a nossa equipa de apoio ao cliente. De momento não está disponível. Horário: {hours}. Verá a sua pergunta e responderá neste chat.',
+  offline_notice: 'Estou a funcionar em modo offline (sem modelo de linguagem), por isso só posso citar a nossa central de ajuda e os nossos dados.',
+  sign_in: 'Para ver as suas encomendas e a sua conta, inicie sessão na sua conta da nossa loja e abra o chat a partir daí.',
+  tool_failure: 'O nosso sistema não respondeu agora, por isso não consegui verificar isso. Tente novamente daqui a pouco.',
+  order_not_found: 'Não encontrei essa encomenda na sua conta. Verifique o número da encomenda na confirmação que recebeu.',
+  proof_limited: 'Houve demasiadas consultas de encomendas com dados que não correspondiam. Tente novamente mais tarde ou inicie sessão na sua conta para ver as suas encomendas.',
+  page_intro: 'Dúvidas sobre uma encomenda, uma entrega ou uma devolução? Pergunte no chat abaixo.',
+  widget: {
+    title: 'Apoio ao cliente {shop}',
+    subtitle: 'Respostas da nossa central de ajuda, a qualquer hora',
+    welcome: 'Olá! Sou o assistente de {title}. Pergunte-me sobre encomendas, entregas, devoluções ou pagamentos.',
+    outside_hours:
+      'A nossa equipa de apoio ao cliente não está disponível neste momento. Horário: {hours}. A sua conversa ficou assinalada e a resposta aparecerá aqui.',
+    labels: {
+      open: 'Fale connosco',
+      close: 'Fechar chat',
+      conversation: 'Conversa',
+      your_message: 'A sua mensagem',
+      placeholder: 'Escreva a sua pergunta…',
+      send: 'Enviar',
+      you: 'Você',
+      loading: 'A carregar a sua conversa…',
+      history_failed: 'Não foi possível carregar as suas mensagens anteriores. Pode enviar uma mensagem na mesma.',
+      rating_question: 'Esta resposta foi útil?',
+      helpful: 'Útil',
+      not_helpful: 'Não foi útil',
+      feedback_thanks: 'Obrigado pela sua opinião.',
+      feedback_failed: 'Não foi possível enviar a sua avaliação. Tente novamente.',
+      queued: 'Enviado. {agent} vai responder aqui.',
+      support_team: 'A nossa equipa de apoio',
+      session_lost: 'Não foi possível continuar a sua conversa anterior. Envie novamente para começar uma nova.',
+      type_first: 'Escreva primeiro uma mensagem.',
+      interrupted: 'A resposta foi interrompida. Envie novamente a sua mensagem.',
+      unreachable: 'Não conseguimos contactar o apoio ao cliente. Verifique a sua ligação e envie novamente.',
+      too_many: 'Está a enviar mensagens mais depressa do que conseguimos responder. Aguarde um momento e envie novamente.',
+      unavailable: 'Não conseguimos responder neste momento. Tente novamente dentro de alguns minutos.',
+      failed: 'Lamentamos, não funcionou. Tente novamente.',
+      from_support: '{name}, do apoio ao cliente',
+      answering: '{name}, do apoio ao cliente, está a responder',
+      joined: '{name}, do apoio ao cliente, entrou na conversa.',
+      handed_back: 'A nossa equipa de apoio devolveu a conversa ao assistente.',
+      typing: 'O apoio ao cliente está a escrever',
+      support: 'Apoio ao cliente',
+      sources: 'Fontes',
+      page: '(página {page})',
+      person_lead: 'Foi pedido um atendente.',
+      person_text: 'Alguém da nossa equipa de apoio pode continuar esta conversa; a resposta aparecerá aqui mesmo.',
+      support_hours: 'no horário de atendimento',
+    },
+  },
+};

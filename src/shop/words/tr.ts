@@ -1,0 +1,58 @@
+import type { BuiltInWords } from './types';
+
+/** Turkish, in the polite "siz". */
+export const tr: BuiltInWords = {
+  human_offer:
+    'Doğru cevabı verdiğimden emin değilim, bu yüzden bu görüşmeyi müşteri hizmetleri ekibimize ilettim: isterseniz bir temsilci görüşmeyi devralabilir.',
+  outside_hours:
+    'Doğru cevabı verdiğimden emin değilim, bu yüzden bu görüşmeyi müşteri hizmetleri ekibimiz için işaretledim. Ekip şu anda ulaşılamıyor. Çalışma saatleri: {hours}. Sorunuzu görecek ve bu sohbette yanıtlayacak.',
+  offline_notice: 'Şu anda çevrimdışı moddayım (dil modeli yok), bu yüzden yalnızca yardım merkezimizden ve kayıtlarımızdan alıntı yapabilirim.',
+  sign_in: 'Siparişlerinizi ve hesabınızı görmek için lütfen mağazamızdaki hesabınıza giriş yapın ve sohbeti oradan açın.',
+  tool_failure: 'Sistemimize şu anda ulaşılamadı, bu yüzden bunu kontrol edemedim. Lütfen birazdan tekrar deneyin.',
+  order_not_found: 'Bu siparişi hesabınızda bulamadım. Lütfen sipariş onayınızdaki sipariş numarasını kontrol edin.',
+  proof_limited: 'Eşleşmeyen bilgilerle çok fazla sipariş sorgusu yapıldı. Lütfen daha sonra tekrar deneyin veya siparişlerinizi görmek için hesabınıza giriş yapın.',
+  page_intro: 'Bir sipariş, teslimat veya iade hakkında sorunuz mu var? Aşağıdaki sohbetten sorun.',
+  widget: {
+    title: '{shop} Müşteri Hizmetleri',
+    subtitle: 'Yardım merkezimizden yanıtlar, her saat',
+    welcome: 'Merhaba! Ben {title} asistanıyım. Siparişler, teslimat, iadeler veya ödemeler hakkında bana soru sorabilirsiniz.',
+    outside_hours:
+      'Müşteri hizmetlerimiz şu anda çevrimdışı. Çalışma saatleri: {hours}. Görüşmeniz ekip için işaretlendi; yanıtları burada görünecek.',
+    labels: {
+      open: 'Bize yazın',
+      close: 'Sohbeti kapat',
+      conversation: 'Görüşme',
+      your_message: 'Mesajınız',
+      placeholder: 'Sorunuzu yazın…',
+      send: 'Gönder',
+      you: 'Siz',
+      loading: 'Görüşmeniz yükleniyor…',
+      history_failed: 'Önceki mesajlarınız yüklenemedi. Yine de mesaj gönderebilirsiniz.',
+      rating_question: 'Bu yanıt işinize yaradı mı?',
+      helpful: 'Yararlı',
+      not_helpful: 'Yararlı değil',
+      feedback_thanks: 'Geri bildiriminiz için teşekkürler.',
+      feedback_failed: 'Değerlendirmeniz gönderilemedi. Lütfen tekrar deneyin.',
+      queued: 'Gönderildi. {agent} size buradan yanıt verecek.',
+      support_team: 'Müşteri hizmetleri ekibimiz',
+      session_lost: 'Önceki görüşmenize devam edilemedi. Yeni bir görüşme başlatmak için mesajınızı tekrar gönderin.',
+      type_first: 'Lütfen önce bir mesaj yazın.',
+      interrupted: 'Yanıt yarıda kesildi. Lütfen mesajınızı tekrar gönderin.',
+      unreachable: 'Müşteri hizmetlerine ulaşamadık. Bağlantınızı kontrol edip tekrar gönderin.',
+      too_many: 'Yanıtlayabileceğimizden daha hızlı mesaj gönderiyorsunuz. Lütfen biraz bekleyip tekrar gönderin.',
+      unavailable: 'Şu anda yanıt veremiyoruz. Lütfen birkaç dakika sonra tekrar deneyin.',
+      failed: 'Üzgünüz, bu işlem olmadı. Lütfen tekrar deneyin.',
+      from_support: 'Müşteri hizmetlerinden {name}',
+      answering: 'Müşteri hizmetlerinden {name} yanıtlıyor',
+      joined: 'Müşteri hizmetlerinden {name} görüşmeye katıldı.',
+      handed_back: 'Müşteri hizmetleri ekibimiz görüşmeyi asistana geri devretti.',
+      typing: 'Müşteri hizmetleri yazıyor',
+      support: 'Müşteri hizmetleri',
+      sources: 'Kaynaklar',
+      page: '(sayfa {page})',
+      person_lead: 'Bir temsilci istendi.',
+      person_text: 'Müşteri hizmetleri ekibimizden biri bu görüşmeyi devralabilir; yanıtı tam burada görünecek.',
+      support_hours: 'çalışma saatlerinde',
+    },
+  },
+};

@@ -62,12 +62,13 @@ async function main(): Promise<void> {
     } else if (outcome.dryRun) {
       console.log(
         `Would erase ${outcome.counts.conversations} conversation(s) with ${outcome.counts.messages} message(s)` +
-          (outcome.unstoredSessions ? `, and ${outcome.unstoredSessions} session(s) never stored as a conversation (bindings, order proofs, idempotency records)` : '') +
-          `; and ${outcome.toolTrials} tool trial(s).`,
+          (outcome.unstoredSessions ? `, and ${outcome.unstoredSessions} session(s) never stored as a conversation (bindings, order proofs, idempotency records).` : '.'),
       );
+      console.log(`Would delete ${outcome.toolTrials} tool trial(s) older than the period.`);
     } else {
       const { conversations, ...rest } = outcome.counts;
-      console.log(`Erased ${conversations} conversation(s) in ${outcome.batches} batch(es) (${seconds} s): ${JSON.stringify(rest)}; ${outcome.toolTrials} tool trial(s)`);
+      console.log(`Erased ${conversations} conversation(s) in ${outcome.batches} batch(es) (${seconds} s): ${JSON.stringify(rest)}`);
+      console.log(`Deleted ${outcome.toolTrials} tool trial(s) older than the period.`);
       if (traces.enabled) {
         await traces.retryPending();
         console.log('Langfuse: trace deletions attempted; GET /api/v1/audit/erasures shows each batch\'s outcome (failures are retried by the service).');

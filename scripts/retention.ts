@@ -3,7 +3,7 @@
  *
  * Runs the retention sweep once from the command line: erases every conversation
  * whose last message is older than CONVERSATION_RETENTION_DAYS (or --days), batch
- * by batch, printing each batch and the totals. --dry-run only counts (npm's own
+ * by batch, then the tool trials older than that, printing each batch and the totals. --dry-run only counts (npm's own
  * `npm run data:retention --dry-run` works too). Every batch is audited like the
  * in-process sweep's (actor: retention), and where Langfuse is configured the
  * erased answers' traces are deleted there. It does not migrate: the service (or
@@ -64,9 +64,11 @@ async function main(): Promise<void> {
         `Would erase ${outcome.counts.conversations} conversation(s) with ${outcome.counts.messages} message(s)` +
           (outcome.unstoredSessions ? `, and ${outcome.unstoredSessions} session(s) never stored as a conversation (bindings, order proofs, idempotency records).` : '.'),
       );
+      console.log(`Would delete ${outcome.toolTrials} tool trial(s) older than the period.`);
     } else {
       const { conversations, ...rest } = outcome.counts;
       console.log(`Erased ${conversations} conversation(s) in ${outcome.batches} batch(es) (${seconds} s): ${JSON.stringify(rest)}`);
+      console.log(`Deleted ${outcome.toolTrials} tool trial(s) older than the period.`);
       if (traces.enabled) {
         await traces.retryPending();
         console.log('Langfuse: trace deletions attempted; GET /api/v1/audit/erasures shows each batch\'s outcome (failures are retried by the service).');

@@ -9,16 +9,22 @@
  * `try` calls one tool as a conversation of that verified customer would (through
  * the network guard, with the binding, the headers, the caps and the redaction)
  * and prints what was sent (header values hidden) and what the model would receive.
- * Without --customer the conversation is anonymous. Nothing is stored.
+ * Without --customer the conversation is anonymous. The trial is recorded in the
+ * service's database (GET /api/v1/audit/tool-trials, source `cli`), so `try` needs
+ * it: on the embedded database while the service runs (it locks the folder), stop
+ * the service or try a read-only tool from the console. Nothing else is stored.
  */
 import { TOOL_NAMES } from '../src/agent/tools';
 import { loadConfig, loadDotEnvFile, type Config } from '../src/config';
+import { describeStorage, openStorage, type OpenStorage } from '../src/dependencies';
 import type { ConnectorContext } from '../src/connectors/connector-context';
 import { RecordingNetworkGuard } from '../src/connectors/recording-guard';
 import { TokenCounter } from '../src/memory/tokens';
 import { NO_TRACING } from '../src/observability/langfuse';
 import { createLogger } from '../src/observability/logger';
 import { Redactor } from '../src/privacy/redaction';
+import { applyMigrations } from '../src/store/migrations';
+import { DataDirInUseError } from '../src/store/pglite';
 import { loadShop, SAMPLE_SHOP_FILE, ShopFileRejectedError } from '../src/shop/load-shop';
 import { checkShop, type ShopCheck } from '../src/shop/shop-check';
 import { connectShopSystems } from '../src/shop/shop-tools';
@@ -112,6 +118,34 @@ function printTrial(trial: ToolTrial): void {
   for (const line of trial.received.split('\n')) console.log(`  ${line}`);
 }
 
+/** The database the trial is recorded in, migrated as `npm run ingest` does, before anything is called. */
+async function openTrialAudit(config: Config): Promise<OpenStorage> {
+  let storage: OpenStorage;
+  try {
+    storage = await openStorage(config, createLogger('silent'));
+  } catch (error) {
+    if (error instanceof DataDirInUseError) {
+      throw new TrialNotRecordableError(
+        `The embedded database (${describeStorage(config.storage)}) is in use by the running service, and every trial is recorded there. ` +
+          'Stop the service to try from here, or try a read-only tool from the console (Tools page), which records it.',
+      );
+    }
+    throw error;
+  }
+  try {
+    if (storage.db) await applyMigrations(storage.db);
+    // Supabase's API cannot migrate: the table must be there before anything is called.
+    await storage.customerData.toolTrialPage(null, 1);
+  } catch (error) {
+    await storage.close();
+    throw new TrialNotRecordableError(`The database cannot record tool trials (${(error as Error).message}): migrate it (npm run db:migrate, or supabase db push), then try again.`);
+  }
+  return storage;
+}
+
+/** The trial could not be recorded, so it was not made. */
+class TrialNotRecordableError extends Error {}
+
 async function main(argv: string[]): Promise<number> {
   loadDotEnvFile();
   const line = parseCommandLine(argv);
@@ -130,6 +164,8 @@ async function main(argv: string[]): Promise<number> {
     const [toolName, ...pairs] = line.positional;
     if (!toolName) throw new UsageError('try needs the name of a tool');
     const shop = loadShop({ file, sample: false, env: context.env, builtInTools: TOOL_NAMES });
+    // The trial is recorded: without the database, nothing is tried.
+    const storage = await openTrialAudit(config);
     const systems = await connectShopSystems(shop, context);
     try {
       const tool = systems.tools().find((t) => t.name === toolName);
@@ -145,11 +181,15 @@ async function main(argv: string[]): Promise<number> {
         guard,
         customer: customerId ? { id: customerId, email: line.options.get('email') ?? null } : null,
         arguments: argumentsFromPairs(pairs, tool),
+        source: 'cli',
+        recorder: storage.customerData,
       });
       printTrial(trial);
+      console.log(`Recorded in the tool-trial audit of ${describeStorage(config.storage)} (GET /api/v1/audit/tool-trials).`);
       return 0;
     } finally {
       await systems.close();
+      await storage.close();
     }
   }
   throw new UsageError(line.command ? `unknown command "${line.command}"` : 'a command is needed');
@@ -166,7 +206,7 @@ main(process.argv.slice(2)).then(
       for (const problem of error.message.split('\n')) console.error(`problem: ${problem}`);
       process.exit(1);
     }
-    if (error instanceof TrialInputError) {
+    if (error instanceof TrialInputError || error instanceof TrialNotRecordableError) {
       console.error(error.message);
       process.exit(1);
     }

@@ -163,7 +163,14 @@ export async function createDependencies(config: Config, logger: Logger, databas
       networkGuard,
       appParts: {
         ...assembleAppParts({ config, shop, storage, models, metrics, tracing, redactor, access, chatService, conversations, customerData, knowledgeSync, logger }),
-        shopTools: { tools: () => shopAgents.shopTools(), guard: networkGuard, agents: shop.agents.map((a) => ({ key: a.key, tools: a.tools })), agentApiKey: access.agentApiKey, logger },
+        shopTools: {
+          tools: () => shopAgents.shopTools(),
+          guard: networkGuard,
+          agents: shop.agents.map((a) => ({ key: a.key, tools: a.tools })),
+          trials: storage.customerData,
+          agentApiKey: access.agentApiKey,
+          logger,
+        },
       },
       tracing,
       erasure: customerData.erasure,

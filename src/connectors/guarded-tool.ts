@@ -51,6 +51,12 @@ export interface SentToolCall {
    * shop's sentence for it and never the text written for a model.
    */
   outcome: ToolOutcome;
+  /**
+   * How a call that went out failed, as a stable code (`http_404`, the network guard's
+   * reason such as `timeout` or `address`, or `tool_failed`); absent when it succeeded
+   * or nothing was called. Tool trials record it.
+   */
+  failure?: string;
 }
 
 /**
@@ -165,6 +171,7 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
       const identity = conversationIdentity(config);
       let sentArguments: Record<string, unknown> | null = null;
       let outcome: ToolOutcome = 'answered';
+      let failureCode: string | undefined;
       const boundNames = bound.map(([name]) => name);
       const record = (sent: Record<string, unknown> | null, why: ToolOutcome = outcome): SentToolCall => ({
         kind: 'sent_tool_call',
@@ -172,6 +179,7 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
         bound: sent === null ? [] : boundNames,
         model_arguments: input,
         outcome: why,
+        ...(sent !== null && failureCode !== undefined && { failure: failureCode }),
       });
       // What the model sent for a bound argument is never used.
       const args: Record<string, unknown> = { ...input };
@@ -222,8 +230,10 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
             const reason = timedOut ? 'timeout' : error instanceof NetworkGuardError ? error.reason : (error as Error)?.name ?? 'error';
             ctx.logger.warn({ tool: spec.name, source: spec.trace.source, reason }, `${spec.trace.kind === 'action' ? 'Action' : 'MCP tool'} ${spec.name} failed (${reason})`);
             result = { text, failed: true, bytes: 0 };
+            failureCode = timedOut || error instanceof NetworkGuardError ? reason : 'tool_failed';
           }
         }
+        if (result.failed && failureCode === undefined) failureCode = result.status === undefined ? 'failed' : `http_${result.status}`;
         const redacted = ctx.redactor.redact(result.text).text;
         let shown = result.failed ? { text: redacted, cut: false } : cutToTokens(redacted, spec.maxResultTokens, ctx.tokenCounter);
         // Cut while it streamed in (the byte cap) but short in tokens: still say it is a part.

@@ -16,7 +16,13 @@ import type { StoredMessage } from '../store/types';
  */
 export type TableCoverage =
   | { erased: ErasedKind | 'with its conversation'; by: [string, ...string[]]; agedBy?: string }
-  | { kept: string };
+  | { kept: string }
+  /**
+   * Rows kept as the record that a customer's data was read, without the data: a
+   * customer's erasure replaces the id in `by` by its pseudonym and empties `dropped`;
+   * retention deletes rows older than the period by `agedBy`.
+   */
+  | { pseudonymised: string; by: string; dropped: string[]; agedBy: string };
 
 /** The kinds an erasure counts, as its answer and audit record name them. */
 export const ERASED_KINDS = [
@@ -38,7 +44,8 @@ export type ErasureCounts = Record<ErasedKind, number>;
  * place that knows them: the SQL function erase_sessions_core (migrations
  * 20261125000100_customer_data_erasure, 20261126000201) erases the `erased` ones,
  * unstored_sessions_older_than (20261126000202) finds the `agedBy` ones for
- * retention, and tests/integration/customer-data-coverage.test.ts reads the schema
+ * retention, erase_customer (20261127100000) pseudonymises the `pseudonymised`
+ * ones, and tests/integration/customer-data-coverage.test.ts reads the schema
  * and fails on a table with a session or customer column that is not listed here,
  * on a listed one whose key can be missing from a row, on one that can hold rows
  * without a conversation and is not `agedBy`, and on a listed one whose rows survive
@@ -63,6 +70,13 @@ export const CUSTOMER_DATA_TABLES: Readonly<Record<string, TableCoverage>> = {
   orders: { kept: "The shop's own order records (see customer_profiles): exported, not erased here; invoices have their own legal retention." },
   erased_sessions: { kept: 'Ids of conversations erased in the last day, so an answer still being generated cannot bring one back; no content, no customer.' },
   erasure_audit: { kept: 'The audit of erasures: counts and a keyed hash of the customer id (no content, no raw id).' },
+  // Each try of a shop tool (console or CLI) as a customer: whose data was read, when, through which tool.
+  tool_trials: {
+    pseudonymised: "The record that a customer's data was read through a tool trial outlives their erasure, as the erasure audit does: without the id or the arguments.",
+    by: 'customer_id',
+    dropped: ['arguments'],
+    agedBy: 'tried_at',
+  },
 };
 
 /** What an erasure did: its audit record, the rows it erased per kind, and the Langfuse traces of the erased answers. */
@@ -85,6 +99,40 @@ export interface ErasureRecord {
   traceAttempts: number;
   traceError: string | null;
   traceUpdatedAt: Date | null;
+}
+
+/** Where a tool trial came from: the console's Tools page, or `npm run shop -- try`. */
+export type ToolTrialSource = 'console' | 'cli';
+
+/** How a tool trial ended: the tool ran, it failed (errorCode says how), or nothing was called (refused). */
+export type ToolTrialOutcome = { outcome: 'ok' } | { outcome: 'error' | 'refused'; errorCode: string };
+
+/** A tool trial to record. */
+export type NewToolTrial = {
+  source: ToolTrialSource;
+  tool: string;
+  /** The verified customer it ran as; null: anonymous. */
+  customerId: string | null;
+  /** The arguments as sent (bound ones filled from the customer), or as given when nothing was sent. */
+  arguments: Record<string, unknown>;
+  /** Names of the arguments bound from the customer. */
+  bound: string[];
+} & ToolTrialOutcome;
+
+/** One record of tool_trials, as GET /api/v1/audit/tool-trials lists it. */
+export interface ToolTrialRecord {
+  id: number;
+  triedAt: Date;
+  source: ToolTrialSource;
+  tool: string;
+  /** Null for an anonymous trial, and once the customer was erased (then `customerPseudonym` is set). */
+  customerId: string | null;
+  customerPseudonym: string | null;
+  /** Null once the customer was erased. */
+  arguments: Record<string, unknown> | null;
+  bound: string[];
+  outcome: ToolTrialOutcome['outcome'];
+  errorCode: string | null;
 }
 
 /** One retention batch: erased (with its result), nothing left, another instance sweeping, or (dry run) the counts. */
@@ -163,6 +211,18 @@ const FN = {
   ordersPage: sqlFunction('customer_orders_page', { p_customer_id: 'text', p_after_key: 'text', p_after_order_id: 'text', p_limit: 'integer' }),
   sessionsMessages: sqlFunction('sessions_messages_page', { p_session_ids: 'text[]', p_after_index: 'integer', p_after_seq: 'integer', p_limit: 'integer' }),
   profile: sqlFunction('find_customer', { p_user_id: 'text' }),
+  // Migration 20261127100000_tool_trials.
+  recordToolTrial: sqlFunction('record_tool_trial', {
+    p_source: 'text',
+    p_tool: 'text',
+    p_customer_id: 'text',
+    p_arguments: 'jsonb',
+    p_bound: 'text[]',
+    p_outcome: 'text',
+    p_error_code: 'text',
+  }),
+  toolTrialPage: sqlFunction('tool_trial_page', { p_before_id: 'bigint', p_limit: 'integer' }),
+  expireToolTrials: sqlFunction('expire_tool_trials', { p_older_than_seconds: 'double precision', p_dry_run: 'boolean' }),
 } as const;
 
 interface ErasureRow {
@@ -275,6 +335,53 @@ export class CustomerDataStore {
       traceError: r.trace_error,
       traceUpdatedAt: r.trace_updated_at ? new Date(r.trace_updated_at) : null,
     }));
+  }
+
+  /** Records one tool trial; returns its id. */
+  async recordToolTrial(trial: NewToolTrial): Promise<number> {
+    const id = await this.fn.value<number | string>(FN.recordToolTrial, {
+      p_source: trial.source,
+      p_tool: trial.tool,
+      p_customer_id: trial.customerId,
+      p_arguments: trial.arguments,
+      p_bound: trial.bound,
+      p_outcome: trial.outcome,
+      p_error_code: trial.outcome === 'ok' ? null : trial.errorCode,
+    });
+    return Number(id);
+  }
+
+  /** The tool trials, newest first: `limit` records before `beforeId` (the previous page's last id). */
+  async toolTrialPage(beforeId: number | null, limit: number): Promise<ToolTrialRecord[]> {
+    const rows = await this.fn.rows<{
+      id: number | string;
+      tried_at: Date | string;
+      source: ToolTrialSource;
+      tool: string;
+      customer_id: string | null;
+      customer_pseudonym: string | null;
+      arguments: Record<string, unknown> | string | null;
+      bound: string[] | null;
+      outcome: ToolTrialRecord['outcome'];
+      error_code: string | null;
+    }>(FN.toolTrialPage, { p_before_id: beforeId, p_limit: limit });
+    return rows.map((r) => ({
+      id: Number(r.id),
+      triedAt: new Date(r.tried_at),
+      source: r.source,
+      tool: r.tool,
+      customerId: r.customer_id,
+      customerPseudonym: r.customer_pseudonym,
+      arguments: r.arguments === null ? null : parseJsonColumn(r.arguments),
+      bound: r.bound ?? [],
+      outcome: r.outcome,
+      errorCode: r.error_code,
+    }));
+  }
+
+  /** Retention: deletes (`dryRun`: counts) the tool trials older than the period; returns how many. */
+  async expireToolTrials(olderThanSeconds: number, dryRun: boolean): Promise<number> {
+    return Number(await this.fn.value<number | string>(FN.expireToolTrials, { p_older_than_seconds: olderThanSeconds, p_dry_run: dryRun }));
   }
 
   /** Erasures whose Langfuse traces are still to delete, oldest first. */

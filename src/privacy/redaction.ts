@@ -10,12 +10,13 @@
  * check are left as typed.
  *
  * Numbers are searched for in a normalised view of the text (normaliseForDetection:
- * NFKC, format characters dropped, whitespace runs as one space), so the forms
- * copying and pasting produce are found: groups split by no-break or thin spaces,
- * tabs, line breaks, dashes, dots or slashes, full-width digits, a zero-width space
- * inside, letters glued before or after; and digits of every script (Arabic-Indic,
- * Devanagari, …) are read as their values. The mask replaces the span the customer
- * typed; every other character stays as it was.
+ * NFKC, format characters and combining marks dropped, whitespace runs as one space),
+ * so the forms copying and pasting produce are found: groups split by no-break or thin
+ * spaces, tabs, line breaks, dashes, dots, slashes, underscores, commas, middle dots,
+ * apostrophes, plus signs or bars, full-width digits, keycap digits (4️⃣), a zero-width
+ * space or a combining mark inside, letters glued before or after; and digits of every
+ * script (Arabic-Indic, Devanagari, …) are read as their values. The mask replaces
+ * the span the customer typed; every other character stays as it was.
  */
 import { foldDecimalDigits, hasNonAsciiDigit } from '../knowledge/language/digits';
 
@@ -24,8 +25,10 @@ import { foldDecimalDigits, hasNonAsciiDigit } from '../knowledge/language/digit
  * the stored texts are searched again (src/privacy/redaction-backfill.ts).
  * 1: ASCII digits, single spaces or dashes. 2: the normalised view above.
  * 3: decimal digits of every script (\p{Nd}) folded to their values.
+ * 4: combining marks and variation selectors dropped (keycap digits read as digits);
+ * `_ , · ' + |` between groups.
  */
-export const REDACTION_VERSION = 3;
+export const REDACTION_VERSION = 4;
 
 /** The detectors REDACT can list. */
 export const REDACTION_DETECTORS = ['card', 'iban'] as const;
@@ -92,10 +95,13 @@ export function ibanValid(iban: string): boolean {
  * letters become ASCII, no-break and thin spaces become spaces), every decimal
  * digit of another script becomes its ASCII digit (NFKC keeps ٤ as ٤), format
  * characters (\p{Cf}: zero-width spaces and joiners, soft hyphens, bidi marks)
- * are dropped, and every run of whitespace (line breaks and tabs included)
- * becomes one space. `from[i]`…`to[i]` is the span of the original text that
- * normalised character i came from, so a number found here is masked where the
- * customer typed it, and everything around it stays byte for byte.
+ * are dropped, combining marks (\p{M}: accents such as U+0301, the grapheme joiner
+ * U+034F, variation selectors, the keycap U+20E3 that makes 4 + U+FE0F + U+20E3 the
+ * emoji 4️⃣) are dropped too but belong to the character before them, and every run
+ * of whitespace (line breaks and tabs included) becomes one space. `from[i]`…`to[i]`
+ * is the span of the original text that normalised character i came from (its
+ * marks included), so a number found here is masked where the customer typed it,
+ * whole, and everything around it stays byte for byte.
  */
 export interface NormalisedText {
   text: string;
@@ -109,19 +115,21 @@ const NEEDS_FOLDING = /[^\x20-\x7e]| {2}/;
 
 /**
  * What a character becomes in the normalised view: its NFKC form with whitespace as
- * spaces, or '' for a format character. ASCII is listed; other characters are
- * folded once and remembered (a bounded cache: texts repeat their characters, and
- * NFKC and the Unicode property checks cost far more than a lookup).
+ * spaces, '' for a format character, or MARK for a combining mark (dropped, and part
+ * of the character before it). ASCII is listed; other characters are folded once and
+ * remembered (a bounded cache: texts repeat their characters, and NFKC and the
+ * Unicode property checks cost far more than a lookup).
  */
 const ASCII_FOLDED = Array.from({ length: 128 }, (_, code) => (/^\s$/.test(String.fromCharCode(code)) ? ' ' : String.fromCharCode(code)));
-const folded = new Map<number, string>();
+const MARK = null;
+const folded = new Map<number, string | typeof MARK>();
 const FOLDED_CACHE_MAX = 8192;
 
-function foldChar(code: number, char: string): string {
+function foldChar(code: number, char: string): string | typeof MARK {
   if (code < 0x80) return ASCII_FOLDED[code]!;
   let result = folded.get(code);
   if (result === undefined) {
-    result = /^\p{Cf}$/u.test(char) ? '' : foldDecimalDigits(char.normalize('NFKC').replace(/\s/gu, ' '));
+    result = /^\p{M}$/u.test(char) ? MARK : /^\p{Cf}$/u.test(char) ? '' : foldDecimalDigits(char.normalize('NFKC').replace(/\s/gu, ' '));
     if (folded.size >= FOLDED_CACHE_MAX) folded.clear();
     folded.set(code, result);
   }
@@ -177,6 +185,12 @@ export function normaliseForDetection(text: string): NormalisedText {
     const code = text.codePointAt(i)!;
     const width = code > 0xffff ? 2 : 1;
     const result = foldChar(code, width === 1 ? text[i]! : text.slice(i, i + 2));
+    if (result === MARK) {
+      // A mark is part of the character it follows: a number ending in one (a keycap digit) is masked with it.
+      if (to.length > 0) to[to.length - 1] = i + width;
+      i += width;
+      continue;
+    }
     for (let k = 0; k < result.length; k++) {
       const unit = result[k]!;
       if (unit === ' ' && inSpace) {
@@ -220,24 +234,45 @@ const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '
 
 /**
  * What may stand between two groups of a card number's digits, by kind: spaces and
- * dashes (mixed, as people type them: "4242 4242-4242 4242"), dots, or slashes. A
- * card number is written with one kind throughout, so a span never mixes them
- * ("25.11.2026 1234" or "12/25 4242" are not one number).
+ * dashes (mixed, as people type them: "4242 4242-4242 4242"), or one of the
+ * punctuation marks of GROUP_PUNCTUATION (dots, slashes, underscores, commas, middle
+ * dots, apostrophes, plus signs, bars). A card number is written with one kind
+ * throughout, so a span never mixes them ("25.11.2026 1234", "12/25 4242" or
+ * "€1,234.56" are not one number).
  */
-type SeparatorKind = 'space_or_dash' | 'dot' | 'slash';
+type SeparatorKind = 'space_or_dash' | 'dot' | 'slash' | 'underscore' | 'comma' | 'middle_dot' | 'apostrophe' | 'plus' | 'bar';
+
+/** Punctuation that separates groups, as the normalised view has it (NFKC already made ＿ _, ｜ |, ･ ・ and the Greek ano teleia ·). */
+const GROUP_PUNCTUATION: Readonly<Record<string, SeparatorKind>> = {
+  '.': 'dot',
+  '/': 'slash',
+  _: 'underscore',
+  ',': 'comma',
+  '\u00b7': 'middle_dot',
+  '\u2027': 'middle_dot',
+  '\u2219': 'middle_dot',
+  '\u22c5': 'middle_dot',
+  '\u30fb': 'middle_dot',
+  "'": 'apostrophe',
+  '\u2018': 'apostrophe',
+  '\u2019': 'apostrophe',
+  '\u02bc': 'apostrophe',
+  '+': 'plus',
+  '|': 'bar',
+  '\u00a6': 'bar',
+};
 
 function punctuationKind(c: string | undefined): SeparatorKind | null {
   if (c === undefined) return null;
   if (c === '-' || c === '\u2212' || (c > '~' && /^\p{Pd}$/u.test(c))) return 'space_or_dash';
-  if (c === '.') return 'dot';
-  if (c === '/') return 'slash';
-  return null;
+  return GROUP_PUNCTUATION[c] ?? null;
 }
 
 /**
  * The separator that starts at `at` (after a group of digits), when a digit follows it:
- * one space (any run of whitespace, once normalised), or a dash, dot or slash with
- * at most a space on either side ("4242 - 4242", "4242.4242").
+ * one space (any run of whitespace, once normalised), or a dash or a punctuation mark
+ * of GROUP_PUNCTUATION with at most a space on either side ("4242 - 4242",
+ * "4242.4242", "4242 | 4242").
  */
 function separatorAt(text: string, at: number): { kind: SeparatorKind; next: number } | null {
   let i = at;

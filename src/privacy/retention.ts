@@ -18,6 +18,8 @@ export interface SweepOutcome {
   counts: ErasureCounts;
   /** Dry run: sessions never stored as a conversation whose rows (binding, order proofs, idempotency record) are older than the period. */
   unstoredSessions?: number;
+  /** Tool trials older than the period: deleted (dry run: counted). */
+  toolTrials: number;
 }
 
 /**
@@ -25,8 +27,10 @@ export interface SweepOutcome {
  * erase_expired_conversations), every conversation whose last message is older
  * than the retention period, and every session never stored as a conversation
  * whose rows are older (a turn that failed after binding its customer or
- * recording an order proof), until none is left. With `dryRun` it only counts
- * (conversations, messages, sessions never stored). `onBatch` hears of each batch (progress).
+ * recording an order proof), until none is left; then the tool trials older than
+ * the period (one statement: a trial is one small row). With `dryRun` it only counts
+ * (conversations, messages, sessions never stored, tool trials). `onBatch` hears of
+ * each batch (progress).
  */
 export async function sweepExpiredConversations(
   parts: { data: CustomerDataStore; erasure: ErasureService; langfuse: boolean },
@@ -37,19 +41,24 @@ export async function sweepExpiredConversations(
   const totals = completeCounts(null);
   if (options.dryRun) {
     const batch = await parts.data.eraseExpiredBatch(olderThanSeconds, settings.batchSize, true, parts.langfuse);
-    if (batch.outcome === 'busy') return { busy: true, dryRun: true, batches: 0, counts: totals };
+    if (batch.outcome === 'busy') return { busy: true, dryRun: true, batches: 0, counts: totals, toolTrials: 0 };
+    const toolTrials = await parts.data.expireToolTrials(olderThanSeconds, true);
     if (batch.outcome === 'counted') {
       totals.conversations = batch.conversations;
       totals.messages = batch.messages;
-      return { busy: false, dryRun: true, batches: 0, counts: totals, unstoredSessions: batch.unstoredSessions };
+      return { busy: false, dryRun: true, batches: 0, counts: totals, unstoredSessions: batch.unstoredSessions, toolTrials };
     }
-    return { busy: false, dryRun: true, batches: 0, counts: totals, unstoredSessions: 0 };
+    return { busy: false, dryRun: true, batches: 0, counts: totals, unstoredSessions: 0, toolTrials };
   }
   let batches = 0;
+  let done = false;
   while (batches < (options.maxBatches ?? Number.POSITIVE_INFINITY)) {
     const batch = await parts.data.eraseExpiredBatch(olderThanSeconds, settings.batchSize, false, parts.langfuse);
-    if (batch.outcome === 'busy') return { busy: true, dryRun: false, batches, counts: totals };
-    if (batch.outcome !== 'erased') break;
+    if (batch.outcome === 'busy') return { busy: true, dryRun: false, batches, counts: totals, toolTrials: 0 };
+    if (batch.outcome !== 'erased') {
+      done = true;
+      break;
+    }
     batches += 1;
     parts.erasure.finish(batch.result, { actor: 'retention', scope: 'retention', customer: null });
     for (const kind of Object.keys(totals) as Array<keyof ErasureCounts>) totals[kind] += batch.result.counts[kind];
@@ -57,7 +66,9 @@ export async function sweepExpiredConversations(
     // Let requests waiting for the database go first between batches.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return { busy: false, dryRun: false, batches, counts: totals };
+  // Only a sweep that got through the conversations goes on to the trials (maxBatches stops it before).
+  const toolTrials = done ? await parts.data.expireToolTrials(olderThanSeconds, false) : 0;
+  return { busy: false, dryRun: false, batches, counts: totals, toolTrials };
 }
 
 /**
@@ -93,10 +104,10 @@ export class RetentionSchedule {
   private async sweep(): Promise<SweepOutcome> {
     const outcome = await sweepExpiredConversations(this.parts, this.settings);
     if (outcome.busy) this.logger.info('Retention sweep skipped: another instance is sweeping');
-    else if (outcome.batches > 0) {
+    else if (outcome.batches > 0 || outcome.toolTrials > 0) {
       this.logger.info(
-        { event: 'retention_sweep', batches: outcome.batches, counts: outcome.counts, retention_days: this.settings.retentionDays },
-        `Retention sweep erased ${outcome.counts.conversations} conversation(s)`,
+        { event: 'retention_sweep', batches: outcome.batches, counts: outcome.counts, tool_trials: outcome.toolTrials, retention_days: this.settings.retentionDays },
+        `Retention sweep erased ${outcome.counts.conversations} conversation(s) and ${outcome.toolTrials} tool trial(s)`,
       );
     }
     return outcome;

@@ -1,6 +1,9 @@
+import { ToolMessage } from '@langchain/core/messages';
 import { ToolInputParsingException, type StructuredToolInterface } from '@langchain/core/tools';
 import type { ConversationIdentity } from '../agent/tools/conversation-customer';
+import { isSentToolCall } from '../connectors/guarded-tool';
 import type { RecordingNetworkGuard, SentRequest } from '../connectors/recording-guard';
+import type { NewToolTrial, ToolTrialOutcome, ToolTrialSource } from '../privacy/customer-data';
 
 /** Who the trial calls the tool as: a verified customer (the customer token's `sub`, and its `email` claim), or nobody (anonymous). */
 export interface TrialCustomer {
@@ -21,6 +24,11 @@ export interface ToolTrial {
   received: string;
 }
 
+/** Where tool trials are recorded (CustomerDataStore): every trial, whoever tried it and however it ended. */
+export interface ToolTrialRecorder {
+  recordToolTrial(trial: NewToolTrial): Promise<number>;
+}
+
 /** Arguments the tool's schema refuses: nothing was called. */
 export class TrialInputError extends Error {
   constructor(message: string) {
@@ -33,15 +41,21 @@ export class TrialInputError extends Error {
  * Calls one of the shop's tools exactly as a conversation of that customer would:
  * the same wrapped tool the agents are offered (binding from the verified customer,
  * the shop file's headers, the network guard, timeout, redaction, the token cap),
- * with the run's identity set as the chat service sets it. Throws TrialInputError
- * when the arguments do not fit the tool's schema.
+ * with the run's identity set as the chat service sets it, and records the trial
+ * (recordToolTrial: the tool, the customer, the arguments as sent with the bound ones
+ * named, how it ended, where it came from). Throws TrialInputError when the
+ * arguments do not fit the tool's schema (bad input: nothing called, nothing recorded).
  */
 export async function tryShopTool(options: {
   tool: StructuredToolInterface;
   guard: RecordingNetworkGuard;
   customer: TrialCustomer | null;
   arguments: Record<string, unknown>;
+  source: ToolTrialSource;
+  recorder: ToolTrialRecorder;
 }): Promise<ToolTrial> {
+  const record = (sent: Record<string, unknown> | null, bound: string[], outcome: ToolTrialOutcome) =>
+    recordToolTrial(options.recorder, { source: options.source, tool: options.tool.name, customer: options.customer, arguments: sent ?? options.arguments, bound, outcome });
   const identity: ConversationIdentity = {
     verifiedCustomerId: options.customer?.id ?? null,
     verifiedCustomerEmail: options.customer?.email ?? null,
@@ -53,13 +67,34 @@ export async function tryShopTool(options: {
   };
   let recorded: { value: unknown; sent: SentRequest[] };
   try {
-    recorded = await options.guard.record(() => options.tool.invoke(options.arguments, { configurable: { identity } }));
+    // Called as a tool call, so the result carries what was sent (the connectors' artifact).
+    const call = { id: 'tool-trial', name: options.tool.name, args: options.arguments, type: 'tool_call' as const };
+    recorded = await options.guard.record(() => options.tool.invoke(call, { configurable: { identity } }));
   } catch (error) {
+    // Bad input (400, exit 1) changes nothing: the tool was not called, so there is nothing to record.
     if (error instanceof ToolInputParsingException) throw new TrialInputError(`${options.tool.name} does not take these arguments: ${error.message}`);
+    await record(null, [], { outcome: 'error', errorCode: 'tool_failed' });
     throw error;
   }
-  const received = typeof recorded.value === 'string' ? recorded.value : JSON.stringify(recorded.value);
+  const message = ToolMessage.isInstance(recorded.value) ? recorded.value : null;
+  const content = message ? message.content : recorded.value;
+  const received = typeof content === 'string' ? content : JSON.stringify(content);
+  const artifact = isSentToolCall(message?.artifact) ? message.artifact : null;
+  if (artifact?.sent_arguments === null) {
+    // The tool called nothing: no verified customer for a bound argument, or a required one missing.
+    await record(null, [], { outcome: 'refused', errorCode: options.customer ? 'not_called' : 'not_signed_in' });
+  } else {
+    await record(artifact?.sent_arguments ?? null, artifact?.bound ?? [], artifact?.failure ? { outcome: 'error', errorCode: artifact.failure } : { outcome: 'ok' });
+  }
   return { tool: options.tool.name, customer: options.customer?.id ?? null, arguments: options.arguments, sent: recorded.sent, received };
+}
+
+/** Records a trial that was refused or ran (tryShopTool records its own; the console records the tools it refuses to try). */
+export function recordToolTrial(
+  recorder: ToolTrialRecorder,
+  trial: { source: ToolTrialSource; tool: string; customer: TrialCustomer | null; arguments: Record<string, unknown>; bound: string[]; outcome: ToolTrialOutcome },
+): Promise<number> {
+  return recorder.recordToolTrial({ source: trial.source, tool: trial.tool, customerId: trial.customer?.id ?? null, arguments: trial.arguments, bound: trial.bound, ...trial.outcome });
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { applyMigrations } from '../../src/store/migrations';
 import { openPostgresDatabase } from '../../src/store/postgres';
+import { CustomerDataStore } from '../../src/privacy/customer-data';
 import { HandoffStore } from '../../src/store/handoff-store';
 import { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
 import { RateLimitCounters } from '../../src/store/rate-limit-store';
@@ -23,6 +24,7 @@ describeStoreContract('the pg backend over PGlite\'s wire protocol', async () =>
     knowledgeAdmin: new KnowledgeAdminStore(db),
     rateLimits: new RateLimitCounters(db),
     handoff: new HandoffStore(db),
+    customerData: new CustomerDataStore(db),
     reset: () => truncateAllTables(db),
     close: async () => {
       await db.close();

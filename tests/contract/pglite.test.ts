@@ -1,5 +1,6 @@
 import { applyMigrations } from '../../src/store/migrations';
 import { openPgliteDatabase } from '../../src/store/pglite';
+import { CustomerDataStore } from '../../src/privacy/customer-data';
 import { HandoffStore } from '../../src/store/handoff-store';
 import { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
 import { RateLimitCounters } from '../../src/store/rate-limit-store';
@@ -17,6 +18,7 @@ describeStoreContract('PGlite (in-process)', async () => {
     knowledgeAdmin: new KnowledgeAdminStore(db),
     rateLimits: new RateLimitCounters(db),
     handoff: new HandoffStore(db),
+    customerData: new CustomerDataStore(db),
     reset: () => truncateAllTables(db),
     close: () => db.close(),
   };

@@ -1,5 +1,6 @@
 /** The service's `pg` backend against a real PostgreSQL server (TEST_DATABASE_URL; .ci/run starts one). */
 import { openPostgresDatabase } from '../../src/store/postgres';
+import { CustomerDataStore } from '../../src/privacy/customer-data';
 import { HandoffStore } from '../../src/store/handoff-store';
 import { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
 import { RateLimitCounters } from '../../src/store/rate-limit-store';
@@ -29,6 +30,7 @@ describeOnTestServer('the pg backend on a PostgreSQL server', () => {
         knowledgeAdmin: hasPgvector ? new KnowledgeAdminStore(db) : undefined,
         rateLimits: new RateLimitCounters(db),
         handoff: new HandoffStore(db),
+        customerData: new CustomerDataStore(db),
         reset: () => truncateAllTables(db),
         close: async () => {
           await db.close();

@@ -1,11 +1,12 @@
 /**
- * The store contract: what ChatStore, KnowledgeStore and the rate-limit counters
- * promise, checked through their public methods only, so every backend runs the
+ * The store contract: what ChatStore, KnowledgeStore, the rate-limit counters and
+ * the customer-data store's tool-trial audit promise, checked through their public methods only, so every backend runs the
  * same suite.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddingModelMismatchError } from '../../src/errors';
 import { EMBEDDING_DIMENSIONS } from '../../src/knowledge/embeddings';
+import type { CustomerDataStore } from '../../src/privacy/customer-data';
 import { ReplyRefusedError, type HandoffStore } from '../../src/store/handoff-store';
 import { sourceContentHash } from '../../src/knowledge/ingest';
 import type { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
@@ -21,6 +22,8 @@ export interface StoreUnderTest {
   rateLimits: RateLimitCounters;
   /** Human takeover's functions; the part is not run where absent. */
   handoff?: HandoffStore;
+  /** The customer-data functions (audits, erasure) over the same backend. */
+  customerData: CustomerDataStore;
   /** Empties every table, so each test starts from nothing. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -343,6 +346,47 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect(await waiting()).toEqual(['contract:waiting.1']);
       await turn('contract:waiting.1', [user('Thanks, and refunds?'), { ...answer('Fourteen days.'), escalated: false }]);
       expect(await waiting()).toEqual([]);
+    });
+  });
+
+  describe(`tool-trial audit contract on ${backend}`, () => {
+    const data = () => subject.customerData;
+    const trial = (tool: string, customerId: string | null) =>
+      data().recordToolTrial({ source: 'console', tool, customerId, arguments: { orderId: 'BK-1001', customerId }, bound: ['customerId'], outcome: 'ok' });
+
+    it('records trials and pages them newest first, keyset by id', async () => {
+      const before = Date.now();
+      const first = await trial('getMyOrder', ' ada@books.example ');
+      await data().recordToolTrial({ source: 'cli', tool: 'cancelOrder', customerId: null, arguments: {}, bound: [], outcome: 'refused', errorCode: 'not_signed_in' });
+      const third = await trial('getMyOrder', 'grace@books.example');
+
+      const page = await data().toolTrialPage(null, 2);
+      expect(page.map((t) => t.tool)).toEqual(['getMyOrder', 'cancelOrder']);
+      expect(page[0]).toMatchObject({ id: third, source: 'console', customerId: 'grace@books.example', bound: ['customerId'], outcome: 'ok', errorCode: null });
+      expect(page[1]).toMatchObject({ source: 'cli', customerId: null, customerPseudonym: null, arguments: {}, bound: [], outcome: 'refused', errorCode: 'not_signed_in' });
+      const rest = await data().toolTrialPage(page[1]!.id, 2);
+      // The id is kept as given, trimmed; the arguments as sent.
+      expect(rest).toEqual([expect.objectContaining({ id: first, customerId: 'ada@books.example', arguments: { orderId: 'BK-1001', customerId: ' ada@books.example ' } })]);
+      expect(rest[0]!.triedAt.getTime()).toBeGreaterThanOrEqual(before - 5_000);
+      expect(await data().toolTrialPage(first, 2)).toEqual([]);
+    });
+
+    it("a customer's erasure keeps their trials with the pseudonym instead of the id and without the arguments; retention deletes old ones", async () => {
+      await trial('getMyOrder', 'Ada@Books.example');
+      await trial('getMyOrder', 'grace@books.example');
+      await data().eraseCustomer('ada@books.example', 'c_ada', false, false);
+      const [grace, ada] = await data().toolTrialPage(null, 10);
+      expect(ada).toMatchObject({ tool: 'getMyOrder', customerId: null, customerPseudonym: 'c_ada', arguments: null, bound: ['customerId'], outcome: 'ok' });
+      expect(grace).toMatchObject({ customerId: 'grace@books.example', customerPseudonym: null, arguments: { orderId: 'BK-1001', customerId: 'grace@books.example' } });
+
+      // Nothing is older than a day yet: counted and deleted alike, none.
+      expect(await data().expireToolTrials(86_400, true)).toBe(0);
+      expect(await data().expireToolTrials(86_400, false)).toBe(0);
+      await sleep(20);
+      expect(await data().expireToolTrials(0.005, true)).toBe(2);
+      expect(await data().toolTrialPage(null, 10)).toHaveLength(2);
+      expect(await data().expireToolTrials(0.005, false)).toBe(2);
+      expect(await data().toolTrialPage(null, 10)).toEqual([]);
     });
   });
 

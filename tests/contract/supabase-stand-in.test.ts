@@ -19,6 +19,7 @@ import { applyMigrations } from '../../src/store/migrations';
 import { seedSampleData } from '../../src/shop/sample-shop';
 import { openPgliteDatabase } from '../../src/store/pglite';
 import { SqlCommerceStore } from '../../src/store/commerce-store';
+import { CustomerDataStore } from '../../src/privacy/customer-data';
 import { HandoffStore } from '../../src/store/handoff-store';
 import { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
 import { RateLimitCounters } from '../../src/store/rate-limit-store';
@@ -43,6 +44,7 @@ describeStoreContract('supabase-js against a loopback PostgREST stand-in (PGlite
     knowledgeAdmin: new KnowledgeAdminStore(functions),
     rateLimits: new RateLimitCounters(functions),
     handoff: new HandoffStore(functions),
+    customerData: new CustomerDataStore(functions),
     reset: () => truncateAllTables(db),
     close: async () => {
       await standIn.close();

@@ -95,6 +95,14 @@ it('every table with a session or customer column is covered by erasure (listed 
     expect({ table, exists: tables.has(table) }).toEqual({ table, exists: true });
     if ('erased' in coverage) {
       for (const column of coverage.by) expect(columns.some((c) => c.table_name === table && c.column_name === column)).toBe(true);
+    } else if ('pseudonymised' in coverage) {
+      // The id replaced by its pseudonym, the data dropped (so nullable), and a timestamp every row has for retention.
+      for (const column of [coverage.by, ...coverage.dropped]) {
+        expect({ table, column, nullable: columns.find((c) => c.table_name === table && c.column_name === column)?.is_nullable }).toEqual({ table, column, nullable: 'YES' });
+      }
+      const aged = columns.find((c) => c.table_name === table && c.column_name === coverage.agedBy);
+      expect({ table, aged: aged?.is_nullable === 'NO' && aged.data_type.startsWith('timestamp') }).toEqual({ table, aged: true });
+      expect(coverage.pseudonymised.length).toBeGreaterThan(20);
     } else {
       expect(coverage.kept.length).toBeGreaterThan(20);
     }
@@ -172,6 +180,15 @@ it('a customer erasure leaves no row of theirs in any table listed as erased, an
       ]);
       expect(queued).toHaveLength(1);
     }
+    // The console tried a tool as this customer (the id as the agent typed it).
+    await data.recordToolTrial({
+      source: 'console',
+      tool: 'getOrders',
+      customerId: customer.toUpperCase(),
+      arguments: { customerId: customer.toUpperCase(), status: 'open' },
+      bound: ['customerId'],
+      outcome: 'ok',
+    });
   };
   await seed('erin@example.com', ['cov-erin-1', 'cov-erin-2']);
   await seed('olaf@example.com', ['cov-olaf-1']);
@@ -224,6 +241,16 @@ it('a customer erasure leaves no row of theirs in any table listed as erased, an
 
   const again = await data.eraseCustomer('erin@example.com', 'c_test', false, false);
   expect(Object.values(again.counts).every((n) => n === 0)).toBe(true);
+
+  // Tables kept as a record that the customer's data was read: the record stays, the id becomes the pseudonym, the data goes.
+  for (const [table, coverage] of Object.entries(CUSTOMER_DATA_TABLES)) {
+    if (!('pseudonymised' in coverage)) continue;
+    const byId = (customer: string) =>
+      db.query(`select count(*)::int as n from ${table} where lower(btrim(${coverage.by})) = lower($1)`, [customer]);
+    expect({ table, erin: await byId('erin@example.com'), olaf: await byId('olaf@example.com') }).toEqual({ table, erin: [{ n: 0 }], olaf: [{ n: 1 }] });
+    const dropped = coverage.dropped.map((c) => `${c} is null`).join(' and ');
+    expect(await db.query(`select count(*)::int as n from ${table} where customer_pseudonym = 'c_test' and ${dropped}`)).toEqual([{ n: 1 }]);
+  }
 });
 
 it('an erased conversation cannot come back: storing a turn, a binding or an order proof under its id fails with ER410', async () => {

@@ -2,7 +2,8 @@
  * Erasure and retention at the SQL level, as one set of cases that runs on PGlite
  * (customer-data-coverage.test.ts) and on the real PostgreSQL server
  * (retention-postgres.test.ts): sessions whose answer was never stored, the
- * pruning of erased_sessions, and the trace of an answer dropped at a takeover.
+ * pruning of erased_sessions, the trace of an answer dropped at a takeover, and
+ * the tool trials retention deletes.
  */
 import { createLogger } from '../../src/observability/logger';
 import { CustomerDataStore } from '../../src/privacy/customer-data';
@@ -82,6 +83,21 @@ export function erasureDataCases(harness: () => ErasureDataHarness): void {
     expect(await rowsOf('unstored-then-stored')).toEqual({ bindings: 1, proofs: 1, keys: 1 });
     const audit = await one<{ counts: unknown }>(`select counts from erasure_audit where actor = 'retention' order by id desc limit 1`);
     expect(typeof audit.counts === 'string' ? JSON.parse(audit.counts) : audit.counts).toMatchObject({ conversations: 0, order_proofs: 1 });
+  });
+
+  it('the retention sweep deletes tool trials older than the period, after the conversations, and keeps young ones; a dry run counts them', async () => {
+    const { db } = harness();
+    await db.exec('delete from tool_trials');
+    const trial = (tool: string) =>
+      parts().data.recordToolTrial({ source: 'console', tool, customerId: 'nora@example.com', arguments: { orderId: 'BK-1001' }, bound: [], outcome: 'ok' });
+    const old = await trial('getMyOrder');
+    await trial('getMyProfile');
+    await db.query(`update tool_trials set tried_at = now() - interval '3 days' where id = $1`, [old]);
+
+    expect(await sweepExpiredConversations(parts(), { retentionDays: 1, batchSize: 10 }, { dryRun: true })).toMatchObject({ toolTrials: 1 });
+    expect((await parts().data.toolTrialPage(null, 10)).map((t) => t.tool)).toEqual(['getMyProfile', 'getMyOrder']);
+    expect(await sweepExpiredConversations(parts(), { retentionDays: 1, batchSize: 10 })).toMatchObject({ busy: false, toolTrials: 1 });
+    expect((await parts().data.toolTrialPage(null, 10)).map((t) => t.tool)).toEqual(['getMyProfile']);
   });
 
   it('erased_sessions is pruned by age at least twice as fast as erasures add to it', async () => {

@@ -261,6 +261,15 @@ describe('real responses validate against the document', () => {
     await check('delete', '/api/v1/customers/{user_id}', '/api/v1/customers/priya.raman%40example.com', {}, 401);
     await check('get', '/api/v1/audit/erasures', '/api/v1/audit/erasures?limit=1', { headers: agent }, 200);
     await check('get', '/api/v1/audit/erasures', '/api/v1/audit/erasures?cursor=x', { headers: agent }, 400);
+    // The tool-trial audit, with a trial of each kind of outcome (one erased) so every field has a value.
+    await service.db.exec(`
+      select record_tool_trial('console', 'getMyOrder', 'ada@books.example', '{"orderId": "BK-1001", "customerId": "ada@books.example"}', array['customerId'], 'ok', null);
+      select record_tool_trial('cli', 'cancelOrder', null, '{}', '{}', 'refused', 'not_signed_in');
+      select record_tool_trial('console', 'getMyOrder', 'grace@books.example', '{"orderId": "BK-1002"}', array['customerId'], 'error', 'http_404');
+      update tool_trials set customer_id = null, customer_pseudonym = 'c_0123456789abcdef0123456789abcdef', arguments = null where customer_id = 'grace@books.example';`);
+    await check('get', '/api/v1/audit/tool-trials', '/api/v1/audit/tool-trials?limit=5', { headers: agent }, 200);
+    await check('get', '/api/v1/audit/tool-trials', '/api/v1/audit/tool-trials?limit=x', { headers: agent }, 400);
+    await check('get', '/api/v1/audit/tool-trials', '/api/v1/audit/tool-trials', {}, 401);
     // The sample shop has no actions: the tools page lists none, and a trial finds no such tool.
     await check('get', '/api/v1/shop/tools', '/api/v1/shop/tools', { headers: agent }, 200);
     await check('get', '/api/v1/shop/tools', '/api/v1/shop/tools', {}, 401);

@@ -3,7 +3,8 @@
  * on PGlite and on the real PostgreSQL server (TEST_DATABASE_URL): rows stored with
  * raw card numbers in the forms the earlier redaction missed (no-break and thin
  * spaces, line breaks, dots, full-width digits, a zero-width space, glued letters, a
- * glued security code) in every table that holds customer text are masked after it;
+ * glued security code; and, since issue 42, combining marks, keycap digits and
+ * `_ , · ' + |` between groups) in every table that holds customer text are masked after it;
  * rows of ordinary digits are byte for byte as they were; it stops and resumes from
  * its watermark; a second run changes nothing; a row changed between its read and
  * its write is not overwritten. And the service runs it at start.
@@ -224,6 +225,35 @@ function backfillSuite(open: () => Promise<{ db: SqlDatabase; close(): Promise<v
     await expect(store.store(`${PASS}:card`, 'chat_messages', null, row!.key, 1, [{ key: row!.key, column: 'session_id', old: 'bf-cards', new: 'x' }])).rejects.toMatchObject({
       code: '22023',
     });
+  });
+
+  it('masks numbers stored with combining marks, keycap digits or _ , · \' + | between groups (issue 42), whole', async () => {
+    const keycap = (digits: string) => digits.replace(/[0-9]/g, (d) => `${d}\ufe0f\u20e3`);
+    const typed: Array<[string, string]> = [
+      ['card 4\u03012\u03014\u03012 4242 4242 4242\u0301 thanks', 'card [card ending 4242] thanks'],
+      ['card 4000\u034f0566\u034f5566\u034f5556\u034f.', 'card [card ending 5556].'],
+      [`card ${keycap('5555555555554444')} ok`, 'card [card ending 4444] ok'],
+      ['card 3782_822463_10005', 'card [card ending 0005]'],
+      ['card 4111,1111,1111,1111', 'card [card ending 1111]'],
+      ['card 6011·1111·1111·1117', 'card [card ending 1117]'],
+      ["card 5105'1051'0510'5100", 'card [card ending 5100]'],
+      ['card 4012+8888+8888+1881', 'card [card ending 1881]'],
+      ['card 2223 | 0031 | 2200 | 3222', 'card [card ending 3222]'],
+      // Ordinary numbers with those marks stay as they were.
+      ["€1,234.56, CHF 1'234'567.50, page 1 | 2, room 4️⃣0️⃣4️⃣", "€1,234.56, CHF 1'234'567.50, page 1 | 2, room 4️⃣0️⃣4️⃣"],
+    ];
+    await db.exec(`insert into chat_sessions (session_id, title, last_message, message_count) values ('bf-typed', ${lit(typed[0]![0])}, ${lit(typed.at(-1)![0])}, ${typed.length})`);
+    for (const [seq, [text]] of typed.entries()) {
+      await db.query("insert into chat_messages (session_id, seq, role, content, metadata, token_count) values ('bf-typed', $1, 'user', $2, '{}', 10)", [seq + 1, text]);
+    }
+
+    await new RedactionBackfill(new RedactionBackfillStore(db), redactor, silent).run();
+
+    const stored = await db.query<{ content: string }>("select content from chat_messages where session_id = 'bf-typed' order by seq");
+    expect(stored.map((m) => m.content)).toEqual(typed.map(([, masked]) => masked));
+    expect(await db.query("select title, last_message from chat_sessions where session_id = 'bf-typed'")).toEqual([
+      { title: 'card [card ending 4242] thanks', last_message: typed.at(-1)![1] },
+    ]);
   });
 
   it('is a pass of its own per detector set: REDACT=card,iban searches everything again', async () => {

@@ -3,8 +3,11 @@
  * runs them: real processes, against the shop's orders API and an MCP server on
  * loopback. Each wrong thing alone (a base_url nothing answers on, an operation the
  * document lacks, an MCP server that is down) makes `check` exit 1 with one line.
+ * Every `try` is recorded in the database (the tool-trial audit, source `cli`).
  */
 import { execFile } from 'node:child_process';
+import { CustomerDataStore } from '../../src/privacy/customer-data';
+import { openPgliteDatabase } from '../../src/store/pglite';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { startMcpHttpServer, type McpHttpTestServer } from '../support/mcp-http-server';
@@ -46,13 +49,18 @@ order_numbers: { prefix: BK, digits: 4 }
 `);
 }
 
-/** Runs `npm run shop -- <args>` as its script, in the shop's folder (no .env), with the API token in the environment. */
-function shop(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+let dataDirs = 0;
+
+/**
+ * Runs `npm run shop -- <args>` as its script, in the shop's folder (no .env), with the API token in the environment,
+ * on an embedded database of its own (DATA_DIR: `dataDir`, or a new folder), which `try` records the trial in.
+ */
+function shop(args: string[], dataDir = path.join(dir, `data-${++dataDirs}`)): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [...tsxNodeArgs(path.join(REPO_ROOT, 'scripts/shop.ts')), ...args],
-      { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, BRAMBLE_API_TOKEN: API_TOKEN }, timeout: 240_000 },
+      { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, BRAMBLE_API_TOKEN: API_TOKEN, DATA_DIR: dataDir }, timeout: 240_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number((error as NodeJS.ErrnoException).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -171,4 +179,27 @@ test('try names the tools there are when the name is wrong, and refuses argument
   expect(wrongArgs.code).toBe(1);
   expect(wrongArgs.stderr).toContain('getMyOrder does not take these arguments');
   expect(api.requests).toHaveLength(0);
+});
+
+test('try records the trial in the database, as sent, with the bound argument named and the source cli; it tries nothing when it cannot record', async () => {
+  const dataDir = path.join(dir, 'data-recorded');
+  const { code, stdout } = await shop(['try', 'getMyOrder', '--customer', ADA, '--file', 'shop.yaml', 'orderId=BK-1001'], dataDir);
+  expect(code).toBe(0);
+  expect(stdout).toContain('Recorded in the tool-trial audit');
+  expect(api.requests).toHaveLength(1);
+
+  const db = await openPgliteDatabase(path.join(dataDir, 'pglite'));
+  try {
+    const trials = await new CustomerDataStore(db).toolTrialPage(null, 10);
+    expect(trials).toEqual([
+      expect.objectContaining({ source: 'cli', tool: 'getMyOrder', customerId: ADA, arguments: { orderId: 'BK-1001', customerId: ADA }, bound: ['customerId'], outcome: 'ok', errorCode: null }),
+    ]);
+    // The database held by another process (a running service on the embedded default): nothing is tried.
+    const held = await shop(['try', 'getMyOrder', '--customer', ADA, '--file', 'shop.yaml', 'orderId=BK-1001'], dataDir);
+    expect(held.code).toBe(1);
+    expect(held.stderr).toContain('is in use by the running service, and every trial is recorded there');
+    expect(api.requests).toHaveLength(1);
+  } finally {
+    await db.close();
+  }
 });

@@ -129,3 +129,73 @@ test('a tool that writes is not tried from the console, bad input is a 400 and a
   expect((await service.request('POST', '/api/v1/shop/tools/getMyOrder/try', { customer_id: ADA, arguments: { orderId: 'BK-1001' } }, null)).status).toBe(401);
   expect(api.requests).toHaveLength(0);
 });
+
+test("every trial is recorded (tool, customer, arguments as sent with the bound ones named, outcome, time, source) and listed newest first, paged like the erasure audit; bad input records nothing", async () => {
+  await service.db.exec('delete from tool_trials');
+  const startedAt = Date.now();
+  expect((await service.request('POST', '/api/v1/shop/tools/getMyOrder/try', { customer_id: ADA, arguments: { orderId: 'BK-1001', customerId: 'grace@books.example' } })).status).toBe(200);
+  // Grace's order asked for as Ada: the API answers 404.
+  expect((await service.request('POST', '/api/v1/shop/tools/getMyOrder/try', { customer_id: ADA, arguments: { orderId: 'BK-1002' } })).status).toBe(200);
+  expect((await service.request('POST', '/api/v1/shop/tools/getMyOrder/try', { arguments: { orderId: 'BK-1001' } })).status).toBe(200);
+  expect((await service.request('POST', '/api/v1/shop/tools/cancelOrder/try', { customer_id: ADA, arguments: { orderId: 'BK-1001' } })).status).toBe(403);
+  // Bad input is a 400 and changes nothing.
+  expect((await service.request('POST', '/api/v1/shop/tools/getMyOrder/try', { customer_id: ADA, arguments: { orderId: 'BK-1' } })).status).toBe(400);
+  expect((await service.request('POST', '/api/v1/shop/tools/getMyOrder/try', { customer_id: '', arguments: {} })).status).toBe(400);
+
+  expect((await service.request('GET', '/api/v1/audit/tool-trials', undefined, null)).status).toBe(401);
+  for (const query of ['limit=0', 'limit=201', 'limit=x', 'cursor=abc', 'cursor=0']) {
+    const bad = await service.request('GET', `/api/v1/audit/tool-trials?${query}`);
+    expect({ query, status: bad.status, code: bad.body.error?.code }).toEqual({ query, status: 400, code: 'invalid_request' });
+  }
+  const first = await service.request('GET', '/api/v1/audit/tool-trials?limit=3');
+  expect(first.status).toBe(200);
+  expect(first.body.tool_trials.map((t: any) => [t.tool, t.outcome, t.error_code])).toEqual([
+    ['cancelOrder', 'refused', 'tool_writes'],
+    ['getMyOrder', 'refused', 'not_signed_in'],
+    ['getMyOrder', 'error', 'http_404'],
+  ]);
+  expect(first.body.next_cursor).toBe(first.body.tool_trials[2].id);
+  const second = await service.request('GET', `/api/v1/audit/tool-trials?limit=3&cursor=${first.body.next_cursor}`);
+  expect(second.body).toEqual({
+    tool_trials: [
+      {
+        id: expect.any(String),
+        tried_at: expect.any(String),
+        source: 'console',
+        tool: 'getMyOrder',
+        customer_id: ADA,
+        customer: null,
+        // As sent: the bound customerId is Ada's, whatever the arguments said, and named as bound.
+        arguments: { orderId: 'BK-1001', customerId: ADA },
+        bound: ['customerId'],
+        outcome: 'ok',
+        error_code: null,
+      },
+    ],
+    next_cursor: null,
+  });
+  const triedAt = Date.parse(second.body.tool_trials[0].tried_at);
+  expect(triedAt).toBeGreaterThanOrEqual(startedAt - 1000);
+  expect(triedAt).toBeLessThanOrEqual(Date.now() + 1000);
+  expect(first.body.tool_trials[2]).toMatchObject({ customer_id: ADA, arguments: { orderId: 'BK-1002', customerId: ADA }, bound: ['customerId'] });
+  expect(first.body.tool_trials[1]).toMatchObject({ customer_id: null, arguments: { orderId: 'BK-1001' }, bound: [] });
+});
+
+test("a customer's erasure keeps the record that their data was read, with the erasure's pseudonym instead of the id and without the arguments", async () => {
+  await service.db.exec('delete from tool_trials');
+  await service.request('POST', '/api/v1/shop/tools/getMyOrder/try', { customer_id: ADA, arguments: { orderId: 'BK-1001' } });
+  await service.request('POST', '/api/v1/shop/tools/getMyOrder/try', { customer_id: 'grace@books.example', arguments: { orderId: 'BK-1002' } });
+
+  const erased = await service.request('DELETE', `/api/v1/customers/${encodeURIComponent(ADA.toUpperCase())}`);
+  expect(erased.status).toBe(200);
+  const audit = await service.request('GET', '/api/v1/audit/erasures?limit=1');
+  const pseudonym = audit.body.erasures[0].customer;
+  expect(pseudonym).toMatch(/^c_[0-9a-f]{32}$/);
+
+  const { body } = await service.request('GET', '/api/v1/audit/tool-trials');
+  expect(body.tool_trials).toEqual([
+    expect.objectContaining({ customer_id: 'grace@books.example', customer: null, arguments: { orderId: 'BK-1002', customerId: 'grace@books.example' } }),
+    expect.objectContaining({ tool: 'getMyOrder', outcome: 'ok', customer_id: null, customer: pseudonym, arguments: null, bound: ['customerId'] }),
+  ]);
+  expect(JSON.stringify(await service.db.query('select t::text from tool_trials t'))).not.toContain(ADA);
+});

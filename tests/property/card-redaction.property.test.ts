@@ -1,8 +1,10 @@
 /**
  * Card numbers as people really paste them (issue 30, point 1): generated valid
  * (Luhn) numbers of 13–19 digits, split by every class of separator copying and
- * typing produce, in full-width digits, with zero-width characters inside, glued to
- * letters before and followed by a 3–4-digit security code, are masked; Luhn-invalid
+ * typing produce (issue 42 added underscores, commas, middle dots, apostrophes, plus
+ * signs and bars), in full-width or keycap digits, with zero-width characters inside
+ * and combining marks after any digit, glued to letters before and followed by a
+ * 3–4-digit security code, are masked, marks and all; Luhn-invalid
  * numbers written the same ways, and the ordinary-digits corpus
  * (tests/fixtures/redaction/ordinary-digits.json), are kept byte for byte.
  *
@@ -52,9 +54,20 @@ const SEPARATOR_CLASSES: Record<string, string[]> = {
   dashes: ['-', '\u2013', '\u2014', '\u2212', '\u2010', '\uff0d', ' - ', ' \u2013 '],
   dots: ['.', '\uff0e', '. '],
   slashes: ['/', ' / ', '\uff0f'],
+  // Issue 42: marks that redaction used to read as the end of a number.
+  underscores: ['_', '\uff3f'],
+  commas: [',', ', ', '\uff0c'],
+  middle_dots: ['\u00b7', '\u30fb', ' \u00b7 '],
+  apostrophes: ["'", '\u2019'],
+  plus_signs: ['+', ' + '],
+  bars: ['|', ' | ', '\uff5c'],
 };
 const ZERO_WIDTH = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u200e'];
 const toFullWidth = (text: string) => text.replace(/[0-9]/g, (d) => String.fromCharCode(0xff10 + Number(d)));
+/** Combining marks typed after a digit: an accent, the grapheme joiner, variation selectors (issue 42). */
+const MARKS = ['\u0301', '\u034f', '\ufe0f', '\ufe0e', '\u0308'];
+/** Each digit as its keycap emoji (4 + U+FE0F + U+20E3). */
+const toKeycaps = (text: string) => text.replace(/[0-9]/g, (d) => `${d}\ufe0f\u20e3`);
 
 /** Cut points between digits (none: the digits typed together), each with a separator of the class. */
 function written(digits: string) {
@@ -63,11 +76,15 @@ function written(digits: string) {
       separatorClass: fc.constantFrom(...Object.keys(SEPARATOR_CLASSES)),
       cuts: fc.array(fc.tuple(fc.integer({ min: 1, max: digits.length - 1 }), fc.nat()), { maxLength: 6 }),
       fullWidth: fc.boolean(),
+      keycaps: fc.boolean(),
       zeroWidth: fc.array(fc.tuple(fc.nat(), fc.constantFrom(...ZERO_WIDTH)), { maxLength: 3 }),
+      // After which digits (by index) a combining mark is typed, the last digit included.
+      marks: fc.array(fc.tuple(fc.nat(), fc.constantFrom(...MARKS)), { maxLength: 4 }),
     })
-    .map(({ separatorClass, cuts, fullWidth, zeroWidth }) => {
+    .map(({ separatorClass, cuts, fullWidth, keycaps, zeroWidth, marks }) => {
       const separators = SEPARATOR_CLASSES[separatorClass]!;
       const at = new Map(cuts.map(([cut, pick]) => [cut, separators[pick % separators.length]!]));
+      const markAfter = new Map(marks.map(([digit, mark]) => [digit % digits.length, mark]));
       const groups: string[] = [];
       let typed = '';
       for (let i = 0; i < digits.length; i++) {
@@ -77,13 +94,13 @@ function written(digits: string) {
         }
         if (groups.length === 0) groups.push('');
         groups[groups.length - 1] += digits[i];
-        typed += digits[i];
+        const digit = fullWidth ? toFullWidth(digits[i]!) : keycaps ? toKeycaps(digits[i]!) : digits[i]!;
+        typed += digit + (markAfter.get(i) ?? '');
       }
-      if (fullWidth) typed = toFullWidth(typed);
       // Zero-width characters strictly inside the number (one at either end is outside it, and kept).
       const chars = Array.from(typed);
       for (const [position, char] of zeroWidth) chars.splice(1 + (position % (chars.length - 1)), 0, char);
-      return { digits, groups, typed: chars.join(''), separatorClass, fullWidth };
+      return { digits, groups, typed: chars.join(''), separatorClass, fullWidth, keycaps };
     });
 }
 
@@ -131,7 +148,7 @@ describe('card numbers as people paste them', () => {
           // A code glued on is looked for only when no shorter span of whole groups is a card (with the
           // groupings cards are printed in, 4-4-4-4 or 4-6-5, none is; random cuts can make one).
           fc.pre(security.how !== 'glued' || !number.groups.slice(0, -1).some((_, j) => cardShaped(number.groups.slice(0, j + 1).join(''))));
-          const code = number.fullWidth ? toFullWidth(security.code) : security.code;
+          const code = number.fullWidth ? toFullWidth(security.code) : number.keycaps ? toKeycaps(security.code) : security.code;
           const rest = security.how === 'after a space' ? ` ${code}` : '';
           const typed = `${number.typed}${security.how === 'glued' ? code : ''}`;
           const prefix = `${before} ${letters}`;

@@ -15,6 +15,7 @@
  */
 import { applyMigrations } from '../../src/store/migrations';
 import { openPostgresDatabase } from '../../src/store/postgres';
+import { CustomerDataStore } from '../../src/privacy/customer-data';
 import { HandoffStore } from '../../src/store/handoff-store';
 import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
@@ -33,7 +34,7 @@ if (url && serviceRoleKey && databaseUrl) {
     if (applied.length > 0) console.warn(`Applied ${applied.length} migration(s) to the Supabase project first.`);
     const functions = supabaseFunctionCaller(createSupabaseClient({ url, serviceRoleKey }));
     const store = new SqlStore(functions);
-    return { chat: store, knowledge: store, rateLimits: new RateLimitCounters(functions), handoff: new HandoffStore(functions), reset: () => truncateAllTables(db), close: () => db.close() };
+    return { chat: store, knowledge: store, rateLimits: new RateLimitCounters(functions), handoff: new HandoffStore(functions), customerData: new CustomerDataStore(functions), reset: () => truncateAllTables(db), close: () => db.close() };
   });
 } else {
   const missing = [

@@ -134,6 +134,62 @@ describe('card numbers in what a customer types', () => {
   });
 });
 
+/** Each digit as its keycap emoji: the digit, VARIATION SELECTOR-16, COMBINING ENCLOSING KEYCAP (4️⃣). */
+const keycaps = (digits: string) => digits.replace(/[0-9]/g, (d) => `${d}\ufe0f\u20e3`);
+
+describe('card numbers typed with marks, keycaps or other separators (issue 42, finding 4)', () => {
+  it('masks a number with a combining mark after or between its digits, the marks included', () => {
+    for (const mark of ['\u0301', '\u034f']) {
+      // After every digit, between the groups, and after the last digit: the mask takes the whole span.
+      expect(cards.redact(`card ${'4242424242424242'.replace(/[0-9]/g, `$&${mark}`)} thanks`).text).toBe('card [card ending 4242] thanks');
+      expect(cards.redact(`card 4242${mark}4242${mark}4242${mark}4242${mark}.`).text).toBe('card [card ending 4242].');
+      expect(cards.redact(`card 4242 ${mark}4242 4242 4242`).text).toBe('card [card ending 4242]');
+      expect(cards.redact(`card 4242${mark}-4242-4242-4242`).found).toEqual({ card: 1 });
+    }
+  });
+
+  it('masks a number typed in keycap digits, keycaps and all', () => {
+    expect(cards.redact(`card ${keycaps('4242424242424242')} thanks`)).toEqual({ text: 'card [card ending 4242] thanks', found: { card: 1 } });
+    expect(cards.redact(`card ${keycaps('4242 4242 4242 4242')}`).text).toBe('card [card ending 4242]');
+    // Only the variation selector, or only the keycap mark.
+    expect(cards.redact('5555\ufe0f555555554444').text).toBe('[card ending 4444]');
+    expect(cards.redact('5\u20e3555555555554444\u20e3!').text).toBe('[card ending 4444]!');
+  });
+
+  it('masks groups separated by _ , · \' + or |, with or without spaces around them', () => {
+    for (const separator of ['_', ',', ', ', '·', '\u30fb', "'", '\u2019', '+', '|', ' | ', '\uff5c', '\uff3f']) {
+      const text = `card ${['4000', '0566', '5566', '5556'].join(separator)} please`;
+      expect({ separator, masked: cards.redact(text).text }).toEqual({ separator, masked: 'card [card ending 5556] please' });
+    }
+    expect(cards.redact('Amex 3782_822463_10005').text).toBe('Amex [card ending 0005]');
+  });
+
+  it('keeps a Luhn-invalid number written those ways, and ordinary numbers with those marks, as typed', () => {
+    for (const text of [
+      'card 4242_4242_4242_4241',
+      `card ${keycaps('4242424242424241')}`,
+      'card 4242\u03014242\u03014242\u03014241',
+      'card 4242 | 4242 | 4242 | 4241',
+      '$1,234,567.89',
+      "CHF 1'234'567.50",
+      'orders 10042, 10043 and 10044',
+      'Tel. +49 (0)30 1234567',
+      '2+2 = 4',
+      'A·B·1·2',
+      'page 1 | 2 | 3',
+      'room 4️⃣0️⃣4️⃣',
+      'café 2026',
+    ]) {
+      expect(cards.redact(text)).toEqual({ text, found: {} });
+    }
+  });
+
+  it('does not join groups separated by different kinds of mark into one number', () => {
+    expect(cards.redact('4242,4242.4242,4242').found).toEqual({});
+    expect(cards.redact('4242_4242 4242_4242').found).toEqual({});
+  });
+});
+
 /** A valid IBAN for a country and a BBAN: the check digits computed here by the standard's rule. */
 function ibanOf(country: string, bban: string): string {
   const numeric = [...`${bban}${country}00`].map((c) => (c >= 'A' ? String(c.charCodeAt(0) - 55) : c)).join('');

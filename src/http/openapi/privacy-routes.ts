@@ -1,11 +1,11 @@
 /**
  * The customer-data lifecycle's routes for the OpenAPI document (see api-routes.ts):
- * export, erasure of a conversation or a customer, and the erasure audit.
+ * export, erasure of a conversation or a customer, the erasure audit and the tool-trial audit.
  */
 import { z } from 'zod';
 import { CUSTOMER_TOKEN_HEADER } from '../../identity/customer-token';
 import { ERASED_KINDS } from '../../privacy/customer-data';
-import { customerErasureQuerySchema, erasureAuditQuerySchema } from '../routes/privacy';
+import { auditPageQuerySchema, customerErasureQuerySchema } from '../routes/privacy';
 import { sessionIdSchema, userIdSchema } from '../schemas';
 import { SESSION_TOKEN_HEADER } from '../session-token';
 import type { ApiRoute } from './api-route';
@@ -45,6 +45,31 @@ export const erasureAuditSchema = z.object({
         attempts: z.int(),
         error: z.string().nullable(),
         updated_at: z.iso.datetime().nullable(),
+      }),
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+
+export const toolTrialAuditSchema = z.object({
+  tool_trials: z.array(
+    z.object({
+      id: z.string(),
+      tried_at: z.iso.datetime(),
+      source: z.enum(['console', 'cli']).meta({ description: "Where the try came from: the console's Tools page, or `npm run shop -- try`." }),
+      tool: z.string(),
+      customer_id: z.string().nullable().meta({ description: 'The verified customer the tool ran as; null for an anonymous trial, and once the customer was erased.' }),
+      customer: z.string().nullable().meta({ description: "Set once the customer was erased: their pseudonym (the erasure audit's), instead of the id." }),
+      arguments: z
+        .record(z.string(), z.unknown())
+        .nullable()
+        .meta({ description: 'The arguments as sent (bound ones filled from the customer), or as given when nothing was sent; null once the customer was erased.' }),
+      bound: z.array(z.string()).meta({ description: 'The names of the arguments whose value was bound from the customer, not given.' }),
+      outcome: z.enum(['ok', 'error', 'refused']).meta({ description: 'ok: the tool ran; error: its call failed; refused: nothing was called.' }),
+      error_code: z.string().nullable().meta({
+        description:
+          'Why it was not ok: refused `tool_writes` (the console tries no tool that writes), `not_signed_in` (a bound tool without a customer), `not_called` (an argument it needs is missing); ' +
+          'error `http_<status>`, `tool_failed`, or the network guard\'s reason (`timeout`, `dns`, `connection`, `address`, `too_large`, …).',
       }),
     }),
   ),
@@ -161,8 +186,22 @@ export function privacyApiRoutes(): ApiRoute[] {
       summary: 'The erasure audit, newest first',
       description: 'Who erased (agent, customer, retention), when, how many rows of each kind, the customer as a pseudonym, and what became of the Langfuse traces. No content, no raw customer id.',
       security: ['agentKey'],
-      query: erasureAuditQuerySchema,
+      query: auditPageQuerySchema,
       responses: { 200: { description: 'One page; pass next_cursor as cursor for the next.', schema: erasureAuditSchema } },
+      errors: [400, 401],
+    },
+    {
+      method: 'get',
+      path: '/api/v1/audit/tool-trials',
+      tag: 'privacy',
+      summary: 'The tool-trial audit, newest first',
+      description:
+        "Every try of one of the shop's tools, from the console or `npm run shop -- try`: the tool, the customer it ran as, the arguments as sent (bound ones named), " +
+        "the outcome, when and from where. A customer's erasure keeps the record without the data: the id becomes its pseudonym and the arguments are dropped. " +
+        'Trials older than CONVERSATION_RETENTION_DAYS are deleted by the retention sweep. Paged like /api/v1/audit/erasures.',
+      security: ['agentKey'],
+      query: auditPageQuerySchema,
+      responses: { 200: { description: 'One page; pass next_cursor as cursor for the next.', schema: toolTrialAuditSchema } },
       errors: [400, 401],
     },
   ];

@@ -4,7 +4,7 @@ import { AppError, ExportLimitError, NotFoundError, UnauthorizedError } from '..
 import { CUSTOMER_TOKEN_HEADER, type CustomerTokenVerifier } from '../../identity/customer-token';
 import { loggedPath, logCustomerPseudonym } from '../../observability/http';
 import type { Logger } from '../../observability/logger';
-import type { CustomerDataStore, ErasureRecord } from '../../privacy/customer-data';
+import type { CustomerDataStore, ErasureRecord, ToolTrialRecord } from '../../privacy/customer-data';
 import type { ErasureService } from '../../privacy/erasure';
 import { writeCustomerExport } from '../../privacy/export';
 import type { RateLimitCounters } from '../../store/rate-limit-store';
@@ -44,8 +44,8 @@ export const customerErasureQuerySchema = z.object({
     }),
 });
 
-/** GET /api/v1/audit/erasures?limit=&cursor= */
-export const erasureAuditQuerySchema = z.object({
+/** GET /api/v1/audit/erasures?limit=&cursor= and GET /api/v1/audit/tool-trials?limit=&cursor= */
+export const auditPageQuerySchema = z.object({
   limit: z.coerce
     .number({ error: 'limit must be a number' })
     .int('limit must be a whole number')
@@ -69,7 +69,8 @@ export class SessionTokenInvalidError extends AppError {
 /**
  * The customer-data lifecycle: export (agent key, or the signed-in customer for
  * themselves), erasure of a conversation (its customer's session token, or the
- * agent key) and of a customer (agent key), and the erasure audit (agent key).
+ * agent key) and of a customer (agent key), and the audits (agent key): erasures,
+ * and tool trials (whose data the console or the CLI read through which tool).
  */
 export function privacyRoutes(parts: PrivacyRoutesParts): Router {
   const router = Router();
@@ -117,17 +118,32 @@ export function privacyRoutes(parts: PrivacyRoutesParts): Router {
   });
 
   router.get('/audit/erasures', agentOnly, async (req, res) => {
-    const query = parseInput(erasureAuditQuerySchema, req.query);
-    // One more than asked tells whether another page follows.
-    const records = await parts.data.auditPage(query.cursor ? Number(query.cursor) : null, query.limit + 1);
-    const page = records.slice(0, query.limit);
-    res.json({
-      erasures: page.map(toAuditItem),
-      next_cursor: records.length > query.limit ? String(page.at(-1)!.id) : null,
-    });
+    const { items, next_cursor } = await auditPage(req.query, (beforeId, limit) => parts.data.auditPage(beforeId, limit));
+    res.json({ erasures: items.map(toAuditItem), next_cursor });
+  });
+
+  router.get('/audit/tool-trials', agentOnly, async (req, res) => {
+    const { items, next_cursor } = await auditPage(req.query, (beforeId, limit) => parts.data.toolTrialPage(beforeId, limit));
+    res.json({ tool_trials: items.map(toToolTrialItem), next_cursor });
   });
 
   return router;
+}
+
+/**
+ * One page of an audit, newest first (?limit=&cursor=, auditPageQuerySchema): the
+ * records before the cursor (the last page's last id), and the cursor of the next
+ * page, null on the last.
+ */
+async function auditPage<T extends { id: number }>(
+  rawQuery: unknown,
+  read: (beforeId: number | null, limit: number) => Promise<T[]>,
+): Promise<{ items: T[]; next_cursor: string | null }> {
+  const query = parseInput(auditPageQuerySchema, rawQuery);
+  // One more than asked tells whether another page follows.
+  const records = await read(query.cursor ? Number(query.cursor) : null, query.limit + 1);
+  const items = records.slice(0, query.limit);
+  return { items, next_cursor: records.length > query.limit ? String(items.at(-1)!.id) : null };
 }
 
 /**
@@ -210,6 +226,21 @@ function drained(res: Response): Promise<void> {
     };
     res.on('drain', done).on('close', done);
   });
+}
+
+function toToolTrialItem(r: ToolTrialRecord) {
+  return {
+    id: String(r.id),
+    tried_at: r.triedAt.toISOString(),
+    source: r.source,
+    tool: r.tool,
+    customer_id: r.customerId,
+    customer: r.customerPseudonym,
+    arguments: r.arguments,
+    bound: r.bound,
+    outcome: r.outcome,
+    error_code: r.errorCode,
+  };
 }
 
 function toAuditItem(r: ErasureRecord) {

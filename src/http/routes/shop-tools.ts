@@ -5,7 +5,7 @@ import { AppError, NotFoundError } from '../../errors';
 import type { RecordingNetworkGuard } from '../../connectors/recording-guard';
 import type { Logger } from '../../observability/logger';
 import { describeShopTools } from '../../shop/tool-descriptions';
-import { TrialInputError, tryShopTool } from '../../shop/tool-trial';
+import { recordToolTrial, TrialInputError, tryShopTool, type ToolTrialRecorder } from '../../shop/tool-trial';
 import { requireAgentKey } from '../auth';
 import { parseInput } from '../validate';
 
@@ -16,6 +16,8 @@ export interface ShopToolsRoutesParts {
   guard: RecordingNetworkGuard;
   /** The agents and the tools each names. */
   agents: Array<{ key: string; tools: string[] }>;
+  /** Where every trial is recorded (GET /api/v1/audit/tool-trials lists them). */
+  trials: ToolTrialRecorder;
   agentApiKey: string;
   logger: Logger;
 }
@@ -69,7 +71,8 @@ class ToolWritesError extends AppError {
  * bindings and agents, and a trial of one read-only tool as a verified customer,
  * through the very tool the agents are offered (binding, headers, guard, caps,
  * redaction). What was sent comes back with header values hidden. Tools that write
- * (any action but a GET, every MCP tool) are listed but not tried here.
+ * (any action but a GET, every MCP tool) are listed but not tried here. Every trial,
+ * refused ones included, is recorded (source `console`).
  */
 export function shopToolsRoutes(parts: ShopToolsRoutesParts): Router {
   const router = Router();
@@ -90,14 +93,14 @@ export function shopToolsRoutes(parts: ShopToolsRoutesParts): Router {
     const tool = parts.tools().find((t) => t.name === name);
     const [description] = tool ? describeShopTools([tool]) : [];
     if (!tool || !description) throw new NotFoundError(`No tool of the shop's systems is named ${name} (an MCP server's tools appear once it is connected).`);
-    if (description.writes !== 'no') throw new ToolWritesError(name);
+    const customer = body.customer_id ? { id: body.customer_id, email: body.customer_email ?? null } : null;
+    if (description.writes !== 'no') {
+      // Refused, but asked for as a customer: recorded all the same.
+      await recordToolTrial(parts.trials, { source: 'console', tool: name, customer, arguments: body.arguments, bound: [], outcome: { outcome: 'refused', errorCode: 'tool_writes' } });
+      throw new ToolWritesError(name);
+    }
     try {
-      const trial = await tryShopTool({
-        tool,
-        guard: parts.guard,
-        customer: body.customer_id ? { id: body.customer_id, email: body.customer_email ?? null } : null,
-        arguments: body.arguments,
-      });
+      const trial = await tryShopTool({ tool, guard: parts.guard, customer, arguments: body.arguments, source: 'console', recorder: parts.trials });
       // No customer id or argument in the log: they are a customer's data.
       parts.logger.info({ tool: name, requests: trial.sent.length }, `Tool ${name} tried from the console`);
       res.json(trial);

@@ -210,6 +210,7 @@ function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, em
     embedder,
     syncRuns: storage.siteSyncs,
     maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent,
+    recheckAfterMs: config.knowledgeSync.recheckAfterMs,
     guard,
     privateNetworkSites: new Set(sites.filter((s) => s.allowPrivateNetwork).map((s) => s.url)),
     languages: shop.languages,

@@ -28,6 +28,8 @@ export interface ServiceSiteSyncParts {
   guard?: NetworkGuard;
   /** KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT. */
   maxRemovalPercent: number;
+  /** KNOWLEDGE_SYNC_RECHECK_HOURS in ms (default: syncSite's, 24 h). */
+  recheckAfterMs?: number;
   /** The shop's languages: they guide the detection of a page's language (IngestOptions). */
   languages?: readonly string[];
   /** The sites that may be on the private network (by URL, as the schedule names them); any other is public-only. */
@@ -62,6 +64,7 @@ export function bindSiteSync(parts: ServiceSiteSyncParts): SyncOneSite {
       finishRun: (id, outcome) => parts.syncRuns.finishRun(id, outcome),
       pageStates: (site) => parts.syncRuns.pageStates(site),
       putPageState: (site, page) => parts.syncRuns.putPageState(site, page),
+      markPagesChecked: (site, urls) => parts.syncRuns.markPagesChecked(site, urls),
       forgetSource: (site, source) => parts.syncRuns.forgetSource(site, source),
     };
     return syncSite(
@@ -73,6 +76,7 @@ export function bindSiteSync(parts: ServiceSiteSyncParts): SyncOneSite {
         maxPages: request.maxPages,
         concurrency: request.concurrency,
         maxRemovalPercent: parts.maxRemovalPercent,
+        recheckAfterMs: parts.recheckAfterMs,
         // The operator's choice: a configured site named with allow_private_network, or this request's own (the route allows it only from this machine).
         allowPrivateNetwork: request.allowPrivateNetwork === true || (parts.privateNetworkSites?.has(siteUrl) ?? false),
         signal,

@@ -7,18 +7,16 @@
  * conditional request, a 404 removes the page within the removal limit, a fetch error
  * removes nothing, and a 304 counts as checked. On PGlite and on the PostgreSQL server.
  */
-import { NetworkGuard } from '../../src/connectors/network-guard';
 import { HashingEmbeddings, OFFLINE_EMBEDDING_MODEL } from '../../src/knowledge/embeddings';
-import { knowledgeBaseForSites } from '../../src/knowledge/sources/site-knowledge';
-import { syncSite, type SiteSyncOptions, type SyncReport } from '../../src/knowledge/sources/site-sync';
+import { bindSiteSync } from '../../src/knowledge/site-sync-binding';
+import type { SyncReport } from '../../src/knowledge/sources/site-sync';
 import type { SqlDatabase } from '../../src/store/database';
 import { KnowledgeAdminStore } from '../../src/store/knowledge-admin-store';
-import { openPostgresDatabase } from '../../src/store/postgres';
 import { SiteSyncStore } from '../../src/store/site-sync-store';
 import { SqlStore } from '../../src/store/sql-store';
 import { pageInSiteChrome, sitemapXml, startLoopbackSite, type LoopbackSite } from '../../scripts/lib/loopback-site';
 import { openTestStore } from '../support/database';
-import { createTestDatabase, describeOnTestServer, migrateTestDatabase, testServerHasPgvector } from '../support/postgres';
+import { describeOnTestServer, openMigratedTestDatabase } from '../support/postgres';
 
 const PAGES = 10;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -38,19 +36,17 @@ function staleSiteSuite(openDatabase: () => Promise<{ db: SqlDatabase; close(): 
   let runs: SiteSyncStore;
   let sitemapUrl: string;
 
-  const sync = (options: SiteSyncOptions = {}): Promise<SyncReport> => {
-    const store = new SqlStore(db);
-    const admin = new KnowledgeAdminStore(db);
-    const knowledge = knowledgeBaseForSites(
-      {
-        listSourceChunks: (s) => store.listSourceChunks(s),
-        findEmbeddingsByHash: (h, m) => store.findEmbeddingsByHash(h, m),
-        replaceSourceChunks: (s, c) => admin.replaceSourceChunks(s, c),
-      },
-      (s) => admin.deleteSource(s),
-      { embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL },
-    );
-    return syncSite(sitemapUrl, { guard: new NetworkGuard(), knowledge, store: runs }, { allowPrivateNetwork: true, timeoutMs: 3000, ...options });
+  /** One sync as the service runs it (its binding), with KNOWLEDGE_SYNC_RECHECK_HOURS as `recheckAfterMs` (default a day). */
+  const sync = async (options: { recheckAfterMs?: number; prune?: boolean } = {}): Promise<SyncReport> => {
+    const syncSite = bindSiteSync({
+      store: new SqlStore(db),
+      admin: new KnowledgeAdminStore(db),
+      embedder: { embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL },
+      syncRuns: runs,
+      maxRemovalPercent: 20,
+      recheckAfterMs: options.recheckAfterMs ?? DAY_MS,
+    });
+    return (await syncSite(sitemapUrl, new AbortController().signal, { trigger: 'cli', allowPrivateNetwork: true, prune: options.prune })) as SyncReport;
   };
   const storedArticles = async (): Promise<number[]> => {
     const rows = await db.query<{ source: string }>(`select distinct source from documents where source like $1`, [`${site.origin}/help/%`]);
@@ -163,16 +159,5 @@ describe('a stale sitemap on PGlite', () => {
 });
 
 describeOnTestServer('a stale sitemap on the PostgreSQL server', () => {
-  staleSiteSuite(async () => {
-    const database = await createTestDatabase();
-    const db = openPostgresDatabase({ connectionString: database.url, poolMax: 2 });
-    await migrateTestDatabase(db, testServerHasPgvector());
-    return {
-      db,
-      close: async () => {
-        await db.close();
-        await database.drop();
-      },
-    };
-  });
+  staleSiteSuite(openMigratedTestDatabase);
 });

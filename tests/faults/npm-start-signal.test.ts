@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { TEST_NODE_FLAGS, eventually, freePort } from '../support/processes';
+import { TEST_NODE_FLAGS, eventually, freePort, watchProcess } from '../support/processes';
 import { REPO_ROOT, TEST_AGENT_KEY, HELP_CENTER_DIR, makeTempDir } from '../support/test-service';
 
 /** The service's own shutdown deadline (src/index.ts) plus room for npm to follow it out. */
@@ -44,13 +44,7 @@ function npmStart(dataDir: string, port: number): NpmStart {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const output: string[] = [];
-  child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
-  child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const run = { pid: child.pid!, exited, output: () => output.join('') };
+  const run = { pid: child.pid!, ...watchProcess(child) };
   started.push(run);
   return run;
 }

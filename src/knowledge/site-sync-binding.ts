@@ -17,6 +17,19 @@ export interface KnowledgeSite {
   allowPrivateNetwork: boolean;
 }
 
+/**
+ * The sites the service syncs on its schedule: KNOWLEDGE_SYNC_URLS (`settings`) and the shop
+ * file's `knowledge.sites`, each once; a site named twice may reach the private network if
+ * either entry says so.
+ */
+export function configuredKnowledgeSites(settings: { siteUrls: readonly string[]; allowPrivateNetwork: boolean }, shopSites: readonly KnowledgeSite[]): KnowledgeSite[] {
+  const sites = new Map<string, KnowledgeSite>();
+  for (const site of [...settings.siteUrls.map((url) => ({ url, allowPrivateNetwork: settings.allowPrivateNetwork })), ...shopSites]) {
+    sites.set(site.url, { url: site.url, allowPrivateNetwork: site.allowPrivateNetwork || (sites.get(site.url)?.allowPrivateNetwork ?? false) });
+  }
+  return [...sites.values()];
+}
+
 /** What the in-process sync writes with: the service's own store and embedder (not the HTTP API). */
 export interface ServiceSiteSyncParts {
   store: Pick<KnowledgeStore, 'listSourceChunks' | 'findEmbeddingsByHash'>;

@@ -1,5 +1,6 @@
 /**
  * npm run bench:crawl [-- --sizes 1000,5000] [--database postgres://…]
+ * npm run bench:crawl -- --recheck-only [--recheck-pages 1000] [--database postgres://…]
  *
  * What a site sync costs: a generated help center on loopback (each page a ~1.2 KB
  * article in full site chrome, listed by a sitemap index of 1,000-URL sitemaps) is
@@ -16,6 +17,12 @@
  * idle, then while it syncs a site of --chat-pages pages (default 300) of which every 50th
  * is a hostile 1.5 MB page that costs seconds to convert; p50 and p95 of each, and their
  * ratio (target: p95 within 1.5× of idle).
+ *
+ * Then what the re-check of stored pages costs (issue 43, KNOWLEDGE_SYNC_RECHECK_HOURS): a
+ * site of --recheck-pages pages (default 1,000) whose sitemap gives every page a lastmod,
+ * synced once, then twice unchanged: within the recheck window (the lastmod spares every
+ * page's request) and with the window at 0 (every page a conditional request, answered 304,
+ * and one statement that marks them checked). Its own section of BENCHMARKS.md.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +30,7 @@ import { Pool } from 'pg';
 import { NetworkGuard } from '../src/connectors/network-guard';
 import { HashingEmbeddings, OFFLINE_EMBEDDING_MODEL } from '../src/knowledge/embeddings';
 import { knowledgeBaseForSites } from '../src/knowledge/sources/site-knowledge';
-import { syncSite, type SyncReport } from '../src/knowledge/sources/site-sync';
+import { syncSite, type SiteSyncParts, type SyncReport } from '../src/knowledge/sources/site-sync';
 import type { SqlDatabase } from '../src/store/database';
 import { KnowledgeAdminStore } from '../src/store/knowledge-admin-store';
 import { applyMigrations } from '../src/store/migrations';
@@ -38,6 +45,7 @@ import { pageInSiteChrome, sitemapIndexXml, sitemapXml, startLoopbackSite, type 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const BENCHMARKS_FILE = path.join(REPO_ROOT, 'BENCHMARKS.md');
 const MARKERS = { start: '<!-- bench-crawl:start -->', end: '<!-- bench-crawl:end -->' };
+const RECHECK_MARKERS = { start: '<!-- bench-crawl-recheck:start -->', end: '<!-- bench-crawl-recheck:end -->' };
 const PER_SITEMAP = 1000;
 const WORDS = ['parcel', 'refund', 'exchange', 'voucher', 'courier', 'warranty', 'invoice', 'checkout', 'delivery', 'account', 'discount', 'return'];
 
@@ -48,8 +56,11 @@ function arg(name: string): string | undefined {
   return i > 0 ? process.argv[i + 1] : undefined;
 }
 
-/** A help-center site of `size` pages, generated on request (the server holds nothing per page). */
-async function generatedSite(size: number): Promise<LoopbackSite> {
+/**
+ * A help-center site of `size` pages, generated on request (the server holds nothing per page).
+ * `lastmod`: the sitemaps give every page this date. `onPage` is told of every page request.
+ */
+async function generatedSite(size: number, options: { lastmod?: string; onPage?: () => void } = {}): Promise<LoopbackSite> {
   let origin = '';
   const site = await startLoopbackSite(
     {},
@@ -63,11 +74,14 @@ async function generatedSite(size: number): Promise<LoopbackSite> {
         const sitemap = /^\/sitemaps\/(\d+)\.xml$/.exec(requestPath);
         if (sitemap) {
           const first = Number(sitemap[1]) * PER_SITEMAP;
-          const urls = Array.from({ length: Math.min(PER_SITEMAP, size - first) }, (_, k) => ({ loc: `${origin}/help/article-${first + k}` }));
+          const urls = Array.from({ length: Math.min(PER_SITEMAP, size - first) }, (_, k) => ({ loc: `${origin}/help/article-${first + k}`, lastmod: options.lastmod }));
           return { contentType: 'application/xml', body: sitemapXml(urls) };
         }
         const page = /^\/help\/article-(\d+)$/.exec(requestPath);
-        if (page && Number(page[1]) < size) return { body: articlePage(Number(page[1])) };
+        if (page && Number(page[1]) < size) {
+          options.onPage?.();
+          return { body: articlePage(Number(page[1])) };
+        }
         return undefined;
       },
     },
@@ -118,12 +132,12 @@ interface SizeResult {
   resync: SyncReport;
 }
 
-async function measure(database: string, db: SqlDatabase, size: number): Promise<SizeResult> {
-  await applyMigrations(db);
+/** What a sync into this database needs: the guard, its run records and the knowledge base with the offline embedder. */
+function syncParts(db: SqlDatabase): SiteSyncParts {
   const store = new SqlStore(db);
   const admin = new KnowledgeAdminStore(db);
   const embedder = { embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL };
-  const parts = {
+  return {
     guard: new NetworkGuard(),
     store: new SiteSyncStore(db),
     knowledge: knowledgeBaseForSites(
@@ -136,6 +150,11 @@ async function measure(database: string, db: SqlDatabase, size: number): Promise
       embedder,
     ),
   };
+}
+
+async function measure(database: string, db: SqlDatabase, size: number): Promise<SizeResult> {
+  await applyMigrations(db);
+  const parts = syncParts(db);
   const site = await generatedSite(size);
   try {
     const url = `${site.origin}/sitemap.xml`;
@@ -174,15 +193,62 @@ async function measure(database: string, db: SqlDatabase, size: number): Promise
   }
 }
 
-async function onServer(url: string, size: number): Promise<SizeResult> {
+interface RecheckResult {
+  database: string;
+  pages: number;
+  /** Within the window: the lastmod spares every request. */
+  trusted: { seconds: number; pageRequests: number };
+  /** KNOWLEDGE_SYNC_RECHECK_HOURS=0: a conditional request per page, answered 304. */
+  rechecked: { seconds: number; pageRequests: number; notModified: number };
+}
+
+/** An unchanged site with lastmod, synced within the recheck window, then re-checked whole. */
+async function measureRecheck(database: string, db: SqlDatabase, size: number): Promise<RecheckResult> {
+  await applyMigrations(db);
+  const parts = syncParts(db);
+  let pageRequests = 0;
+  const site = await generatedSite(size, { lastmod: '2026-10-01', onPage: () => (pageRequests += 1) });
+  try {
+    const url = `${site.origin}/sitemap.xml`;
+    const run = async (label: string, recheckAfterMs: number) => {
+      const requestsBefore = pageRequests;
+      const startedAt = performance.now();
+      const report = await syncSite(url, parts, { maxPages: size, allowPrivateNetwork: true, recheckAfterMs });
+      const seconds = (performance.now() - startedAt) / 1000;
+      if (report.status !== 'succeeded') throw new Error(`${label} sync ${report.status}: ${report.message}`);
+      progress(`  ${database} ${size}, ${label}: ${seconds.toFixed(1)} s, ${JSON.stringify(report.counts)}`);
+      return { report, seconds, pageRequests: pageRequests - requestsBefore };
+    };
+    const day = 24 * 60 * 60 * 1000;
+    const first = await run('first sync', day);
+    if (first.report.counts.added !== size) throw new Error(`expected ${size} pages added, got ${JSON.stringify(first.report.counts)}`);
+    const trusted = await run('within the recheck window', day);
+    const rechecked = await run('re-check (KNOWLEDGE_SYNC_RECHECK_HOURS=0)', 0);
+    for (const r of [trusted, rechecked]) {
+      if (r.report.counts.unchanged !== size || r.report.counts.embedded !== 0) throw new Error(`an unchanged sync changed something: ${JSON.stringify(r.report.counts)}`);
+    }
+    // The loopback site counts a request whatever it answers; the 304s are the fetches that brought no body.
+    const notModified = rechecked.pageRequests - rechecked.report.counts.fetched;
+    return {
+      database,
+      pages: size,
+      trusted: { seconds: trusted.seconds, pageRequests: trusted.pageRequests },
+      rechecked: { seconds: rechecked.seconds, pageRequests: rechecked.pageRequests, notModified },
+    };
+  } finally {
+    await site.close();
+  }
+}
+
+/** Runs `work` on a new database of the PostgreSQL server at `url`, dropped afterwards. */
+async function onServerDatabase<T>(url: string, name: string, work: (db: SqlDatabase) => Promise<T>): Promise<T> {
   const admin = new Pool({ connectionString: url, max: 1 });
-  const name = `bench_crawl_${size}_${process.pid}`;
   await admin.query(`create database ${name}`);
   const target = new URL(url);
   target.pathname = `/${name}`;
   const db = openPostgresDatabase({ connectionString: target.toString(), poolMax: 2 });
   try {
-    return await measure('PostgreSQL', db, size);
+    return await work(db);
   } finally {
     await db.close();
     await admin.query(`drop database if exists ${name} with (force)`);
@@ -265,7 +331,52 @@ async function chatDuringSync(pages: number, idleTurns: number): Promise<ChatDur
   }
 }
 
+async function onPglite<T>(work: (db: SqlDatabase) => Promise<T>): Promise<T> {
+  const db = await openPgliteDatabase();
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Measures the re-check on PGlite in memory, or on the server given, and records its section. */
+async function recheckBenchmark(database: string | undefined): Promise<void> {
+  const size = Number(arg('--recheck-pages') ?? 1000);
+  if (!Number.isInteger(size) || size < 1) throw new Error('--recheck-pages takes a whole number, e.g. 1000');
+  progress(`${database ? 'PostgreSQL' : 'PGlite (in memory)'}: re-checking a site of ${size} pages`);
+  const r = database
+    ? await onServerDatabase(database, `bench_recheck_${size}_${process.pid}`, (db) => measureRecheck('PostgreSQL', db, size))
+    : await onPglite((db) => measureRecheck('PGlite', db, size));
+  const perPageMs = (r.rechecked.seconds - r.trusted.seconds) * 1000 / r.pages;
+  const row = `| ${r.database} | ${r.pages.toLocaleString('en')} | ${r.trusted.seconds.toFixed(1)} | ${r.trusted.pageRequests.toLocaleString('en')} | ${r.rechecked.seconds.toFixed(1)} | ${r.rechecked.pageRequests.toLocaleString('en')} | ${r.rechecked.notModified.toLocaleString('en')} | ${perPageMs.toFixed(1)} |`;
+  const table = [
+    '| database | pages | unchanged sync within the window (s) | page requests | unchanged sync re-checking every page (s) | page requests | of them 304 | re-check cost per page (ms) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    // The other database's row, as an earlier run recorded it (PGlite by default, PostgreSQL with --database).
+    ...earlierRecheckRows().filter((line) => !line.startsWith(`| ${r.database} |`)),
+    row,
+  ].join('\n');
+  console.log(table);
+  const section = `${RECHECK_MARKERS.start}
+### Re-checking stored pages (\`npm run bench:crawl -- --recheck-only\`)
+
+What \`KNOWLEDGE_SYNC_RECHECK_HOURS\` costs (issue 43): a generated site of ${r.pages.toLocaleString('en')} pages whose sitemaps
+give every page a \`lastmod\`, synced once, then twice with nothing changed: within the recheck
+window (the unchanged \`lastmod\` spares every page's request: only robots.txt and the sitemaps are
+read) and with the window at 0 (a conditional request per page, each answered 304 with no body, and
+one statement marking the pages checked). Nothing is embedded in either. By default a page is
+re-checked once a day, so the second figure is paid at most once a day per site. Measured
+${new Date().toISOString().slice(0, 10)} on this machine (2 cores shared with other work).
+
+${table}
+${RECHECK_MARKERS.end}`;
+  writeMarkedSection(BENCHMARKS_FILE, RECHECK_MARKERS, section);
+  progress(`recorded in ${path.relative(process.cwd(), BENCHMARKS_FILE)}`);
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--recheck-only')) return recheckBenchmark(arg('--database'));
   if (process.argv.includes('--chat-only')) return recordChat(await chatDuringSync(Number(arg('--chat-pages') ?? 300), Number(arg('--idle-turns') ?? 40)), null);
   const sizes = (arg('--sizes') ?? '1000,5000').split(',').map(Number);
   if (sizes.some((s) => !Number.isInteger(s) || s < 1)) throw new Error('--sizes takes whole numbers, e.g. 1000,5000');
@@ -273,15 +384,8 @@ async function main(): Promise<void> {
   const results: SizeResult[] = [];
   for (const size of sizes) {
     progress(`${database ? 'PostgreSQL' : 'PGlite (in memory)'}: a site of ${size} pages`);
-    if (database) results.push(await onServer(database, size));
-    else {
-      const db = await openPgliteDatabase();
-      try {
-        results.push(await measure('PGlite', db, size));
-      } finally {
-        await db.close();
-      }
-    }
+    if (database) results.push(await onServerDatabase(database, `bench_crawl_${size}_${process.pid}`, (db) => measure('PostgreSQL', db, size)));
+    else results.push(await onPglite((db) => measure('PGlite', db, size)));
   }
 
   const rows = results.map((r) =>
@@ -305,6 +409,7 @@ async function main(): Promise<void> {
   console.log(table);
   const chat = await chatDuringSync(Number(arg('--chat-pages') ?? 300), Number(arg('--idle-turns') ?? 40));
   recordChat(chat, table);
+  await recheckBenchmark(database);
 }
 
 /** The section's sync throughput part as it stands (with its own date), kept when --chat-only measures the chat part alone. */
@@ -316,6 +421,18 @@ function earlierSyncPart(): string {
   const body = text.slice(start, end).split('\n').slice(3).join('\n');
   const table = body.slice(0, body.indexOf('\n\nA chat turn') >= 0 ? body.indexOf('\n\nA chat turn') : body.length).trim();
   return table ? `${table}\n\n` : '';
+}
+
+/** The re-check table's rows as BENCHMARKS.md has them. */
+function earlierRecheckRows(): string[] {
+  const text = fs.readFileSync(BENCHMARKS_FILE, 'utf8');
+  const start = text.indexOf(RECHECK_MARKERS.start);
+  const end = text.indexOf(RECHECK_MARKERS.end);
+  if (start < 0 || end < 0) return [];
+  return text
+    .slice(start, end)
+    .split('\n')
+    .filter((line) => /^\| (PGlite|PostgreSQL) \|/.test(line));
 }
 
 /** Writes the section: the sync table (when measured) and the chat-during-sync figures. */

@@ -108,6 +108,7 @@ async function main(): Promise<number> {
     maxPages: parsed.maxPages,
     concurrency: parsed.concurrency,
     maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent,
+    recheckAfterMs: config.knowledgeSync.recheckAfterMs,
   };
   if (paths.length === 0) {
     const target = await openKnowledgeTarget(config);
@@ -216,7 +217,7 @@ function predictedOutcome(stored: StoredSource | undefined, contentHash: string,
 async function ingestSites(
   sites: string[],
   target: KnowledgeTarget,
-  options: { prune: boolean; allowPrivateNetwork: boolean; maxPages?: number; concurrency?: number; maxRemovalPercent: number },
+  options: { prune: boolean; allowPrivateNetwork: boolean; maxPages?: number; concurrency?: number; maxRemovalPercent: number; recheckAfterMs: number },
 ): Promise<number> {
   const guard = new NetworkGuard();
   let exitCode = 0;

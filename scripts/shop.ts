@@ -4,15 +4,19 @@
  *
  * Tries the shop's own tools before a model is paid for. `check` reads the shop
  * file (SHOP_FILE, or --file), every OpenAPI document and every MCP server, lists
- * each tool with its arguments, which are bound and whether it writes, reaches each
- * action's base URL with a HEAD request, and exits 1 with one line per problem.
+ * each tool with its arguments, which are bound and whether it writes, then runs
+ * its named checks: each action's API called once with the file's credentials (a
+ * refused key or an unreachable server is a problem) and each knowledge site's
+ * sitemap or start page fetched; it exits 1 with one line per problem.
  * `try` calls one tool as a conversation of that verified customer would (through
  * the network guard, with the binding, the headers, the caps and the redaction)
  * and prints what was sent (header values hidden) and what the model would receive.
- * Without --customer the conversation is anonymous. The trial is recorded in the
- * service's database (GET /api/v1/audit/tool-trials, source `cli`), so `try` needs
- * it: on the embedded database while the service runs (it locks the folder), stop
- * the service or try a read-only tool from the console. Nothing else is stored.
+ * Without --customer the conversation is anonymous: a bound tool gets the shop's
+ * own sign-in sentence, in its first language. Arguments the tool does not take
+ * are named with what each expects. The trial is recorded in the service's
+ * database (GET /api/v1/audit/tool-trials, source `cli`), so `try` needs it: on the
+ * embedded database while the service runs (it locks the folder), stop the service
+ * or try a read-only tool from the console. Nothing else is stored.
  */
 import { TOOL_NAMES } from '../src/agent/tools';
 import { loadConfig, loadDotEnvFile, type Config } from '../src/config';
@@ -28,6 +32,7 @@ import { DataDirInUseError } from '../src/store/pglite';
 import { loadShop, SAMPLE_SHOP_FILE, ShopFileRejectedError } from '../src/shop/load-shop';
 import { checkShop, type ShopCheck } from '../src/shop/shop-check';
 import { connectShopSystems } from '../src/shop/shop-tools';
+import { wordsFor } from '../src/shop/shop-words';
 import { describeShopTools, type ToolDescription } from '../src/shop/tool-descriptions';
 import { argumentsFromPairs, TrialInputError, tryShopTool, type ToolTrial } from '../src/shop/tool-trial';
 
@@ -93,7 +98,7 @@ function printCheck(check: ShopCheck): void {
     for (const server of check.mcpServers) {
       console.log(`MCP server ${server.name}: ${server.connected ? `connected, offers ${server.tools.join(', ') || 'none of the listed tools'}` : 'not reached'}`);
     }
-    for (const base of check.reached) console.log(`Reached ${base.url} (${base.at}): HTTP ${base.status} to a HEAD request`);
+    for (const probe of check.probes) console.log(`Checked ${probe.check} (${probe.at}): ${probe.result}${probe.problem ? ' (a problem)' : ''}`);
     for (const agent of check.agents) {
       console.log(`Agent ${agent.key}: ${agent.tools.join(', ') || '(no tools)'}${agent.offline ? `; ${agent.offline}` : ''}`);
     }
@@ -156,7 +161,7 @@ async function main(argv: string[]): Promise<number> {
 
   if (line.command === 'check') {
     if (line.positional.length > 0) throw new UsageError(`check takes no arguments (got ${line.positional.join(' ')})`);
-    const check = await checkShop({ file, context });
+    const check = await checkShop({ file, context, knowledgeSync: config.knowledgeSync });
     printCheck(check);
     return check.problems.length === 0 ? 0 : 1;
   }
@@ -176,6 +181,8 @@ async function main(argv: string[]): Promise<number> {
         return 1;
       }
       const customerId = line.options.get('customer');
+      // The shop's own sentences in its first language, as a conversation in it gets them.
+      const { sign_in, tool_failure, order_not_found, proof_limited } = wordsFor({ words: shop.words, languages: shop.languages ?? [] }, null);
       const trial = await tryShopTool({
         tool,
         guard,
@@ -183,6 +190,7 @@ async function main(argv: string[]): Promise<number> {
         arguments: argumentsFromPairs(pairs, tool),
         source: 'cli',
         recorder: storage.customerData,
+        sentences: { sign_in, tool_failure, order_not_found, proof_limited },
       });
       printTrial(trial);
       console.log(`Recorded in the tool-trial audit of ${describeStorage(config.storage)} (GET /api/v1/audit/tool-trials).`);

@@ -261,6 +261,11 @@ export const environmentSchema = z.object({
   KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK: booleanFlag.default(false),
   /** How often the sites of KNOWLEDGE_SYNC_URLS are synced (one instance at a time), in minutes (decimals allowed). */
   KNOWLEDGE_SYNC_INTERVAL_MINUTES: z.coerce.number().positive().max(7 * 24 * 60).default(360),
+  /**
+   * A stored page whose sitemap lastmod is unchanged is still re-checked (a conditional request) once it was
+   * last checked this many hours ago, so a deleted page behind a stale sitemap leaves; 0: every run.
+   */
+  KNOWLEDGE_SYNC_RECHECK_HOURS: z.coerce.number().min(0).max(365 * 24).default(24),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -356,8 +361,8 @@ export interface Config {
   knowledgeSyncMaxRemovalPercent: number;
   /** Where `npm run ingest` finds a running service to ingest through; null: the database directly (or the embedded default's running service). */
   ingestServiceUrl: string | null;
-  /** The sites the running service syncs (none: no sync), and how often. */
-  knowledgeSync: { siteUrls: string[]; allowPrivateNetwork: boolean; intervalMs: number };
+  /** The sites the running service syncs (none: no sync), how often, and how long an unchanged sitemap lastmod spares a page's re-check. */
+  knowledgeSync: { siteUrls: string[]; allowPrivateNetwork: boolean; intervalMs: number; recheckAfterMs: number };
   /** Langfuse tracing; null: off. */
   langfuse: LangfuseConfig | null;
   /** How customer tokens (X-Customer-Token) are verified. */
@@ -593,7 +598,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     knowledgeDocumentMaxBytes: e.KNOWLEDGE_DOCUMENT_MAX_BYTES,
     knowledgeSyncMaxRemovalPercent: e.KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT,
     ingestServiceUrl: e.INGEST_SERVICE_URL ? e.INGEST_SERVICE_URL.replace(/\/+$/, '') : null,
-    knowledgeSync: { siteUrls: e.KNOWLEDGE_SYNC_URLS, allowPrivateNetwork: e.KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK, intervalMs: Math.round(e.KNOWLEDGE_SYNC_INTERVAL_MINUTES * 60_000) },
+    knowledgeSync: {
+      siteUrls: e.KNOWLEDGE_SYNC_URLS,
+      allowPrivateNetwork: e.KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK,
+      intervalMs: Math.round(e.KNOWLEDGE_SYNC_INTERVAL_MINUTES * 60_000),
+      recheckAfterMs: Math.round(e.KNOWLEDGE_SYNC_RECHECK_HOURS * 3_600_000),
+    },
     // Both keys or nothing: one key alone cannot authenticate, so tracing stays off.
     langfuse:
       e.LANGFUSE_PUBLIC_KEY && e.LANGFUSE_SECRET_KEY

@@ -21,7 +21,7 @@ import { resolveAgentApiKey, resolveCustomerIdentitySecret } from './identity/se
 import { createEmbedder, type Embedder } from './knowledge/embeddings';
 import { ModelQueryRewriter } from './knowledge/query-rewriter';
 import { cachedKnowledgeLanguages } from './knowledge/knowledge-languages';
-import { bindSiteSync, type KnowledgeSite } from './knowledge/site-sync-binding';
+import { bindSiteSync, configuredKnowledgeSites } from './knowledge/site-sync-binding';
 import { KnowledgeSyncSchedule } from './knowledge/sync-schedule';
 import { createRetriever, type Retriever } from './knowledge/retriever';
 import { loadLanguageDetector } from './knowledge/language/detect';
@@ -192,25 +192,12 @@ export async function createDependencies(config: Config, logger: Logger, databas
 }
 
 /**
- * The sites the service syncs on its schedule: KNOWLEDGE_SYNC_URLS and the shop file's
- * `knowledge.sites`, each once; a site named twice may reach the private network if either
- * entry says so.
- */
-function configuredSites(config: Config, shop: Shop): KnowledgeSite[] {
-  const sites = new Map<string, KnowledgeSite>();
-  for (const site of [...config.knowledgeSync.siteUrls.map((url) => ({ url, allowPrivateNetwork: config.knowledgeSync.allowPrivateNetwork })), ...shop.knowledge.sites]) {
-    sites.set(site.url, { url: site.url, allowPrivateNetwork: site.allowPrivateNetwork || (sites.get(site.url)?.allowPrivateNetwork ?? false) });
-  }
-  return [...sites.values()];
-}
-
-/**
  * The sync of the knowledge sites, in process through the service's own guard (so no
  * page may be the service itself): the configured sites on a schedule (none, no
  * schedule), and one site on request (POST /api/v1/knowledge/syncs).
  */
 function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, embedder: Embedder, guard: NetworkGuard, logger: Logger): KnowledgeSyncSchedule {
-  const sites = configuredSites(config, shop);
+  const sites = configuredKnowledgeSites(config.knowledgeSync, shop.knowledge.sites);
   const siteUrls = sites.map((s) => s.url);
   const syncSite = bindSiteSync({
     store: storage.store,
@@ -218,6 +205,7 @@ function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, em
     embedder,
     syncRuns: storage.siteSyncs,
     maxRemovalPercent: config.knowledgeSyncMaxRemovalPercent,
+    recheckAfterMs: config.knowledgeSync.recheckAfterMs,
     guard,
     privateNetworkSites: new Set(sites.filter((s) => s.allowPrivateNetwork).map((s) => s.url)),
     languages: shop.languages,

@@ -214,6 +214,7 @@ async function serviceTarget(baseUrl: string, key: string): Promise<KnowledgeTar
         return new Map(sources.map((s) => [s, { url: s, source: s, etag: null, lastModified: null, lastmod: null, linked: looksLikeLinkedDocument(s) }]));
       },
       putPageState: async () => {},
+      markPagesChecked: async () => 0,
       forgetSource: async () => 0,
     },
     recordsRuns: false,

@@ -17,6 +17,19 @@ export interface KnowledgeSite {
   allowPrivateNetwork: boolean;
 }
 
+/**
+ * The sites the service syncs on its schedule: KNOWLEDGE_SYNC_URLS (`settings`) and the shop
+ * file's `knowledge.sites`, each once; a site named twice may reach the private network if
+ * either entry says so.
+ */
+export function configuredKnowledgeSites(settings: { siteUrls: readonly string[]; allowPrivateNetwork: boolean }, shopSites: readonly KnowledgeSite[]): KnowledgeSite[] {
+  const sites = new Map<string, KnowledgeSite>();
+  for (const site of [...settings.siteUrls.map((url) => ({ url, allowPrivateNetwork: settings.allowPrivateNetwork })), ...shopSites]) {
+    sites.set(site.url, { url: site.url, allowPrivateNetwork: site.allowPrivateNetwork || (sites.get(site.url)?.allowPrivateNetwork ?? false) });
+  }
+  return [...sites.values()];
+}
+
 /** What the in-process sync writes with: the service's own store and embedder (not the HTTP API). */
 export interface ServiceSiteSyncParts {
   store: Pick<KnowledgeStore, 'listSourceChunks' | 'findEmbeddingsByHash'>;
@@ -28,6 +41,8 @@ export interface ServiceSiteSyncParts {
   guard?: NetworkGuard;
   /** KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT. */
   maxRemovalPercent: number;
+  /** KNOWLEDGE_SYNC_RECHECK_HOURS in ms (default: syncSite's, 24 h). */
+  recheckAfterMs?: number;
   /** The shop's languages: they guide the detection of a page's language (IngestOptions). */
   languages?: readonly string[];
   /** The sites that may be on the private network (by URL, as the schedule names them); any other is public-only. */
@@ -62,6 +77,7 @@ export function bindSiteSync(parts: ServiceSiteSyncParts): SyncOneSite {
       finishRun: (id, outcome) => parts.syncRuns.finishRun(id, outcome),
       pageStates: (site) => parts.syncRuns.pageStates(site),
       putPageState: (site, page) => parts.syncRuns.putPageState(site, page),
+      markPagesChecked: (site, urls) => parts.syncRuns.markPagesChecked(site, urls),
       forgetSource: (site, source) => parts.syncRuns.forgetSource(site, source),
     };
     return syncSite(
@@ -73,6 +89,7 @@ export function bindSiteSync(parts: ServiceSiteSyncParts): SyncOneSite {
         maxPages: request.maxPages,
         concurrency: request.concurrency,
         maxRemovalPercent: parts.maxRemovalPercent,
+        recheckAfterMs: parts.recheckAfterMs,
         // The operator's choice: a configured site named with allow_private_network, or this request's own (the route allows it only from this machine).
         allowPrivateNetwork: request.allowPrivateNetwork === true || (parts.privateNetworkSites?.has(siteUrl) ?? false),
         signal,

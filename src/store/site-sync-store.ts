@@ -15,6 +15,7 @@ const FUNCTIONS = {
     p_lastmod: 'text',
     p_linked: 'boolean',
   }),
+  markChecked: sqlFunction('mark_knowledge_site_pages_checked', { p_site: 'text', p_urls: 'text[]' }),
   forgetSource: sqlFunction('forget_knowledge_site_source', { p_site: 'text', p_source: 'text' }),
 };
 
@@ -74,6 +75,8 @@ export interface SitePageState {
   lastmod: string | null;
   /** A document linked from a page rather than listed by the site's sitemap. */
   linked: boolean;
+  /** When the page was last fetched or answered 304; null when not known (the next run checks it). Set by the store. */
+  checkedAt?: Date | null;
 }
 
 /** Errors kept per run: enough to see what went wrong, bounded so a broken site cannot bloat the table. */
@@ -82,7 +85,7 @@ export const MAX_RECORDED_ERRORS = 50;
 /**
  * Sites' sync runs and crawl state: each run recorded when it starts and when it
  * ends, recent runs listed (GET /api/v1/knowledge/syncs), and per site what each
- * stored URL answered last time (ETag, Last-Modified, lastmod).
+ * stored URL answered last time (ETag, Last-Modified, lastmod) and when it was last checked.
  */
 export class SiteSyncStore {
   private readonly fn: SqlFunctionCaller;
@@ -136,14 +139,24 @@ export class SiteSyncStore {
 
   /** Every URL the site's syncs stored, by URL. */
   async pageStates(site: string): Promise<Map<string, SitePageState>> {
-    const rows = await this.fn.rows<{ url: string; source: string; etag: string | null; last_modified: string | null; lastmod: string | null; linked: boolean }>(
-      FUNCTIONS.pages,
-      { p_site: site },
+    const rows = await this.fn.rows<{
+      url: string;
+      source: string;
+      etag: string | null;
+      last_modified: string | null;
+      lastmod: string | null;
+      linked: boolean;
+      checked_at: Date | string | null;
+    }>(FUNCTIONS.pages, { p_site: site });
+    return new Map(
+      rows.map((r) => [
+        r.url,
+        { url: r.url, source: r.source, etag: r.etag, lastModified: r.last_modified, lastmod: r.lastmod, linked: r.linked, checkedAt: r.checked_at === null ? null : new Date(r.checked_at) },
+      ]),
     );
-    return new Map(rows.map((r) => [r.url, { url: r.url, source: r.source, etag: r.etag, lastModified: r.last_modified, lastmod: r.lastmod, linked: r.linked }]));
   }
 
-  /** Remembers a page once it is stored (or found unchanged). */
+  /** Remembers a page once it is stored (or found unchanged); it counts as checked now. */
   async putPageState(site: string, page: SitePageState): Promise<void> {
     // A void function: one value (null) over SQL and over PostgREST alike.
     await this.fn.value(FUNCTIONS.putPage, {
@@ -155,6 +168,12 @@ export class SiteSyncStore {
       p_lastmod: page.lastmod,
       p_linked: page.linked,
     });
+  }
+
+  /** The site's pages at these URLs were checked now and found unchanged (304); returns how many are stored. */
+  async markPagesChecked(site: string, urls: string[]): Promise<number> {
+    if (urls.length === 0) return 0;
+    return Number(await this.fn.value<number>(FUNCTIONS.markChecked, { p_site: site, p_urls: urls }));
   }
 
   /** Forgets every URL of the site stored under a source (once the source is removed). */

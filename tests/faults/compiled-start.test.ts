@@ -22,9 +22,10 @@ afterEach(async () => {
   service = undefined;
 });
 
-test('npm start runs plain node on the compiled entry point', () => {
+test('npm start runs plain node on the compiled entry point, in place of the script shell', () => {
   const scripts = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts;
-  expect(scripts.start).toMatch(new RegExp(`^node( --[a-z-]+)* ${COMPILED_ENTRY.replace('.', '\\.')}$`));
+  // exec: the signals npm passes on reach node itself (tests/faults/npm-start-signal.test.ts).
+  expect(scripts.start).toMatch(new RegExp(`^exec node( --[a-z-]+)* ${COMPILED_ENTRY.replace('.', '\\.')}$`));
   expect(scripts.prestart).toBe('npm run build');
   expect(scripts.build).toContain('build:server');
   expect(scripts.build).toContain('build:web');

@@ -50,7 +50,7 @@ describeOnTestServer('knowledge kept in sync by a running service (two instances
     env: () => ({ KNOWLEDGE_SYNC_URLS: `${site.origin}/sitemap.xml`, KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK: 'true', KNOWLEDGE_SYNC_INTERVAL_MINUTES: String(INTERVAL_MINUTES), OFFLINE_EMBEDDER: 'hashing' }),
     // Offline: the extractive responder quotes the page, so each answer shows the version it came from.
     modelEnv: { OPENAI_API_KEY: '' },
-    checkConfig: (config) => expect(config.knowledgeSync).toEqual({ siteUrls: [`${site.origin}/sitemap.xml`], allowPrivateNetwork: true, intervalMs: INTERVAL_MS }),
+    checkConfig: (config) => expect(config.knowledgeSync).toEqual({ siteUrls: [`${site.origin}/sitemap.xml`], allowPrivateNetwork: true, intervalMs: INTERVAL_MS, recheckAfterMs: 24 * 3_600_000 }),
   });
 
   const ask = async (baseURL: string, message: string) => {

@@ -9,10 +9,9 @@ import type { SqlDatabase } from '../../src/store/database';
 import { applyMigrations } from '../../src/store/migrations';
 import { seedSampleData } from '../../src/shop/sample-shop';
 import { openPgliteDatabase } from '../../src/store/pglite';
-import { openPostgresDatabase } from '../../src/store/postgres';
 import { RateLimitCounters } from '../../src/store/rate-limit-store';
 import { SqlStore } from '../../src/store/sql-store';
-import { createTestDatabase, describeOnTestServer, migrateTestDatabase, testServerHasPgvector } from '../support/postgres';
+import { describeOnTestServer, openMigratedTestDatabase } from '../support/postgres';
 
 const GRANT_LIKE_SUPABASE = `
   do $$ begin
@@ -119,16 +118,5 @@ describeRowLevelSecurity('PGlite', async () => {
 });
 
 describeOnTestServer('row-level security on a PostgreSQL server', () => {
-  describeRowLevelSecurity('a PostgreSQL server', async () => {
-    const database = await createTestDatabase();
-    const db = openPostgresDatabase({ connectionString: database.url, poolMax: 2 });
-    await migrateTestDatabase(db, testServerHasPgvector());
-    return {
-      db,
-      close: async () => {
-        await db.close();
-        await database.drop();
-      },
-    };
-  });
+  describeRowLevelSecurity('a PostgreSQL server', openMigratedTestDatabase);
 });

@@ -1,9 +1,11 @@
 /**
  * `npm run shop -- check` and `npm run shop -- try` (scripts/shop.ts) as an operator
- * runs them: real processes, against the shop's orders API and an MCP server on
- * loopback. Each wrong thing alone (a base_url nothing answers on, an operation the
- * document lacks, an MCP server that is down) makes `check` exit 1 with one line.
- * Every `try` is recorded in the database (the tool-trial audit, source `cli`).
+ * runs them: real processes, against the shop's orders API (which refuses any key but
+ * its own), an MCP server and a help-center site on loopback. Each wrong thing alone
+ * (a base_url nothing answers on, a wrong API key, an operation the document lacks,
+ * an MCP server that is down, a dead or unreachable sitemap) makes `check` exit 1
+ * with one line that names it. Every `try` is recorded in the database (the
+ * tool-trial audit, source `cli`).
  */
 import { execFile } from 'node:child_process';
 import { CustomerDataStore } from '../../src/privacy/customer-data';
@@ -11,6 +13,7 @@ import { openPgliteDatabase } from '../../src/store/pglite';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { startMcpHttpServer, type McpHttpTestServer } from '../support/mcp-http-server';
+import { sitemapXml, startLoopbackSite, type LoopbackSite } from '../../scripts/lib/loopback-site';
 import { startOrdersApi, type OrdersApi } from '../support/orders-api';
 import { freePort, tsxNodeArgs } from '../support/processes';
 import { makeTempDir, REPO_ROOT } from '../support/test-service';
@@ -23,11 +26,15 @@ const API_TOKEN = 'bramble-orders-token-from-the-environment';
 
 let api: OrdersApi;
 let mcp: McpHttpTestServer;
+let helpSite: LoopbackSite;
 let dir: string;
+/** The shop's own sign-in sentence, in its first language (German). */
+const SIGN_IN_DE = 'Bitte melden Sie sich in Ihrem Kundenkonto an und öffnen Sie den Chat dort.';
 
 /** The shop file, with `changes` applied to its text. */
 function shopFile(changes: (text: string) => string = (t) => t): string {
   return changes(`name: Bramble Books
+languages: [de, en]
 agents:
   - key: books
     description: Bramble Books' support.
@@ -46,6 +53,11 @@ mcp_servers:
     tools: [shippingQuote]
     allow_private_network: true
 order_numbers: { prefix: BK, digits: 4 }
+knowledge:
+  sites:
+    - { url: ${helpSite.origin}/sitemap.xml, allow_private_network: true }
+words:
+  sign_in: ${SIGN_IN_DE}
 `);
 }
 
@@ -67,13 +79,14 @@ function shop(args: string[], dataDir = path.join(dir, `data-${++dataDirs}`)): P
 }
 
 beforeAll(async () => {
-  [api, mcp] = await Promise.all([startOrdersApi(), startMcpHttpServer()]);
+  [api, mcp, helpSite] = await Promise.all([startOrdersApi({ token: API_TOKEN }), startMcpHttpServer(), startLoopbackSite()]);
+  helpSite.set('/sitemap.xml', { contentType: 'application/xml', body: sitemapXml([{ loc: `${helpSite.origin}/help/returns` }]) });
   dir = await makeTempDir('shop-command-');
   await api.writeOpenApi(dir);
   await fs.writeFile(path.join(dir, 'shop.yaml'), shopFile());
 });
 afterAll(async () => {
-  await Promise.all([api?.close(), mcp?.close()]);
+  await Promise.all([api?.close(), mcp?.close(), helpSite?.close()]);
   await fs.rm(dir, { recursive: true, force: true });
 });
 beforeEach(() => {
@@ -81,7 +94,7 @@ beforeEach(() => {
   mcp.calls.length = 0;
 });
 
-test('check lists each tool with its arguments, its bindings and whether it writes, reaches the base URL, and exits 0', async () => {
+test("check lists each tool with its arguments, its bindings and whether it writes, calls the API once with the file's key, fetches the sitemap, and exits 0", async () => {
   const { code, stdout } = await shop(['check', '--file', 'shop.yaml']);
   expect(stdout).toContain('No problems found.');
   expect(code).toBe(0);
@@ -93,27 +106,50 @@ test('check lists each tool with its arguments, its bindings and whether it writ
   expect(stdout).toMatch(/paymentMethod {2}action GET on [^\n]+\n {4}arguments: \(none\)\n {4}bound: \(none\)/);
   expect(stdout).toContain('shippingQuote  MCP server shipping, may write (MCP tools do not say)');
   expect(stdout).toContain('MCP server shipping: connected, offers shippingQuote');
-  expect(stdout).toContain(`Reached ${api.baseURL} (actions[0].base_url): HTTP 404 to a HEAD request`);
+  // A read-only operation that needs no customer, with the real credentials.
+  expect(stdout).toContain(`Checked action API (actions[0]): GET ${api.baseURL}/payment (paymentMethod): HTTP 200`);
+  expect(stdout).toContain(`Checked knowledge site (knowledge.sites[0]): GET ${helpSite.origin}/sitemap.xml: HTTP 200, a sitemap`);
   expect(stdout).toContain("a verified customer's order number (like BK-1444) calls getMyOrder(orderId)");
   expect(stdout).not.toContain(API_TOKEN);
-  // The harmless request: one HEAD to the base URL, nothing else of the API called.
-  expect(api.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['HEAD /']);
+  // One call of the API, read-only, with the file's key; nothing else of it called.
+  expect(api.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /payment']);
+  expect(api.requests[0]!.headers.authorization).toBe(`Bearer ${API_TOKEN}`);
+  expect(helpSite.requests.map((r) => r.path)).toEqual(['/sitemap.xml']);
 });
 
-test('check exits 1 with one line each on a wrong base_url, a missing operation and an unreachable MCP server', async () => {
-  const [nobodyApi, nobodyMcp] = [await freePort(), await freePort()];
+test('check exits 1 with one line each on a wrong base_url, a wrong key, a missing operation, an unreachable MCP server, a dead sitemap and a site down', async () => {
+  const [nobodyApi, nobodyMcp, nobodySite] = [await freePort(), await freePort(), await freePort()];
   const variants = {
     'wrong-base.yaml': shopFile((t) => t.replace('    allow_writes:', `    base_url: http://127.0.0.1:${nobodyApi}\n    allow_writes:`)),
+    'wrong-key.yaml': shopFile((t) => t.replace('Bearer \${BRAMBLE_API_TOKEN}', 'Bearer a-key-the-shop-revoked')),
     'missing-operation.yaml': shopFile((t) => t.replace('operations: [getMyOrder, cancelOrder, paymentMethod]', 'operations: [getMyOrder, cancelOrder, paymentMethod, getInvoice]')),
     'mcp-down.yaml': shopFile((t) => t.replace(mcp.url, `http://127.0.0.1:${nobodyMcp}/mcp`)),
+    'dead-sitemap.yaml': shopFile((t) => t.replace(`${helpSite.origin}/sitemap.xml`, `${helpSite.origin}/old-sitemap.xml`)),
+    'site-down.yaml': shopFile((t) => t.replace(`${helpSite.origin}/sitemap.xml`, `http://127.0.0.1:${nobodySite}/sitemap.xml`)),
   };
   for (const [name, text] of Object.entries(variants)) await fs.writeFile(path.join(dir, name), text);
-  const [wrongBase, missingOperation, mcpDown] = await Promise.all(Object.keys(variants).map((name) => shop(['check', '--file', name])));
+  const [wrongBase, wrongKey, missingOperation, mcpDown, deadSitemap, siteDown] = await Promise.all(Object.keys(variants).map((name) => shop(['check', '--file', name])));
   const problems = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('problem: '));
 
   expect(wrongBase.code).toBe(1);
   expect(problems(wrongBase.stdout)).toEqual([
-    expect.stringMatching(new RegExp(`wrong-base\\.yaml: actions\\[0\\]\\.base_url: http://127\\.0\\.0\\.1:${nobodyApi} cannot be reached`)),
+    expect.stringMatching(new RegExp(`wrong-base\\.yaml: actions\\[0\\]: GET http://127\\.0\\.0\\.1:${nobodyApi}/payment \\(paymentMethod\\) cannot be reached`)),
+  ]);
+
+  // The key is refused: a problem, not "reached".
+  expect(wrongKey.code).toBe(1);
+  expect(problems(wrongKey.stdout)).toEqual([
+    expect.stringMatching(/wrong-key\.yaml: actions\[0\]: GET \S+\/payment \(paymentMethod\) answered HTTP 401: the API refused the credentials the file sends \(actions\[0\]\.headers\); check the key$/),
+  ]);
+  expect(wrongKey.stdout).not.toContain('a-key-the-shop-revoked');
+
+  expect(deadSitemap.code).toBe(1);
+  expect(problems(deadSitemap.stdout)).toEqual([
+    `problem: ${path.join(dir, 'dead-sitemap.yaml')}: knowledge.sites[0]: ${helpSite.origin}/old-sitemap.xml answers HTTP 404; expected its sitemap or start page`,
+  ]);
+  expect(siteDown.code).toBe(1);
+  expect(problems(siteDown.stdout)).toEqual([
+    expect.stringMatching(new RegExp(`site-down\\.yaml: knowledge\\.sites\\[0\\]: http://127\\.0\\.0\\.1:${nobodySite}/sitemap\\.xml cannot be fetched: .+`)),
   ]);
 
   expect(missingOperation.code).toBe(1);
@@ -160,6 +196,8 @@ test('try shows the redaction and the sign-in refusal as a conversation gets the
   expect(anonymous.stdout).toContain('as an anonymous visitor');
   expect(anonymous.stdout).toContain('Sent: nothing over the network');
   expect(anonymous.stdout).toContain('This conversation is not signed in to a customer account, so getMyOrder was not called');
+  // The shop's own sign-in sentence, in its first language, as a German conversation gets it.
+  expect(anonymous.stdout).toContain(`Tell the customer, in these words: "${SIGN_IN_DE}"`);
 
   expect(quote.code).toBe(0);
   expect(quote.stdout).toMatch(new RegExp(`Sent: POST ${mcp.url.replace(/[.]/g, '\\.')}\\n(?:  .+\\n)*  body: .*"tools/call".*"postcode":"D02 X285"`));
@@ -177,7 +215,8 @@ test('try names the tools there are when the name is wrong, and refuses argument
   expect(unknown.code).toBe(1);
   expect(unknown.stderr).toContain('No tool of the shop\'s systems is named "getOrders". The tools offered now: getMyOrder, cancelOrder, paymentMethod, shippingQuote');
   expect(wrongArgs.code).toBe(1);
-  expect(wrongArgs.stderr).toContain('getMyOrder does not take these arguments');
+  // The argument, what it expects and the value given.
+  expect(wrongArgs.stderr).toContain('getMyOrder does not take these arguments: orderId: expected a string matching ^BK-\\d{4}$, got "BK-1"');
   expect(api.requests).toHaveLength(0);
 });
 

@@ -124,6 +124,9 @@ test('a tool that writes is not tried from the console, bad input is a 400 and a
     const response = await service.request('POST', `/api/v1/shop/tools/${name}/try`, body);
     expect({ name, body, status: response.status, code: response.body.error?.code }).toEqual({ name, body, status: 400, code: 'invalid_request' });
   }
+  // The refusal names the argument, what it expects and the value given.
+  const pattern = await service.request('POST', '/api/v1/shop/tools/getMyOrder/try', { customer_id: ADA, arguments: { orderId: 'BK-1' } });
+  expect(pattern.body.error.message).toBe('getMyOrder does not take these arguments: orderId: expected a string matching ^BK-\\d{4}$, got "BK-1"');
   const unknown = await service.request('POST', '/api/v1/shop/tools/getOrders/try', { customer_id: ADA });
   expect(unknown.status).toBe(404);
   expect((await service.request('POST', '/api/v1/shop/tools/getMyOrder/try', { customer_id: ADA, arguments: { orderId: 'BK-1001' } }, null)).status).toBe(401);

@@ -60,7 +60,15 @@ describeOnTestServer('site sync records on a PostgreSQL server', () => {
 
     const states = await store.pageStates(site);
     expect([...states.keys()]).toEqual(['https://c.example/a', 'https://c.example/a?ref=x', 'https://c.example/b']);
-    expect(states.get('https://c.example/b')).toEqual(page('https://c.example/b', 'https://c.example/b', '"3"'));
+    expect(states.get('https://c.example/b')).toEqual({ ...page('https://c.example/b', 'https://c.example/b', '"3"'), checkedAt: expect.any(Date) });
+
+    // A day without checks, then one page answers 304: only it counts as checked now (an unknown URL is ignored).
+    await db.query(`update knowledge_site_pages set checked_at = now() - interval '25 hours'`);
+    const before = Date.now();
+    expect(await store.markPagesChecked(site, ['https://c.example/b', 'https://c.example/unknown'])).toBe(1);
+    const checked = await store.pageStates(site);
+    expect(checked.get('https://c.example/b')!.checkedAt!.getTime()).toBeGreaterThan(before - 1000);
+    expect(checked.get('https://c.example/a')!.checkedAt!.getTime()).toBeLessThan(before - 24 * 3_600_000);
 
     expect(await store.forgetSource(site, 'https://c.example/a')).toBe(2);
     expect([...(await store.pageStates(site)).keys()]).toEqual(['https://c.example/b']);

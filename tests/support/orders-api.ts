@@ -45,7 +45,8 @@ export function oneMegabyteOfOrders(): string {
   return `{"orders":[${orders.join(',')}]}`;
 }
 
-export async function startOrdersApi(): Promise<OrdersApi> {
+/** `token`: every path but the OpenAPI document answers 401 without `Authorization: Bearer <token>`, as an API key refused. */
+export async function startOrdersApi(options: { token?: string } = {}): Promise<OrdersApi> {
   const requests: RecordedApiRequest[] = [];
   let baseURL = '';
   const big = oneMegabyteOfOrders();
@@ -59,6 +60,7 @@ export async function startOrdersApi(): Promise<OrdersApi> {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(payload));
     };
+    if (options.token !== undefined && url.pathname !== '/openapi.yaml' && req.headers.authorization !== `Bearer ${options.token}`) return json(401, { error: 'invalid API key' });
     const mine = url.pathname.match(/^\/customers\/([^/]+)\/orders$/);
     const one = url.pathname.match(/^\/orders\/([^/]+)$/);
     const mineOne = url.pathname.match(/^\/customers\/([^/]+)\/orders\/([^/]+)$/);

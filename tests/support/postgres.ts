@@ -13,6 +13,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Pool } from 'pg';
 import type { SqlDatabase } from '../../src/store/database';
 import { applyMigrations, readMigrations } from '../../src/store/migrations';
+import { openPostgresDatabase } from '../../src/store/postgres';
 import { seedSampleData } from '../../src/shop/sample-shop';
 
 /** Admin URL of the test server (any database on it; each suite creates its own). */
@@ -71,6 +72,24 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
       } finally {
         await admin.end();
       }
+    },
+  };
+}
+
+/**
+ * A new database on the test server, migrated (migrateTestDatabase) and opened with a
+ * small pool, for a suite that runs the same tests on PGlite and on the server; close()
+ * closes it and drops the database.
+ */
+export async function openMigratedTestDatabase(): Promise<{ db: SqlDatabase; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const db = openPostgresDatabase({ connectionString: database.url, poolMax: 2 });
+  await migrateTestDatabase(db, testServerHasPgvector());
+  return {
+    db,
+    close: async () => {
+      await db.close();
+      await database.drop();
     },
   };
 }

@@ -76,13 +76,18 @@ export async function startServiceProcess(env: Record<string, string> = {}, opti
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return { baseURL: `http://127.0.0.1:${port}`, port, child, ...watchProcess(child) };
+}
+
+/** Everything a child process (spawned with piped stdout and stderr) writes, and when it exits. */
+export function watchProcess(child: ChildProcess): Pick<ServiceProcess, 'output' | 'exited'> {
   const output: string[] = [];
   child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
   child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
-  return { baseURL: `http://127.0.0.1:${port}`, port, child, output: () => output.join(''), exited };
+  return { output: () => output.join(''), exited };
 }
 
 /** Polls /health until it answers 200; fails with the process's output when it exits or takes too long. */

@@ -97,14 +97,16 @@ describe('configuration from the environment', () => {
   });
 
   it('syncs no site by default, every 360 minutes when sites are given, public-only unless allowed, and refuses a sync URL that is not http(s)', () => {
-    expect(loadConfig({}).knowledgeSync).toEqual({ siteUrls: [], allowPrivateNetwork: false, intervalMs: 360 * 60_000 });
+    expect(loadConfig({}).knowledgeSync).toEqual({ siteUrls: [], allowPrivateNetwork: false, intervalMs: 360 * 60_000, recheckAfterMs: 24 * 3_600_000 });
+    expect(loadConfig({ KNOWLEDGE_SYNC_RECHECK_HOURS: '0' }).knowledgeSync.recheckAfterMs).toBe(0);
+    expect(() => loadConfig({ KNOWLEDGE_SYNC_RECHECK_HOURS: '-1' })).toThrow(/KNOWLEDGE_SYNC_RECHECK_HOURS/);
     expect(loadConfig({ KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK: 'true' }).knowledgeSync.allowPrivateNetwork).toBe(true);
     expect(() => loadConfig({ KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK: 'sometimes' })).toThrow(/KNOWLEDGE_SYNC_ALLOW_PRIVATE_NETWORK/);
     const config = loadConfig({
       KNOWLEDGE_SYNC_URLS: ' https://help.example.com/sitemap.xml, http://10.0.0.5/docs/ ,,https://help.example.com/sitemap.xml',
       KNOWLEDGE_SYNC_INTERVAL_MINUTES: '0.05',
     });
-    expect(config.knowledgeSync).toEqual({ siteUrls: ['https://help.example.com/sitemap.xml', 'http://10.0.0.5/docs/'], allowPrivateNetwork: false, intervalMs: 3000 });
+    expect(config.knowledgeSync).toEqual({ siteUrls: ['https://help.example.com/sitemap.xml', 'http://10.0.0.5/docs/'], allowPrivateNetwork: false, intervalMs: 3000, recheckAfterMs: 24 * 3_600_000 });
     expect(() => loadConfig({ KNOWLEDGE_SYNC_URLS: 'https://help.example.com/, ftp://files.example.com/' })).toThrow(/KNOWLEDGE_SYNC_URLS.*http\(s\) URLs/s);
     expect(() => loadConfig({ KNOWLEDGE_SYNC_URLS: 'help.example.com' })).toThrow(/KNOWLEDGE_SYNC_URLS/);
     expect(() => loadConfig({ KNOWLEDGE_SYNC_INTERVAL_MINUTES: '0' })).toThrow(/KNOWLEDGE_SYNC_INTERVAL_MINUTES/);

@@ -37,6 +37,8 @@ export interface SiteRequest {
   url: string;
   maxBytes: number;
   headers?: Record<string, string>;
+  /** Past maxBytes: the guard's NetworkGuardError (default), or the body cut there. */
+  overflow?: 'error' | 'truncate';
 }
 
 export class SiteFetcher {
@@ -72,6 +74,7 @@ export class SiteFetcher {
         allowPrivateNetwork: this.options.allowPrivateNetwork,
         timeoutMs: this.options.timeoutMs,
         maxBytes: request.maxBytes,
+        overflow: request.overflow,
         maxRedirects: 5,
         followHttpsUpgrade: true,
         signal: this.options.signal,

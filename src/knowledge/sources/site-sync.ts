@@ -6,7 +6,7 @@ import { MAX_RECORDED_ERRORS, type SitePageState, type SiteSyncStore, type SyncC
  * SiteSyncStore, or (ingesting through a running service's API) a stand-in that
  * knows the stored sources but keeps no ETags and records no run.
  */
-export type SiteSyncRecords = Pick<SiteSyncStore, 'startRun' | 'finishRun' | 'pageStates' | 'putPageState' | 'forgetSource'>;
+export type SiteSyncRecords = Pick<SiteSyncStore, 'startRun' | 'finishRun' | 'pageStates' | 'putPageState' | 'markPagesChecked' | 'forgetSource'>;
 import type { IngestOutcome } from '../ingest';
 import { DocumentSkipped } from './errors';
 import { siteDocumentConversion, type ConvertedPage, type DocumentConversion } from './site-conversion';
@@ -67,8 +67,14 @@ export interface SiteSyncOptions {
    * for this site. Default false: public-only, whatever the site's DNS answers.
    */
   allowPrivateNetwork?: boolean;
-  /** Remove what is gone even past maxRemovalPercent (`npm run ingest -- --prune <url>`). Default false. */
+  /** Remove what is gone even past maxRemovalPercent (`npm run ingest -- --prune <url>`); every stored page is re-checked. Default false. */
   prune?: boolean;
+  /**
+   * KNOWLEDGE_SYNC_RECHECK_HOURS in ms: an unchanged sitemap lastmod spares a page's fetch only while
+   * the page was checked less than this long ago; older, it gets a conditional request (a 304 costs
+   * no body), so a deleted page behind a stale sitemap answers its 404. 0: every run. Default 24 h.
+   */
+  recheckAfterMs?: number;
   /** KNOWLEDGE_SYNC_MAX_REMOVAL_PERCENT: a run that would remove more of the site's pages removes none. Default 20. */
   maxRemovalPercent?: number;
   mazeLimits?: Partial<MazeLimits>;
@@ -118,6 +124,7 @@ const DEFAULTS = {
   maxDocumentBytes: 10 * 1024 * 1024,
   timeoutMs: 30_000,
   maxRemovalPercent: 20,
+  recheckAfterMs: 24 * 60 * 60 * 1000,
   maxSitemaps: 1_000,
   maxSitemapDepth: 4,
 };
@@ -139,7 +146,8 @@ class RunFailure extends Error {}
 /**
  * Syncs one site (a sitemap URL or a start page) into the knowledge base and records
  * the run. New pages are added, changed ones replaced (unchanged: a 304, the same
- * sitemap lastmod, or the same content, and nothing is embedded), and pages that are
+ * sitemap lastmod for a page checked within recheckAfterMs, or the same content, and
+ * nothing is embedded), and pages that are
  * gone (404 or 410, or no longer in a sitemap that was read whole) are removed. A page
  * that times out or answers 5xx is kept; a site that cannot be reached removes nothing
  * (status `failed`); a run that would remove more than maxRemovalPercent of the site's
@@ -156,7 +164,7 @@ export async function syncSite(siteUrl: string, parts: SiteSyncParts, options: S
 class SiteRun {
   private readonly counts: SyncCounts = { fetched: 0, added: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, removed: 0, removalsHeld: 0, embedded: 0 };
   private readonly errors: SyncError[] = [];
-  private readonly settings: Required<Pick<SiteSyncOptions, 'maxPages' | 'concurrency' | 'maxDocumentBytes' | 'timeoutMs' | 'maxRemovalPercent' | 'maxSitemaps'>>;
+  private readonly settings: Required<Pick<SiteSyncOptions, 'maxPages' | 'concurrency' | 'maxDocumentBytes' | 'timeoutMs' | 'maxRemovalPercent' | 'recheckAfterMs' | 'maxSitemaps'>>;
   private readonly maze: LinkMazeGuard;
   private readonly conversion: DocumentConversion;
   private readonly scope: SiteScope;
@@ -175,6 +183,8 @@ class SiteRun {
   private readonly claimedSources = new Map<string, string>();
   /** Known URLs that answered 404 or 410. */
   private readonly goneUrls = new Set<string>();
+  /** Stored URLs that answered 304: checked now, written in one statement at the end of the run. */
+  private readonly notModifiedUrls: string[] = [];
   /** URLs the sitemap listed, when in sitemap mode. */
   private readonly listed = new Set<string>();
   private sitemapReadWhole = true;
@@ -190,6 +200,7 @@ class SiteRun {
       maxDocumentBytes: options.maxDocumentBytes ?? DEFAULTS.maxDocumentBytes,
       timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
       maxRemovalPercent: options.maxRemovalPercent ?? DEFAULTS.maxRemovalPercent,
+      recheckAfterMs: options.recheckAfterMs ?? DEFAULTS.recheckAfterMs,
       maxSitemaps: options.maxSitemaps ?? DEFAULTS.maxSitemaps,
     };
     this.conversion = parts.conversion ?? siteDocumentConversion;
@@ -219,6 +230,7 @@ class SiteRun {
       this.fetcher.setCrawlDelay(this.robots.crawlDelayMs);
       await this.start();
       await this.drainQueue();
+      await store.markPagesChecked(this.site, this.notModifiedUrls);
       if (this.options.signal?.aborted) throw new RunFailure('The sync was cancelled before it finished; nothing was removed.');
       ({ removed, held, message } = await this.removeWhatIsGone());
       if (held.length > 0) status = 'held';
@@ -368,7 +380,7 @@ class SiteRun {
   private async take(item: QueuedUrl): Promise<void> {
     const state = this.known.get(item.url);
     if (!(await this.robots.isAllowed(item.url))) return this.skip(item.url, 'robots', 'disallowed by robots.txt', false);
-    if (state && item.lastmod && state.lastmod === item.lastmod) {
+    if (state && item.lastmod && state.lastmod === item.lastmod && this.checkedRecently(state)) {
       this.keptSources.add(state.source);
       return this.outcome('unchanged', item.url, `lastmod ${item.lastmod} as before`);
     }
@@ -385,6 +397,7 @@ class SiteRun {
     const state = this.known.get(item.url);
     if (response.status === 304 && state) {
       this.keptSources.add(state.source);
+      this.notModifiedUrls.push(item.url);
       return this.outcome('unchanged', item.url, '304 not modified');
     }
     if (response.status === 404 || response.status === 410) {
@@ -441,6 +454,15 @@ class SiteRun {
     this.counts.embedded += result.embedded;
     const where = source === item.url ? '' : ` as ${source}`;
     this.outcome(result.outcome, item.url, `${result.chunks} chunks, ${result.embedded} embedded${where}`);
+  }
+
+  /**
+   * Whether an unchanged sitemap lastmod may spare the page's fetch: it was checked within
+   * recheckAfterMs, and this run was not told to prune (a prune run checks every page).
+   */
+  private checkedRecently(state: SitePageState): boolean {
+    if (this.options.prune || !state.checkedAt) return false;
+    return Date.now() - state.checkedAt.getTime() < this.settings.recheckAfterMs;
   }
 
   /** The crawl's next URLs from a page's links: under the start page's folder (crawl), and same-host PDFs and Word files (both modes). */

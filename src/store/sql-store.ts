@@ -1,7 +1,8 @@
 import { ConversationErasedError, EmbeddingModelMismatchError, IdempotencyKeyLostError } from '../errors';
 import type { ConversationMemorySetting } from '../memory/settings';
 import { cutWords } from '../knowledge/language/analysis';
-import { parseJsonColumn, sqlStateOf, type SqlQueryable } from './database';
+import { parseJsonColumn, sqlStateOf, type SqlDatabase, type SqlQueryable } from './database';
+import { chunkRows, inProcessDatabase, toVectorLiteral, writeChunksInSlices } from './chunk-writes';
 import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type FunctionArguments, type SqlFunction, type SqlFunctionCaller } from './sql-functions';
 import type {
   ChatStore,
@@ -191,8 +192,12 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   private readonly fn: SqlFunctionCaller;
 
   /** Over a SQL connection, or over any other caller of the same functions (Supabase). */
+  /** PGlite, whose long writes are sliced (writeChunksInSlices); null on a server or Supabase. */
+  private readonly inProcess: SqlDatabase | null;
+
   constructor(target: SqlQueryable | SqlFunctionCaller) {
     this.fn = isSqlFunctionCaller(target) ? target : sqlFunctionCaller(target);
+    this.inProcess = inProcessDatabase(target);
   }
 
   async loadHistoryWindow(sessionId: string, limits: HistoryWindowLimits): Promise<StoredMessage[]> {
@@ -471,6 +476,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   }
 
   async replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void> {
+    if (this.inProcess) return writeChunksInSlices(this.inProcess, FN.replaceSourceChunks, source, chunks);
     await this.fn.value<number>(FN.replaceSourceChunks, {
       p_source: source,
       p_chunks: chunkRows(chunks),
@@ -507,25 +513,6 @@ function escapeLikePattern(text: string): string {
 
 /** pgvector's text form, '[0.1,0.2,…]', which every driver passes through unchanged. */
 /** Chunks as the p_chunks JSON that replace_source_chunks and put_knowledge_source read. */
-export function chunkRows(chunks: DocumentChunk[]) {
-  return chunks.map((c) => ({
-    title: c.title,
-    chunk_index: c.chunkIndex,
-    content: c.content,
-    content_hash: c.contentHash,
-    metadata: c.metadata,
-    embedding: toVectorLiteral(c.embedding),
-    embedding_model: c.embeddingModel,
-    language: c.language ?? null,
-    text_config: c.textConfig ?? null,
-    search_text: c.searchText ?? null,
-  }));
-}
-
-function toVectorLiteral(embedding: number[]): string {
-  return `[${embedding.join(',')}]`;
-}
-
 export function toStoredMessage(r: MessageRow): StoredMessage {
   return {
     id: r.id,

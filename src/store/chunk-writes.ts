@@ -19,6 +19,22 @@ export function inProcessDatabase(target: SqlQueryable | SqlFunctionCaller): Sql
 }
 
 /**
+ * Replaces every chunk of a source through `replace` (put_knowledge_source or
+ * replace_source_chunks): in one call, or, on an in-process database and for more chunks than
+ * one slice, in slices (writeChunksInSlices).
+ */
+export async function writeSourceChunks(
+  fn: SqlFunctionCaller,
+  inProcess: SqlDatabase | null,
+  replace: SqlFunction,
+  source: string,
+  chunks: DocumentChunk[],
+): Promise<void> {
+  if (inProcess && chunks.length > FIRST_SLICE_CHUNKS) return writeChunksInSlices(inProcess, replace, source, chunks);
+  await fn.value<number>(replace, { p_source: source, p_chunks: chunkRows(chunks) });
+}
+
+/**
  * Replaces a source's chunks on an in-process database in one transaction of short
  * statements: `replace` (put_knowledge_source or replace_source_chunks) with the first slice,
  * then add_source_chunks with each further one, the event loop given back between them; the
@@ -27,7 +43,7 @@ export function inProcessDatabase(target: SqlQueryable | SqlFunctionCaller): Sql
  * 40 ms a chunk under load, so one 390-chunk statement stopped the service 15 s). PGlite runs
  * one transaction at a time, so a reader sees the old chunks or the new ones, never a mix.
  */
-export async function writeChunksInSlices(db: SqlDatabase, replace: SqlFunction, source: string, chunks: DocumentChunk[]): Promise<void> {
+async function writeChunksInSlices(db: SqlDatabase, replace: SqlFunction, source: string, chunks: DocumentChunk[]): Promise<void> {
   await db.transaction(async (tx) => {
     const fn = sqlFunctionCaller(tx);
     await fn.value(DEFER_STATISTICS, {});

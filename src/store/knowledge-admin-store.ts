@@ -1,5 +1,5 @@
 import { parseJsonColumn, type SqlDatabase, type SqlQueryable } from './database';
-import { chunkRows, inProcessDatabase, writeChunksInSlices } from './chunk-writes';
+import { chunkRows, inProcessDatabase, writeSourceChunks } from './chunk-writes';
 import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type SqlFunctionCaller } from './sql-functions';
 import type { DocumentChunk } from './types';
 
@@ -152,14 +152,7 @@ export class KnowledgeAdminStore {
    * so ingest can write through it.
    */
   async replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void> {
-    if (this.inProcess) {
-      await writeChunksInSlices(this.inProcess, FUNCTIONS.put, source, chunks);
-    } else {
-      await this.fn.value<number>(FUNCTIONS.put, {
-        p_source: source,
-        p_chunks: chunkRows(chunks),
-      });
-    }
+    await writeSourceChunks(this.fn, this.inProcess, FUNCTIONS.put, source, chunks);
     this.written();
   }
 

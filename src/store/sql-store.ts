@@ -2,7 +2,7 @@ import { ConversationErasedError, EmbeddingModelMismatchError, IdempotencyKeyLos
 import type { ConversationMemorySetting } from '../memory/settings';
 import { cutWords } from '../knowledge/language/analysis';
 import { parseJsonColumn, sqlStateOf, type SqlDatabase, type SqlQueryable } from './database';
-import { chunkRows, inProcessDatabase, toVectorLiteral, writeChunksInSlices } from './chunk-writes';
+import { inProcessDatabase, toVectorLiteral, writeSourceChunks } from './chunk-writes';
 import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type FunctionArguments, type SqlFunction, type SqlFunctionCaller } from './sql-functions';
 import type {
   ChatStore,
@@ -476,11 +476,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   }
 
   async replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void> {
-    if (this.inProcess) return writeChunksInSlices(this.inProcess, FN.replaceSourceChunks, source, chunks);
-    await this.fn.value<number>(FN.replaceSourceChunks, {
-      p_source: source,
-      p_chunks: chunkRows(chunks),
-    });
+    await writeSourceChunks(this.fn, this.inProcess, FN.replaceSourceChunks, source, chunks);
   }
 
   async queryCoverage(text: string, sources: string[]): Promise<Map<string, number>> {

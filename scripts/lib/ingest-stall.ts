@@ -14,7 +14,11 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Pool } from 'pg';
 import { spacelessArticle, unbrokenWord } from '../../tests/support/adversarial-text';
-import { startTestService, TEST_AGENT_KEY, type TestService } from '../../tests/support/test-service';
+import { closeAppInstances, HELP_CENTER_DIR, listenApp, TEST_AGENT_KEY } from '../../tests/support/test-service';
+import { loadConfig } from '../../src/config';
+import { createDependencies } from '../../src/dependencies';
+import { createLogger } from '../../src/observability/logger';
+import { openPgliteDatabase } from '../../src/store/pglite';
 import { pageInSiteChrome, sitemapXml, startLoopbackSite } from './loopback-site';
 
 const DOCUMENT_BYTES = 260_000;
@@ -67,45 +71,78 @@ async function whileProbing<T>(baseURL: string, work: () => Promise<T>): Promise
   return { result, stallMs: slowest, probes, seconds };
 }
 
-/** The service on the default embedder: PGlite in memory, or a new database on `databaseUrl`'s server. */
-async function startService(databaseUrl: string | undefined): Promise<{ service: TestService; close(): Promise<void> }> {
-  let drop = async () => {};
-  const env: Record<string, string> = { OFFLINE_EMBEDDER: 'use-lite' };
+/** The service that a hostile write is sent to: its address and the database it writes to. */
+export interface StallService {
+  baseURL: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The real service on the default embedder (the offline sentence encoder) unless `env` says
+ * otherwise, help center seeded unless `env` says otherwise: on PGlite in memory, or, with
+ * `databaseUrl`, on a new database of that PostgreSQL server (dropped on close).
+ */
+export async function startStallService(databaseUrl: string | undefined, env: Record<string, string> = {}): Promise<StallService> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingest-stall-'));
+  let database: { url: string; drop(): Promise<void> } | null = null;
   if (databaseUrl) {
-    const name = `bench_ingest_stall_${process.pid}_${Date.now().toString(36)}`;
+    const name = `ingest_stall_${process.pid}_${Date.now().toString(36)}`;
     const admin = new Pool({ connectionString: databaseUrl, max: 1 });
     await admin.query(`create database ${name}`);
     const url = new URL(databaseUrl);
     url.pathname = `/${name}`;
-    env['DATABASE_URL'] = url.toString();
-    drop = async () => {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
+    database = {
+      url: url.toString(),
+      drop: async () => {
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      },
     };
   }
-  const service = await startTestService({ env });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    AGENT_API_KEY: TEST_AGENT_KEY,
+    KNOWLEDGE_SEED_DIR: HELP_CENTER_DIR,
+    RATE_LIMIT_PER_CLIENT: '1000000',
+    OFFLINE_EMBEDDER: 'use-lite',
+    ...(database && { DATABASE_URL: database.url }),
+    ...env,
+  });
+  // Without a database URL, PGlite in memory; with one, the service opens its own pool.
+  const deps = await createDependencies(config, createLogger('silent'), database ? undefined : await openPgliteDatabase());
+  const app = await listenApp(deps);
   return {
-    service,
+    baseURL: app.baseURL,
     close: async () => {
-      await service.close();
-      await drop();
-      await fs.rm(service.dataDir, { recursive: true, force: true });
+      await closeAppInstances([app]);
+      await database?.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-async function put(service: TestService, source: string, text: string): Promise<{ status: number; chunks: number }> {
+export async function putDocument(service: StallService, source: string, text: string): Promise<{ status: number; chunks: number }> {
   const response = await fetch(`${service.baseURL}/api/v1/knowledge/sources/${encodeURIComponent(source)}`, {
     method: 'PUT',
-    headers: { authorization: `Bearer ${TEST_AGENT_KEY}`, 'content-type': 'text/plain; charset=utf-8' },
+    headers: { authorization: `Bearer ${TEST_AGENT_KEY}`, 'content-type': `${source.endsWith('.md') ? 'text/markdown' : 'text/plain'}; charset=utf-8` },
     body: text,
   });
   const body = (await response.json()) as { chunk_count?: number };
   return { status: response.status, chunks: body.chunk_count ?? 0 };
 }
 
+async function agentRequest(service: StallService, method: string, requestPath: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${service.baseURL}${requestPath}`, {
+    method,
+    headers: { authorization: `Bearer ${TEST_AGENT_KEY}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
 /** Syncs a loopback site of three 240 KB Thai pages through the API and waits for the run to end. */
-async function crawlThreePages(service: TestService): Promise<{ status: string; chunks: number }> {
+async function crawlThreePages(service: StallService): Promise<{ status: string; chunks: number }> {
   let origin = '';
   const pages = [1, 2, 3].map((n) => `/help/thai-${n}`);
   const site = await startLoopbackSite(
@@ -123,16 +160,17 @@ async function crawlThreePages(service: TestService): Promise<{ status: string; 
   );
   origin = site.origin;
   try {
-    const started = await service.request('POST', '/api/v1/knowledge/syncs', { site: `${origin}/sitemap.xml`, allow_private_network: true });
+    const started = await agentRequest(service, 'POST', '/api/v1/knowledge/syncs', { site: `${origin}/sitemap.xml`, allow_private_network: true });
     if (started.status !== 202) return { status: `sync refused ${started.status}`, chunks: 0 };
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       // A stalled service drops idle keep-alive connections: a failed poll is asked again.
-      const runs = await service.request('GET', `/api/v1/knowledge/syncs?site=${encodeURIComponent(`${origin}/sitemap.xml`)}`).catch(() => null);
+      const runs = await agentRequest(service, 'GET', `/api/v1/knowledge/syncs?site=${encodeURIComponent(`${origin}/sitemap.xml`)}`).catch(() => null);
       const run = runs?.body.syncs?.[0];
       if (run && run.status !== 'running') {
-        const [row] = await service.db.query<{ n: number }>(`select count(*)::int as n from documents where source like $1`, [`${origin}%`]);
-        return { status: run.status, chunks: row!.n };
+        const listed = await agentRequest(service, 'GET', '/api/v1/knowledge/sources?limit=100');
+        const chunks = (listed.body.sources as { source: string; chunk_count: number }[]).filter((s) => s.source.startsWith(origin)).reduce((n, s) => n + s.chunk_count, 0);
+        return { status: run.status, chunks };
       }
     }
   } finally {
@@ -146,26 +184,26 @@ export async function measureIngestStalls(
   progress: (line: string) => void,
   only: readonly string[] = [],
 ): Promise<IngestStallRow[]> {
-  const cases: Array<[key: string, name: string, run: (service: TestService) => Promise<{ status: number | string; chunks: number }>]> = [
-    ['ordinary', 'ordinary article (help center, 13 KB)', (s) => put(s, 'ordinary.md', ordinaryArticle())],
-    ['thai', '260 KB of Thai', (s) => put(s, 'thai.txt', spacelessArticle('thai', DOCUMENT_BYTES))],
-    ['chinese', '260 KB of Chinese', (s) => put(s, 'chinese.txt', spacelessArticle('chinese', DOCUMENT_BYTES))],
-    ['word', 'one 260,000-character word', (s) => put(s, 'word.txt', unbrokenWord(260_000))],
+  const cases: Array<[key: string, name: string, run: (service: StallService) => Promise<{ status: number | string; chunks: number }>]> = [
+    ['ordinary', 'ordinary article (help center, 13 KB)', (s) => putDocument(s, 'ordinary.md', ordinaryArticle())],
+    ['thai', '260 KB of Thai', (s) => putDocument(s, 'thai.txt', spacelessArticle('thai', DOCUMENT_BYTES))],
+    ['chinese', '260 KB of Chinese', (s) => putDocument(s, 'chinese.txt', spacelessArticle('chinese', DOCUMENT_BYTES))],
+    ['word', 'one 260,000-character word', (s) => putDocument(s, 'word.txt', unbrokenWord(260_000))],
     ['crawl', 'crawl of three 240 KB Thai pages', (s) => crawlThreePages(s)],
   ];
   const rows: IngestStallRow[] = [];
   for (const [key, name, run] of cases) {
     if (only.length > 0 && !only.includes(key)) continue;
-    const { service, close } = await startService(databaseUrl);
+    const service = await startStallService(databaseUrl);
     try {
       // Load the sentence encoder first (its one-time load is not what is measured).
-      await put(service, 'warm-up.md', '# Warm up\n\nThe encoder loads once per process.');
+      await putDocument(service, 'warm-up.md', '# Warm up\n\nThe encoder loads once per process.');
       const { result, stallMs, probes, seconds } = await whileProbing(service.baseURL, () => run(service));
       const row = { case: name, status: result.status, chunks: result.chunks, seconds, stallMs, probes };
       rows.push(row);
       progress(`  ${name.padEnd(40)} ${String(row.status).padEnd(10)} ${String(row.chunks).padStart(5)} chunks  ${seconds.toFixed(1)} s  longest /health/live ${stallMs.toFixed(0)} ms`);
     } finally {
-      await close();
+      await service.close();
     }
   }
   return rows;

@@ -12,36 +12,37 @@ const SLICE_TARGET_MS = 25;
 const FIRST_SLICE_CHUNKS = 4;
 const MAX_SLICE_CHUNKS = 64;
 
-/** The database when it runs on the service's thread (PGlite), for stores that slice their long writes; null otherwise. */
-export function inProcessDatabase(target: SqlQueryable | SqlFunctionCaller): SqlDatabase | null {
-  const db = target as Partial<SqlDatabase>;
-  return db.inProcess === true && typeof db.transaction === 'function' ? (db as SqlDatabase) : null;
+/** The database when the store has one with transactions (PGlite, a server), for writes in slices; null over Supabase's API. */
+export function transactionalDatabase(target: SqlQueryable | SqlFunctionCaller): SqlDatabase | null {
+  return typeof (target as Partial<SqlDatabase>).transaction === 'function' ? (target as SqlDatabase) : null;
 }
 
 /**
  * Replaces every chunk of a source through `replace` (put_knowledge_source or
- * replace_source_chunks): in one call, or, on an in-process database and for more chunks than
- * one slice, in slices (writeChunksInSlices).
+ * replace_source_chunks): for more chunks than one slice, in slices when there is a database
+ * with transactions (writeChunksInSlices); otherwise (Supabase's API) in one call.
  */
 export async function writeSourceChunks(
   fn: SqlFunctionCaller,
-  inProcess: SqlDatabase | null,
+  db: SqlDatabase | null,
   replace: SqlFunction,
   source: string,
   chunks: DocumentChunk[],
 ): Promise<void> {
-  if (inProcess && chunks.length > FIRST_SLICE_CHUNKS) return writeChunksInSlices(inProcess, replace, source, chunks);
+  if (db && chunks.length > FIRST_SLICE_CHUNKS) return writeChunksInSlices(db, replace, source, chunks);
   await fn.value<number>(replace, { p_source: source, p_chunks: chunkRows(chunks) });
 }
 
 /**
- * Replaces a source's chunks on an in-process database in one transaction of short
- * statements: `replace` (put_knowledge_source or replace_source_chunks) with the first slice,
- * then add_source_chunks with each further one, the event loop given back between them; the
- * source's full-text statistics are recounted once, at the end, not after every slice. The
- * slice grows or shrinks so each statement takes about SLICE_TARGET_MS (measured on PGlite:
- * 40 ms a chunk under load, so one 390-chunk statement stopped the service 15 s). PGlite runs
- * one transaction at a time, so a reader sees the old chunks or the new ones, never a mix.
+ * Replaces a source's chunks in one transaction of short statements: `replace`
+ * (put_knowledge_source or replace_source_chunks) with the first slice, then add_source_chunks
+ * with each further one, the event loop given back between them; the source's full-text
+ * statistics are recounted once, at the end, not after every slice. The slice grows or shrinks
+ * so each statement takes about SLICE_TARGET_MS. On PGlite, which runs on the service's thread,
+ * the statements themselves blocked (40 ms a chunk under load: one 390-chunk statement stopped
+ * the service 15 s); on a server, building one call's JSON of every vector did (1.2 s for 261
+ * chunks under load). A reader sees the old chunks or the new ones, never a mix: PGlite runs
+ * one transaction at a time, and a server's readers see the transaction once it commits.
  */
 async function writeChunksInSlices(db: SqlDatabase, replace: SqlFunction, source: string, chunks: DocumentChunk[]): Promise<void> {
   await db.transaction(async (tx) => {

@@ -10,11 +10,6 @@ export interface SqlQueryable {
 }
 
 export interface SqlDatabase extends SqlQueryable {
-  /**
-   * True when the database runs on the service's own thread (PGlite): a long statement stops
-   * every request meanwhile, so long writes are cut into short statements (writeChunksInSlices).
-   */
-  readonly inProcess?: boolean;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 import { parseJsonColumn, type SqlDatabase, type SqlQueryable } from './database';
-import { chunkRows, inProcessDatabase, writeSourceChunks } from './chunk-writes';
+import { chunkRows, transactionalDatabase, writeSourceChunks } from './chunk-writes';
 import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type SqlFunctionCaller } from './sql-functions';
 import type { DocumentChunk } from './types';
 
@@ -73,12 +73,12 @@ export class KnowledgeAdminStore {
   private readonly writeListeners = new Set<() => void>();
 
   /** Over a SQL connection, or over any other caller of the same functions (Supabase). */
-  /** PGlite, whose long writes are sliced (writeChunksInSlices); null on a server or Supabase. */
-  private readonly inProcess: SqlDatabase | null;
+  /** The database, whose long writes go in slices (writeSourceChunks); null over Supabase's API. */
+  private readonly db: SqlDatabase | null;
 
   constructor(target: SqlQueryable | SqlFunctionCaller) {
     this.fn = isSqlFunctionCaller(target) ? target : sqlFunctionCaller(target);
-    this.inProcess = inProcessDatabase(target);
+    this.db = transactionalDatabase(target);
   }
 
   /** Calls `listener` after each source this store replaced or deleted (the knowledge tool's description follows what is stored). */
@@ -152,7 +152,7 @@ export class KnowledgeAdminStore {
    * so ingest can write through it.
    */
   async replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void> {
-    await writeSourceChunks(this.fn, this.inProcess, FUNCTIONS.put, source, chunks);
+    await writeSourceChunks(this.fn, this.db, FUNCTIONS.put, source, chunks);
     this.written();
   }
 

@@ -34,7 +34,6 @@ export async function openPgliteDatabase(dataDir?: string): Promise<SqlDatabase>
   }
   return {
     ...queryable(db),
-    inProcess: true,
     transaction: (work) => db.transaction((tx) => work(queryable(tx))),
     close: async () => {
       try {

@@ -2,7 +2,7 @@ import { ConversationErasedError, EmbeddingModelMismatchError, IdempotencyKeyLos
 import type { ConversationMemorySetting } from '../memory/settings';
 import { cutWords } from '../knowledge/language/analysis';
 import { parseJsonColumn, sqlStateOf, type SqlDatabase, type SqlQueryable } from './database';
-import { inProcessDatabase, toVectorLiteral, writeSourceChunks } from './chunk-writes';
+import { transactionalDatabase, toVectorLiteral, writeSourceChunks } from './chunk-writes';
 import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type FunctionArguments, type SqlFunction, type SqlFunctionCaller } from './sql-functions';
 import type {
   ChatStore,
@@ -192,12 +192,12 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   private readonly fn: SqlFunctionCaller;
 
   /** Over a SQL connection, or over any other caller of the same functions (Supabase). */
-  /** PGlite, whose long writes are sliced (writeChunksInSlices); null on a server or Supabase. */
-  private readonly inProcess: SqlDatabase | null;
+  /** The database, whose long writes go in slices (writeSourceChunks); null over Supabase's API. */
+  private readonly db: SqlDatabase | null;
 
   constructor(target: SqlQueryable | SqlFunctionCaller) {
     this.fn = isSqlFunctionCaller(target) ? target : sqlFunctionCaller(target);
-    this.inProcess = inProcessDatabase(target);
+    this.db = transactionalDatabase(target);
   }
 
   async loadHistoryWindow(sessionId: string, limits: HistoryWindowLimits): Promise<StoredMessage[]> {
@@ -476,7 +476,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   }
 
   async replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void> {
-    await writeSourceChunks(this.fn, this.inProcess, FN.replaceSourceChunks, source, chunks);
+    await writeSourceChunks(this.fn, this.db, FN.replaceSourceChunks, source, chunks);
   }
 
   async queryCoverage(text: string, sources: string[]): Promise<Map<string, number>> {

@@ -2,8 +2,9 @@
 --
 -- On PGlite the database runs on the service's own thread: replacing a long document's chunks
 -- in one statement (each row's vector into the HNSW index, its text into the full-text index,
--- the statistics recounted) stopped every request for seconds. The service now writes such a
--- source in one transaction of several short statements, yielding between them: the first
+-- the statistics recounted) stopped every request for seconds; on a server, building that one
+-- call's JSON of every vector did, for about a second. The service now writes such a source
+-- in one transaction of several short statements, yielding between them: the first
 -- replaces the source with the first slice (put_knowledge_source or replace_source_chunks, as
 -- before), add_source_chunks appends each further slice. Readers see the old chunks or the new
 -- ones, never a mix: PGlite runs one transaction at a time, and on a server the transaction is

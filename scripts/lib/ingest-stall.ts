@@ -115,9 +115,12 @@ export async function startStallService(databaseUrl: string | undefined, env: Re
   return {
     baseURL: app.baseURL,
     close: async () => {
-      await closeAppInstances([app]);
-      await database?.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
+      try {
+        await closeAppInstances([app]);
+      } finally {
+        await database?.drop();
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
     },
   };
 }

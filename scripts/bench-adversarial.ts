@@ -13,6 +13,12 @@
  * HTTP). The target: the worst class within 2x of an ordinary message.
  *
  * Writes its table into BENCHMARKS.md (section bench-adversarial).
+ *
+ * Then one hostile knowledge write at a time (scripts/lib/ingest-stall.ts: 260 KB of Thai or
+ * Chinese, one 260,000-character word, a crawl of three such pages) and the longest stall of
+ * `/health/live` meanwhile, on PGlite, or on the PostgreSQL server of `--database <url>` (a new
+ * database, dropped afterwards); its own section per backend. `--ingest-only` skips the chat part,
+ * `--cases thai,word` runs only those (ordinary, thai, chinese, word, crawl).
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +33,7 @@ import { createLogger } from '../src/observability/logger';
 import { openPgliteDatabase } from '../src/store/pglite';
 import { ADVERSARIAL_CLASSES, ADVERSARIAL_CLASS_NAMES, randomWhitespace } from '../tests/support/adversarial-text';
 import { writeMarkedSection } from './lib/benchmarks-file';
+import { measureIngestStalls, renderIngestStalls } from './lib/ingest-stall';
 
 const TURNS = Number(process.env['BENCH_TURNS'] ?? 3);
 const SIZES = [4000, 100_000];
@@ -126,7 +133,25 @@ async function measure(service: Awaited<ReturnType<typeof startService>>, size: 
   return { size, kind, via, turnMs: Math.max(...times), loopDelayMs: delay.max / 1e6, healthMs, status };
 }
 
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
 async function main(): Promise<void> {
+  if (!process.argv.includes('--ingest-only')) await measureTurns();
+  const databaseUrl = arg('--database');
+  const backend = databaseUrl ? 'postgres' : 'pglite';
+  progress(`One hostile knowledge write at a time, on ${backend}:`);
+  const rows = await measureIngestStalls(databaseUrl, progress, arg('--cases')?.split(',') ?? []);
+  const markers = { start: `<!-- bench-ingest-stall-${backend}:start -->`, end: `<!-- bench-ingest-stall-${backend}:end -->` };
+  const section = renderIngestStalls(rows, databaseUrl ? 'PostgreSQL server' : 'PGlite', markers);
+  console.log(section);
+  writeMarkedSection(BENCHMARKS_FILE, markers, section);
+  progress(`recorded in ${path.relative(process.cwd(), BENCHMARKS_FILE)}`);
+}
+
+async function measureTurns(): Promise<void> {
   const rows: Row[] = [];
   for (const size of SIZES) {
     progress(`MESSAGE_MAX_CHARS=${size}: starting the service…`);

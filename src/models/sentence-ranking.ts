@@ -8,6 +8,7 @@
 import { segmentsOf, WORD_SLICE } from '../knowledge/language/segments';
 import { foldDecimalDigits } from '../knowledge/language/digits';
 import { boundedSearchText } from '../knowledge/search-query';
+import { askedKinds, statesKind, type AnswerKind } from './answer-kinds';
 
 /** A passage as the responder reads it: its title and source, and its text. */
 export interface RankedPassage {
@@ -23,7 +24,11 @@ export interface ScoredSentence {
   source: string;
   /** The weight of the question's words it holds, over the weight of all of them (0–1). */
   coverage: number;
-  /** What the quotes are ordered by: the coverage (plus FIGURE_BONUS), lowered for a passage the retriever ranked lower, plus 1 when the sentence names the topic. */
+  /**
+   * What the quotes are ordered by: the coverage (plus ANSWER_KIND_BONUS when it states the kind of answer
+   * asked for), lowered for a passage the retriever ranked lower, plus 1 when the sentence names the topic
+   * or is of the best document.
+   */
   score: number;
 }
 
@@ -55,8 +60,13 @@ const EARLIER_MESSAGE_WEIGHT = 0.5;
  * them with the whole knowledge base's statistics, so its order breaks near ties.
  */
 const PASSAGE_RANK_DECAY = 0.15;
-/** Added to the score of a sentence that states a figure (a digit of any script): help centers answer with days, prices and limits. */
-const FIGURE_BONUS = 0.1;
+/**
+ * Added to the score of a sentence that states the kind of answer the question asks for (answer-kinds.ts:
+ * "how much" and a price, "how long" and a duration); half of it when only the customer's previous
+ * message asked ("and to Austria?" after "How much is shipping?"). A sentence that shares the
+ * question's words but states no price does not answer "what does it cost".
+ */
+const ANSWER_KIND_BONUS = 0.3;
 /** Question words in a sentence's section heading, and not in the sentence, count this much. */
 const HEADING_WEIGHT = 0.5;
 /** Two words of a language without a stemmer here match when they share a prefix this long at least… */
@@ -109,8 +119,9 @@ interface Unit {
 
 /**
  * A passage's sentences, each with the words of the section heading it is under.
- * Headings are context, not answers; list items are sentences of their own (they
- * seldom end with a full stop); bold markers and list markers go.
+ * Headings are context, not answers; list items and table rows are sentences of their
+ * own (they seldom end with a full stop; a table's header row is the heading of its rows);
+ * bold markers and list markers go.
  */
 function unitsOf(passage: RankedPassage, rank: number): Unit[] {
   const units: Unit[] = [];
@@ -119,13 +130,24 @@ function unitsOf(passage: RankedPassage, rank: number): Unit[] {
     const text = lines.join(' ').replaceAll('**', '').trim();
     for (const sentence of sentencesOf(text)) units.push({ text: sentence, words: new Set(wordsOf(sentence)), heading, passage, rank });
   };
+  const addRow = (text: string, header: Set<string>) => units.push({ text: text.replaceAll('**', ''), words: new Set(wordsOf(text)), heading: header, passage, rank });
   for (const block of passage.content.split(/\n\s*\n/)) {
     let paragraph: string[] = [];
+    let tableHeader: Set<string> | null = null;
     for (const line of block.split('\n')) {
+      if (!/^\s*\|/.test(line)) tableHeader = null;
       if (/^\s*#/.test(line)) {
         add(paragraph);
         paragraph = [];
         heading = new Set(wordsOf(line.replace(/^\s*#+/, '')));
+      } else if (/^\s*\|/.test(line)) {
+        // A table row is a fact of its own; its header row names the columns, as a heading would.
+        add(paragraph);
+        paragraph = [];
+        const cells = line.split('|').map((c) => c.trim()).filter((c) => c !== '');
+        if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
+        if (tableHeader === null) tableHeader = new Set([...heading, ...wordsOf(cells.join(' '))]);
+        else addRow(cells.join(', '), tableHeader);
       } else if (/^\s*(?:[-*+]|\d+[.)])\s+/.test(line)) {
         add(paragraph);
         paragraph = [];
@@ -167,6 +189,8 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
   for (const word of wordsOf(questionEnds(earlierMessage))) if (!asked.has(word) && asked.size < MAX_QUESTION_WORDS) asked.set(word, EARLIER_MESSAGE_WEIGHT);
   if (units.length === 0 || asked.size === 0) return { quotes: [], nothingClears: true };
 
+  const kinds = askedKinds(question);
+  const earlierKinds = kinds.size > 0 ? new Set<AnswerKind>() : askedKinds(earlierMessage);
   // The best passage's title names the topic (the retriever put it first).
   const titles = new Set(wordsOf(passages[0]?.title ?? ''));
   const n = units.length;
@@ -189,7 +213,8 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
     if (seen.has(key)) continue;
     seen.add(key);
     let weight = 0;
-    let namesTopic = false;
+    // Every sentence of the best document is about its title's topic, named in it or not.
+    let namesTopic = unit.rank === 0;
     for (const [word, w] of weights) {
       if (holds(unit.words, word)) {
         weight += w;
@@ -198,8 +223,8 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
     }
     const coverage = total > 0 ? weight / total : 0;
     // A sentence that names the topic goes before any that does not (a score above 1 only then).
-    const figure = [...unit.words].some((w) => /[0-9]/.test(w)) ? FIGURE_BONUS : 0;
-    const score = (coverage + figure) / (1 + PASSAGE_RANK_DECAY * unit.rank) + (namesTopic ? 1 : 0);
+    const kind = [...kinds].some((k) => statesKind(unit.text, k)) ? ANSWER_KIND_BONUS : [...earlierKinds].some((k) => statesKind(unit.text, k)) ? ANSWER_KIND_BONUS / 2 : 0;
+    const score = (coverage + kind) / (1 + PASSAGE_RANK_DECAY * unit.rank) + (namesTopic ? 1 : 0);
     scored.push({ text: unit.text, title: unit.passage.title, source: unit.passage.source, coverage, score });
   }
   // A stable sort keeps passage order, then sentence order, on equal scores.

@@ -77,11 +77,18 @@ const SHARED_PREFIX_SHARE = 0.75;
 const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: 'sentence' });
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
-/** The words of a text: word-like segments, NFKC and lower case, digits of every script as ASCII. */
+/**
+ * Letters customers type the long way when their keyboard lacks them ("zurueck" for "zurück",
+ * "groesse" for "größe"): both sides are read the long way, so the customer's spelling meets
+ * the help center's. Folding both sides alike leaves every other match as it was.
+ */
+const TYPED_THE_LONG_WAY: Readonly<Record<string, string>> = { ä: 'ae', ö: 'oe', ü: 'ue', ß: 'ss' };
+
+/** The words of a text: word-like segments, NFKC and lower case, digits of every script as ASCII, umlauts and ß the long way. */
 export function wordsOf(text: string): string[] {
   const words: string[] = [];
   for (const { segment, isWordLike } of segmentsOf(wordSegmenter, foldDecimalDigits(text.normalize('NFKC').toLowerCase()), WORD_SLICE)) {
-    if (isWordLike) words.push(segment);
+    if (isWordLike) words.push(segment.replace(/[äöüß]/gu, (letter) => TYPED_THE_LONG_WAY[letter]!));
   }
   return words;
 }

@@ -75,9 +75,21 @@ describe('the offline responder ranks the sentences of the passages', () => {
     expect(quotes.map((q) => q.source)).not.toContain('leasing.md');
   });
 
+  it('meets a customer who types umlauts the long way ("gueltig") with the help center\'s spelling', () => {
+    const passages = [
+      {
+        title: 'Gutscheine',
+        source: 'gutscheine.md',
+        content: '# Gutscheine\n\nDie gedruckte Karte für den Gutschein braucht 2–3 Werktage. Gutscheine sind 3 Jahre gültig.',
+      },
+    ];
+    expect(rankSentences('wie lange ist der gutschein gueltig', passages).quotes[0]!.text).toBe('Gutscheine sind 3 Jahre gültig.');
+    expect(rankSentences('wie lange ist der gutschein gültig', passages).quotes[0]!.text).toBe('Gutscheine sind 3 Jahre gültig.');
+  });
+
   it('splits sentences and words with Intl.Segmenter, in any language, with the words it is given', () => {
     expect(sentencesOf('退货需要多长时间？退款在五个工作日内退回。谢谢。')).toEqual(['退货需要多长时间？', '退款在五个工作日内退回。', '谢谢。']);
-    expect(wordsOf('Rückerstattungen dauern ٥ Tage')).toEqual(['rückerstattungen', 'dauern', '5', 'tage']);
+    expect(wordsOf('Rückerstattungen dauern ٥ Tage')).toEqual(['rueckerstattungen', 'dauern', '5', 'tage']);
     const passages = [
       { title: '退款政策', source: 'zh/refunds.md', content: '我们接受三十天内的退货。退款会在五个工作日内退回原支付方式。礼品卡不能退款。' },
     ];

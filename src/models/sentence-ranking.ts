@@ -2,8 +2,10 @@
  * The offline responder's reading: which sentences of the retrieved passages answer
  * the question. Language-neutral by construction: sentences and words come from
  * Intl.Segmenter (ICU's rules, with its dictionaries for Chinese, Japanese and Thai),
- * a word's weight from how rare it is among the passages' sentences, and no word list
- * or stemmer of any language is used.
+ * a word's weight from how rare it is among the passages' sentences, and no stemmer of
+ * any language is used. The per-language data are answer-kinds.ts's cues ("how much",
+ * "wie viel"), which only reorder the sentences (whether any clears the bar is still the
+ * question's words), and umlauts typed the long way.
  */
 import { segmentsOf, WORD_SLICE } from '../knowledge/language/segments';
 import { foldDecimalDigits } from '../knowledge/language/digits';
@@ -182,8 +184,10 @@ const questionEnds = (text: string) => boundedSearchText(text, 2 * QUESTION_END_
  * idf), so "Australia" counts far more than "to". A question word in the best
  * passage's title names what the passages are about: the retrieved passages all share it,
  * which makes it common among them, yet it is the word that tells, so it keeps the
- * full weight, and a sentence that names it comes before any that does not: a
- * sentence about something else does not answer. The customer's previous message adds its words at half weight (a
+ * full weight, and a sentence that names it, or stands in the best passage's document,
+ * comes before any that does not: a sentence about something else does not answer. A
+ * sentence that states the kind of answer asked for (answer-kinds.ts) comes first among
+ * its peers. The customer's previous message adds its words at half weight (a
  * follow-up's topic), and a sentence's section heading lends its words at half
  * weight. Ties go to the better-ranked passage, then the earlier sentence.
  */

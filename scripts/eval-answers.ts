@@ -6,7 +6,7 @@
  *
  *   npm run eval:answers                       offline (no key: the embedded default)
  *   npm run eval:answers -- --with-model       with OPENAI_API_KEY (and OPENAI_BASE_URL, …) from the environment
- *   npm run eval:answers -- --set <dir> …      conversation sets to run instead of ../shared/eval/mtrag-*
+ *   npm run eval:answers -- --set <dir> …      sets to run instead of ../shared/eval/mtrag-* and eval/dev-shop/*
  *   npm run eval:answers -- --no-write         print the tables without touching BENCHMARKS.md
  *   npm run eval:answers -- --as-site          the published sets only, ingested clean and by crawling
  *                                              them as a website with chrome (its own section)
@@ -26,7 +26,13 @@
  *   articles its docs/ lack, `{id, user}` a line): each is asked in a fresh session after the
  *   dialogues. Escalation is reported per answerability label (mtrag's ANSWERABLE, PARTIAL,
  *   UNANSWERABLE, CONVERSATIONAL; its unjudged turns count here too), and, over all sets, one
- *   row a set: R@1, R@3, answerable and unanswerable escalated (each language beside English).
+ *   row a set: R@1, R@3, answerable and unanswerable escalated (each language beside English);
+ * - every folder eval/dev-shop/* (or given with --set) that holds docs/ and dialogues.jsonl (as
+ *   eval/help-center-dialogues.jsonl, with `small_talk` and `ask_person` turns besides): a shop of
+ *   another domain, its customers writing as customers do (eval/dev-shop/README.md). These and the
+ *   help center get one row each in "Answer or hand over": R@3 on answerable turns, the first
+ *   quote holding the answer, answerable and unanswerable turns escalated, small talk escalated
+ *   or quoted, and requests for a person escalated as `customer_asked`.
  *
  * --as-site: each set's documents are also served as help-center pages wrapped in site
  * chrome (navigation, header, footer, cookie banner, related links; scripts/lib/site-chrome.ts)
@@ -43,7 +49,10 @@ import path from 'node:path';
 import {
   escalationByAnswerability,
   escalationScores,
+  isShopSet,
+  judgementScores,
   loadDialogues,
+  loadShopSet,
   loadUnanswerable,
   loadMtragDialogues,
   runDialogues,
@@ -69,6 +78,7 @@ const SITE_SECTION = { start: '<!-- eval-answers-as-site:start -->', end: '<!-- 
 const DIALOGUES_FILE = path.join(REPO, 'eval/help-center-dialogues.jsonl');
 const HELP_CENTER_DIR = path.join(REPO, 'knowledge/help-center');
 const SHARED_EVAL_DIR = path.join(REPO, '../shared/eval');
+const DEV_SHOP_DIR = path.join(REPO, 'eval/dev-shop');
 
 const withModel = process.argv.includes('--with-model');
 const writeFile = !process.argv.includes('--no-write');
@@ -77,23 +87,29 @@ const dumpIndex = process.argv.indexOf('--dump');
 const dumpFile = dumpIndex >= 0 ? process.argv[dumpIndex + 1] : undefined;
 const COMMAND = `npm run eval:answers${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 
-/** The conversation sets: each `--set <dir>`, else every ../shared/eval/mtrag-* folder with docs/ and cases.jsonl. */
-function conversationSets(): string[] {
+/**
+ * The sets: each `--set <dir>`, else every ../shared/eval/mtrag-* folder and every eval/dev-shop/* folder.
+ * A folder with docs/ and dialogues.jsonl is a shop set; one with docs/ and cases.jsonl a conversation set.
+ */
+function chosenSets(): { conversations: string[]; shops: string[] } {
   const given = process.argv.flatMap((arg, i) => (arg === '--set' && process.argv[i + 1] ? [path.resolve(process.argv[i + 1]!)] : []));
-  const found = fs.existsSync(SHARED_EVAL_DIR)
-    ? fs
-        .readdirSync(SHARED_EVAL_DIR)
-        .filter((name) => name.startsWith('mtrag-'))
-        .map((name) => path.join(SHARED_EVAL_DIR, name))
-        .sort()
-    : [];
-  const sets = given.length > 0 ? given : found;
-  for (const dir of sets) {
+  const subfolders = (dir: string, prefix = '') =>
+    fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .filter((name) => name.startsWith(prefix) && fs.statSync(path.join(dir, name)).isDirectory())
+          .map((name) => path.join(dir, name))
+          .sort()
+      : [];
+  const sets = given.length > 0 ? given : [...subfolders(SHARED_EVAL_DIR, 'mtrag-'), ...subfolders(DEV_SHOP_DIR)];
+  const shops = sets.filter(isShopSet);
+  const conversations = sets.filter((dir) => !isShopSet(dir));
+  for (const dir of conversations) {
     if (!fs.existsSync(path.join(dir, 'cases.jsonl')) || !fs.existsSync(path.join(dir, 'docs'))) {
-      throw new Error(`${dir} is not a conversation set: it needs docs/ and cases.jsonl`);
+      throw new Error(`${dir} is not a set: it needs docs/ and cases.jsonl (a conversation set) or dialogues.jsonl (a shop set)`);
     }
   }
-  return sets;
+  return { conversations, shops };
 }
 
 function progress(message: string): void {
@@ -187,6 +203,39 @@ function rewriteCost(dialogues: ReturnType<typeof loadDialogues>, results: TurnR
   }
   const mean = promptTokens.reduce((a, b) => a + b, 0) / Math.max(1, promptTokens.length);
   return `The rewrite's hidden cost (QUERY_REWRITE=model, the default with a key): one extra model call on ${promptTokens.length} of ${turns} turns (${pct(promptTokens.length, turns)}: the later turns that do not stand alone), each with a prompt of ${mean.toFixed(0)} tokens on average (max ${Math.max(0, ...promptTokens)}; gpt-4o-mini's tokenizer, the offline answers as the agent's turns) and an answer of a search query (about 10–20 tokens). Its latency is the \`rewrite\` stage of Server-Timing.`;
+}
+
+/** Runs one shop set (docs/ and dialogues.jsonl) through the service. */
+async function evaluateShopSet(dir: string): Promise<TurnResult[]> {
+  const name = path.relative(REPO, dir);
+  const dialogues = loadShopSet(dir);
+  progress(`${name}: ${dialogues.length} dialogues, ${dialogues.reduce((sum, d) => sum + d.turns.length, 0)} turns`);
+  const service = await startEvaluatedService(path.join(dir, 'docs'), serviceEnv());
+  const searches = dumpFile ? recordSearches(service.deps) : null;
+  try {
+    return await runDialogues(service.deps, dialogues, (done, total, rs) => {
+      if (searches) dumpTurns(name, rs, searches.take());
+      if (done % 20 === 0 || done === total) progress(`  ${name} ${done}/${total}`);
+    });
+  } finally {
+    await service.close();
+  }
+}
+
+/**
+ * One row a help center: does it answer what it covers and hand over what it does not
+ * (judgementScores). "a person, please" counts as marked only with `escalation_reason` customer_asked.
+ */
+function judgementTable(rows: { name: string; results: TurnResult[] }[]): string[] {
+  const share = (n: number, d: number) => (d === 0 ? '–' : `${p(n / d)} (${n}/${d})`);
+  return [
+    '| help center | R@3 (answerable) | first quote holds the answer | answerable escalated | unanswerable escalated | small talk escalated or quoted | "a person, please" marked customer_asked |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(({ name, results }) => {
+      const j = judgementScores(results);
+      return `| ${name} | ${share(j.hitAt3, j.answerable)} | ${share(j.firstQuoteHolds, j.withFact)} | ${share(j.answerableEscalated, j.answerable)} | ${share(j.unanswerableEscalated, j.unanswerable)} | ${j.smallTalk === 0 ? '–' : `${j.smallTalkEscalatedOrQuoted} of ${j.smallTalk}`} | ${j.askPerson === 0 ? '–' : `${j.askPersonMarked} of ${j.askPerson}`} |`;
+    }),
+  ];
 }
 
 interface SetResult {
@@ -415,7 +464,7 @@ const recallAt3 = (results: TurnResult[]) => {
 
 async function mainAsSite(): Promise<void> {
   const started = performance.now();
-  const sets = conversationSets();
+  const sets = chosenSets().conversations;
   const comparisons: SiteComparison[] = [];
   for (const dir of sets) comparisons.push(await compareAsSite(dir));
   const rows = comparisons.map((c) => {
@@ -452,10 +501,12 @@ async function mainAsSite(): Promise<void> {
 async function main(): Promise<void> {
   if (asSite) return mainAsSite();
   const started = performance.now();
-  const sets = conversationSets();
+  const sets = chosenSets();
   const helpCenter = await evaluateHelpCenter();
+  const shopResults: { name: string; results: TurnResult[] }[] = [{ name: 'knowledge/help-center', results: helpCenter.results }];
+  for (const dir of sets.shops) shopResults.push({ name: path.relative(REPO, dir), results: await evaluateShopSet(dir) });
   const setResults: SetResult[] = [];
-  for (const dir of sets) setResults.push(await evaluateSet(dir));
+  for (const dir of sets.conversations) setResults.push(await evaluateSet(dir));
   const latencies = helpCenter.results.map((r) => r.latencyMs).sort((a, b) => a - b);
   const median = latencies[Math.floor(latencies.length / 2)] ?? 0;
 
@@ -485,11 +536,17 @@ async function main(): Promise<void> {
     '',
     `Median time per turn: ${median.toFixed(1)} ms.`,
     '',
+    '### Answer or hand over (issue 41)',
+    '',
+    'R@3 over the turns labelled with an article; the first quote holds the answer when the first sentence the answer quotes contains the labelled fact (order turns are answered from a tool and not counted); unanswerable: the off-topic turns, which the help center does not cover. Small talk should be neither escalated nor quoted, and a request for a person escalated with `escalation_reason` `customer_asked` (not marked when the answer has no reason).',
+    '',
+    ...judgementTable(shopResults),
+    '',
     '### Published conversation sets',
     '',
     "Each set's conversations are sent turn by turn, judged and unjudged turns alike (for the history); judged turns are scored: a hit at k when any of the turn's judged documents is among the first k distinct documents cited. BM25: plain BM25 (k1 1.2, b 0.75) over whole documents with the turn's own words, computed by the script on the same files and turns (scripts/lib/plain-bm25.ts). The difference is the service's R@3 minus BM25's on the same turns, with a 95% interval from 2,000 bootstrap draws of conversations.",
     '',
-    ...(setResults.length === 0 ? ['No conversation set was found under `../shared/eval/mtrag-*`: skipped.', ''] : setSections),
+    ...(setResults.length === 0 ? ['No conversation set was found under `../shared/eval/mtrag-*` (or given with --set): skipped.', ''] : setSections),
     ...(setResults.length > 1 ? [`### Pooled over the ${setResults.length} sets (${pooled.length} judged turns)`, '', ...setTable(pooled), ''] : []),
     ...(setResults.length > 0 ? ['### Sets side by side (retrieval and escalation)', '', ...languagesTable(setResults), ''] : []),
   ];

@@ -19,8 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadDialogues, loadMtragDialogues, runDialogues, startEvaluatedService, type Dialogue, type TurnResult } from './lib/answer-eval';
-import { foldDecimalDigits } from '../src/knowledge/language/digits';
+import { firstQuoteHolds, loadDialogues, loadMtragDialogues, runDialogues, startEvaluatedService, type Dialogue, type TurnResult } from './lib/answer-eval';
 
 const REPO = path.resolve(__dirname, '..');
 const argValue = (name: string) => process.argv.flatMap((arg, i) => (arg === name && process.argv[i + 1] ? [process.argv[i + 1]!] : []))[0];
@@ -30,16 +29,6 @@ const only = argValue('--only');
 
 function progress(message: string): void {
   process.stderr.write(`[eval:offline-quotes] ${message}\n`);
-}
-
-const normalise = (text: string) => foldDecimalDigits(text.normalize('NFKC').toLowerCase()).replace(/\s+/gu, ' ').trim();
-
-/** The first sentence of the answer's first quote (a line starting with "> "), or null when it quotes nothing. */
-export function firstQuotedSentence(response: string): string | null {
-  const line = response.split('\n').find((l) => l.startsWith('> '));
-  if (!line) return null;
-  const [first] = new Intl.Segmenter(undefined, { granularity: 'sentence' }).segment(line.slice(2));
-  return first?.segment.trim() ?? null;
 }
 
 interface SetToRun {
@@ -114,10 +103,7 @@ async function main(): Promise<void> {
       await service.close();
     }
     const scored = results.filter((r) => set.gold(r).length > 0);
-    const held = scored.filter((r) => {
-      const quote = firstQuotedSentence(r.response);
-      return quote !== null && set.gold(r).some((g) => normalise(quote).includes(normalise(g)));
-    });
+    const held = scored.filter((r) => firstQuoteHolds(r.response, set.gold(r)));
     const answerable = results.filter((r) => r.turn.article);
     const unanswerable = results.filter((r) => !r.turn.article);
     rows.push(

@@ -82,6 +82,14 @@ function connectorContext(config: Config, guard: RecordingNetworkGuard): Omit<Co
   };
 }
 
+/** One line on the escalation threshold: the figure the service measures lives in the running service's /health. */
+function describeEscalationThreshold(config: Config): string {
+  const { escalationThreshold, calibrateEscalation, escalationThresholdSet } = config.retrieval;
+  if (calibrateEscalation) return `Escalation threshold: calibrated for the knowledge base and embedder at start and after each sync (until then ${escalationThreshold}); the measured figure is in /health (escalation_threshold).`;
+  const why = escalationThresholdSet ? 'ESCALATION_CONFIDENCE_THRESHOLD' : "the embedder's default (ESCALATION_CALIBRATION=on measures one for the knowledge base)";
+  return `Escalation threshold: ${escalationThreshold}, ${why}.`;
+}
+
 function describeTool(tool: ToolDescription): string[] {
   const writes = { yes: 'writes', no: 'read-only', unknown: 'may write (MCP tools do not say)' }[tool.writes];
   const via = tool.kind === 'action' ? `action ${tool.method} on ${tool.source}` : `MCP server ${tool.source}`;
@@ -163,6 +171,7 @@ async function main(argv: string[]): Promise<number> {
     if (line.positional.length > 0) throw new UsageError(`check takes no arguments (got ${line.positional.join(' ')})`);
     const check = await checkShop({ file, context, knowledgeSync: config.knowledgeSync });
     printCheck(check);
+    console.log(describeEscalationThreshold(config));
     return check.problems.length === 0 ? 0 : 1;
   }
   if (line.command === 'try') {

@@ -177,6 +177,13 @@ export const environmentSchema = z.object({
   RETRIEVAL_TOP_K: positiveInt.max(50).default(4),
   RETRIEVAL_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.1),
   ESCALATION_CONFIDENCE_THRESHOLD: fraction.optional(),
+  /**
+   * Measure the escalation threshold for the knowledge base and embedder (threshold-calibration.ts): `on`;
+   * `auto` for a hosted embedder only, whose scale nobody measured here (the offline embedders' defaults
+   * were measured, BENCHMARKS.md); `off`, the default for now, keeps the embedder's default. A set
+   * ESCALATION_CONFIDENCE_THRESHOLD overrides it.
+   */
+  ESCALATION_CALIBRATION: z.enum(['auto', 'on', 'off']).default('off'),
   /** Score fusion of hybrid search: weight of each side (full text: BM25 / the best document's; vectors: cosine). */
   RETRIEVAL_FULL_TEXT_WEIGHT: z.coerce.number().min(0).max(10).default(1),
   RETRIEVAL_SEMANTIC_WEIGHT: z.coerce.number().min(0).max(10).default(1),
@@ -325,6 +332,10 @@ export interface Config {
     topK: number;
     minSimilarity: number;
     escalationThreshold: number;
+    /** Calibrate the threshold for the knowledge base and embedder (ESCALATION_CALIBRATION; never with ESCALATION_CONFIDENCE_THRESHOLD). */
+    calibrateEscalation: boolean;
+    /** ESCALATION_CONFIDENCE_THRESHOLD was set (it then overrides any calibration). */
+    escalationThresholdSet: boolean;
     fullTextWeight: number;
     semanticWeight: number;
     /** Earlier customer messages in the full-text query: the last one's weight, for a message that stands alone and for a follow-up. */
@@ -567,6 +578,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // below 0.18 (npm run eval:answers). The same threshold bounds the words' evidence, the
       // best document's idf-weighted coverage of the question (retrievalConfidence).
       escalationThreshold: e.ESCALATION_CONFIDENCE_THRESHOLD ?? (e.OPENAI_API_KEY ? 0.3 : OFFLINE_ESCALATION_THRESHOLD[e.OFFLINE_EMBEDDER]),
+      escalationThresholdSet: e.ESCALATION_CONFIDENCE_THRESHOLD !== undefined,
+      calibrateEscalation: e.ESCALATION_CONFIDENCE_THRESHOLD === undefined && (e.ESCALATION_CALIBRATION === 'on' || (e.ESCALATION_CALIBRATION === 'auto' && !!e.OPENAI_API_KEY)),
       fullTextWeight: e.RETRIEVAL_FULL_TEXT_WEIGHT,
       semanticWeight: e.RETRIEVAL_SEMANTIC_WEIGHT,
       history: { weight: e.RETRIEVAL_HISTORY_WEIGHT, followUpWeight: e.RETRIEVAL_FOLLOW_UP_HISTORY_WEIGHT },

@@ -24,6 +24,8 @@ import { cachedKnowledgeLanguages } from './knowledge/knowledge-languages';
 import { bindSiteSync, configuredKnowledgeSites } from './knowledge/site-sync-binding';
 import { KnowledgeSyncSchedule } from './knowledge/sync-schedule';
 import { createRetriever, type Retriever } from './knowledge/retriever';
+import { EscalationCalibration } from './knowledge/threshold-calibration';
+import { retrievalConfidence } from './agent/nodes/retrieve';
 import { loadLanguageDetector } from './knowledge/language/detect';
 import { prepareKnowledge } from './knowledge/seed';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
@@ -104,6 +106,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     // The offline responder quotes: it gets the best document's closest section too.
     const closestPassage = models.chatModel.name === OFFLINE_CHAT_MODEL;
     const retriever = measuredRetriever(createRetriever(storage.store, models.embedder, { ...config.retrieval, detectLanguage, closestPassage }), metrics);
+    const calibration = startEscalationCalibration(config, storage, retriever, logger);
     const supportHours = shop.supportHours
       ? SupportHours.fromSchedule(shop.supportHours)
       : new SupportHours(config.handoff.supportHours, config.handoff.supportTimezone);
@@ -116,7 +119,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
     const redactionBackfill = new RedactionBackfill(storage.redactionBackfill, redactor, logger);
     redactionBackfill.start();
     stops.add(() => redactionBackfill.stop());
-    const knowledgeSync = startKnowledgeSync(config, shop, storage, models.embedder, networkGuard, logger);
+    const knowledgeSync = startKnowledgeSync(config, shop, storage, models.embedder, networkGuard, logger, () => calibration.recalibrateInBackground());
     stops.add(() => knowledgeSync.stop());
     // Wrong order proofs are always counted in the database, whatever RATE_LIMIT_STORE says: every instance must agree.
     // One limit for the built-in lookup_order and the shop's actions with guest_proof.
@@ -126,7 +129,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       builtInTools: { commerce: storage.commerce, orderProofs, retriever },
       knowledgeAdmin: storage.knowledgeAdmin,
       supportHours,
-      graph: sharedGraphParts(config, models, retriever, storage.store, tracing, logger),
+      graph: { ...sharedGraphParts(config, models, retriever, storage.store, tracing, logger), meaningScale: () => calibration.meaningScale() },
       connectors: { env: config.shop.env, guard: networkGuard, redactor, tokenCounter: models.tokenCounter, tracing, logger, orderProofs },
     });
     stops.add(() => shopAgents.close());
@@ -162,7 +165,7 @@ export async function createDependencies(config: Config, logger: Logger, databas
       shop,
       networkGuard,
       appParts: {
-        ...assembleAppParts({ config, shop, storage, models, metrics, tracing, redactor, access, chatService, conversations, customerData, knowledgeSync, logger }),
+        ...assembleAppParts({ config, shop, storage, models, metrics, tracing, redactor, access, chatService, conversations, customerData, knowledgeSync, calibration, logger }),
         shopTools: {
           tools: () => shopAgents.shopTools(),
           guard: networkGuard,
@@ -196,10 +199,18 @@ export async function createDependencies(config: Config, logger: Logger, databas
  * page may be the service itself): the configured sites on a schedule (none, no
  * schedule), and one site on request (POST /api/v1/knowledge/syncs).
  */
-function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, embedder: Embedder, guard: NetworkGuard, logger: Logger): KnowledgeSyncSchedule {
+function startKnowledgeSync(
+  config: Config,
+  shop: Shop,
+  storage: OpenStorage,
+  embedder: Embedder,
+  guard: NetworkGuard,
+  logger: Logger,
+  afterSync: () => void,
+): KnowledgeSyncSchedule {
   const sites = configuredKnowledgeSites(config.knowledgeSync, shop.knowledge.sites);
   const siteUrls = sites.map((s) => s.url);
-  const syncSite = bindSiteSync({
+  const syncOneSite = bindSiteSync({
     store: storage.store,
     admin: storage.knowledgeAdmin,
     embedder,
@@ -210,9 +221,28 @@ function startKnowledgeSync(config: Config, shop: Shop, storage: OpenStorage, em
     privateNetworkSites: new Set(sites.filter((s) => s.allowPrivateNetwork).map((s) => s.url)),
     languages: shop.languages,
   });
+  // A sync changes the knowledge base: the escalation threshold is measured again on it.
+  const syncSite: typeof syncOneSite = async (...args) => {
+    const report = await syncOneSite(...args);
+    afterSync();
+    return report;
+  };
   const schedule = new KnowledgeSyncSchedule({ lease: storage.knowledgeSyncLease, syncSite, logger }, { siteUrls, intervalMs: config.knowledgeSync.intervalMs });
   schedule.start();
   return schedule;
+}
+
+/**
+ * The escalation threshold measured for the knowledge base and embedder (threshold-calibration.ts),
+ * at start and after each sync, in the background: until it is measured, the default stands.
+ */
+function startEscalationCalibration(config: Config, storage: OpenStorage, retriever: Retriever, logger: Logger): EscalationCalibration {
+  const calibration = new EscalationCalibration(
+    { admin: storage.knowledgeAdmin, retriever, confidenceOf: (documents) => retrievalConfidence(documents), logger },
+    { threshold: config.retrieval.escalationThreshold, enabled: config.retrieval.calibrateEscalation, configured: config.retrieval.escalationThresholdSet },
+  );
+  calibration.recalibrateInBackground();
+  return calibration;
 }
 
 /** What was started, stopped in reverse order (the last started first). */
@@ -387,6 +417,7 @@ function assembleAppParts(parts: {
   conversations: Conversations;
   customerData: CustomerDataLifecycle;
   knowledgeSync: KnowledgeSyncSchedule;
+  calibration: EscalationCalibration;
   logger: Logger;
 }): Omit<AppParts, 'shopTools'> {
   const { config, shop, storage, models, metrics, tracing, redactor, chatService, logger } = parts;
@@ -473,6 +504,7 @@ function assembleAppParts(parts: {
     health: {
       pingDatabase: () => store.ping(),
       failedSyncs: failedSyncsOf(storage.siteSyncs),
+      escalationThreshold: () => parts.calibration.status(),
       info: { storage: config.storage.kind, model: models.chatModel.name, embedding_model: models.embedder.model },
     },
   };

@@ -11,13 +11,18 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createDependencies, type Dependencies } from '../../src/dependencies';
 import type { RetrievalRecord } from '../../src/knowledge/retrieval-record';
+import { foldDecimalDigits } from '../../src/knowledge/language/digits';
 import { createLogger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';
 import { openPgliteDatabase } from '../../src/store/pglite';
 
-/** What a turn tests; scored and reported per type. */
-export type TurnType = 'first' | 'follow_up' | 'new_topic' | 'paraphrase' | 'order' | 'off_topic';
-export const TURN_TYPES: readonly TurnType[] = ['first', 'follow_up', 'new_topic', 'paraphrase', 'order', 'off_topic'];
+/**
+ * What a turn tests; scored and reported per type. `off_topic`: the help center does not
+ * answer it (it should be escalated); `small_talk`: greetings, thanks, "ok" (never escalated,
+ * nothing quoted); `ask_person`: the customer asks for a person (escalated as `customer_asked`).
+ */
+export type TurnType = 'first' | 'follow_up' | 'new_topic' | 'paraphrase' | 'order' | 'off_topic' | 'small_talk' | 'ask_person';
+export const TURN_TYPES: readonly TurnType[] = ['first', 'follow_up', 'new_topic', 'paraphrase', 'order', 'off_topic', 'small_talk', 'ask_person'];
 
 /** One labelled customer turn. */
 export interface LabelledTurn {
@@ -53,6 +58,8 @@ export interface TurnResult {
   /** 1-based rank of the first labelled article among the cited documents; null when absent. */
   rank: number | null;
   escalated: boolean;
+  /** The answer's `escalation_reason` where the service gives one (null otherwise). */
+  escalationReason: string | null;
   confidence: number;
   /** The answer states the labelled fact (case-insensitive); null when the turn has none. */
   factStated: boolean | null;
@@ -80,6 +87,30 @@ export function loadDialogues(file: string): Dialogue[] {
     }
   }
   return dialogues;
+}
+
+/**
+ * A shop set: a folder with the shop's help center (docs/) and its customers' dialogues
+ * (dialogues.jsonl, as eval/help-center-dialogues.jsonl). Every labelled fact must be a
+ * substring of its article, or the set is refused: a typo in a label would read as a miss.
+ */
+export function loadShopSet(dir: string): Dialogue[] {
+  const file = path.join(dir, 'dialogues.jsonl');
+  const dialogues = loadDialogues(file);
+  for (const d of dialogues) {
+    for (const t of d.turns) {
+      if (!t.article || !t.fact) continue;
+      const article = path.join(dir, 'docs', t.article);
+      if (!fs.existsSync(article)) throw new Error(`${file}: dialogue ${d.id} names ${t.article}, which docs/ lacks`);
+      if (!fs.readFileSync(article, 'utf8').includes(t.fact)) throw new Error(`${file}: dialogue ${d.id}: "${t.fact}" is not in ${t.article}`);
+    }
+  }
+  return dialogues;
+}
+
+/** Whether a folder is a shop set (docs/ and dialogues.jsonl). */
+export function isShopSet(dir: string): boolean {
+  return fs.existsSync(path.join(dir, 'dialogues.jsonl')) && fs.existsSync(path.join(dir, 'docs'));
 }
 
 /**
@@ -191,6 +222,7 @@ export async function runDialogues(
         cited,
         rank: at >= 0 ? at + 1 : null,
         escalated: answer.escalated,
+        escalationReason: (answer as { escalation_reason?: string | null }).escalation_reason ?? null,
         confidence: answer.confidence,
         response: answer.response,
         factStated: turn.fact ? answer.response.toLowerCase().includes(turn.fact.toLowerCase()) : null,
@@ -246,6 +278,64 @@ export function escalationScores(results: TurnResult[]): { precision: number; re
     escalated: escalated.length,
     offTopic: offTopic.length,
     truePositives,
+  };
+}
+
+/** Text as quotes are compared: NFKC, lower case, digits of every script folded, whitespace runs as one space. */
+export const normaliseForQuotes = (text: string) => foldDecimalDigits(text.normalize('NFKC').toLowerCase()).replace(/\s+/gu, ' ').trim();
+
+/** The first sentence of the answer's first quote (a line starting with "> "), or null when it quotes nothing. */
+export function firstQuotedSentence(response: string): string | null {
+  const line = response.split('\n').find((l) => l.startsWith('> '));
+  if (!line) return null;
+  const [first] = new Intl.Segmenter(undefined, { granularity: 'sentence' }).segment(line.slice(2));
+  return first?.segment.trim() ?? null;
+}
+
+/** Whether the answer's first quoted sentence holds one of the gold answers. */
+export function firstQuoteHolds(response: string, gold: string[]): boolean {
+  const quote = firstQuotedSentence(response);
+  return quote !== null && gold.some((g) => normaliseForQuotes(quote).includes(normaliseForQuotes(g)));
+}
+
+/**
+ * Whether the service answers what its help center covers and hands over what it does not,
+ * counted as issue 41 asks: R@3 and the first quote on answerable turns (those with an
+ * article; order turns are answered from a tool, not quoted), escalation of answerable and
+ * off-topic turns, small talk escalated or quoted, and requests for a person marked `customer_asked`.
+ */
+export interface JudgementScores {
+  answerable: number;
+  hitAt3: number;
+  withFact: number;
+  firstQuoteHolds: number;
+  answerableEscalated: number;
+  unanswerable: number;
+  unanswerableEscalated: number;
+  smallTalk: number;
+  smallTalkEscalatedOrQuoted: number;
+  askPerson: number;
+  askPersonMarked: number;
+}
+
+export function judgementScores(results: TurnResult[]): JudgementScores {
+  const answerable = results.filter((r) => r.turn.article !== null && !r.unscored);
+  const quoted = answerable.filter((r) => r.turn.fact && r.turn.type !== 'order');
+  const unanswerable = results.filter((r) => r.turn.type === 'off_topic');
+  const smallTalk = results.filter((r) => r.turn.type === 'small_talk');
+  const askPerson = results.filter((r) => r.turn.type === 'ask_person');
+  return {
+    answerable: answerable.length,
+    hitAt3: answerable.filter((r) => r.rank !== null && r.rank <= 3).length,
+    withFact: quoted.length,
+    firstQuoteHolds: quoted.filter((r) => firstQuoteHolds(r.response, [r.turn.fact!])).length,
+    answerableEscalated: answerable.filter((r) => r.escalated).length,
+    unanswerable: unanswerable.length,
+    unanswerableEscalated: unanswerable.filter((r) => r.escalated).length,
+    smallTalk: smallTalk.length,
+    smallTalkEscalatedOrQuoted: smallTalk.filter((r) => r.escalated || firstQuotedSentence(r.response) !== null).length,
+    askPerson: askPerson.length,
+    askPersonMarked: askPerson.filter((r) => r.escalated && r.escalationReason === 'customer_asked').length,
   };
 }
 

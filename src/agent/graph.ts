@@ -14,6 +14,8 @@ import { SupportState, type SupportStateType, type SupportStateUpdate } from './
 /** Everything the nodes need: the retriever, the memory step's parts and the model's. */
 export interface SupportGraphParts extends ApplyMemoryOptions, GenerateResponseOptions, Omit<RewriteQueryOptions, 'logger'> {
   retriever: Retriever;
+  /** Puts a similarity on the escalation threshold's scale, where the threshold was calibrated (EscalationCalibration); 1 otherwise. */
+  meaningScale?: () => number;
   /** Each node (and model and tool call) as an observation of the request's trace; off when omitted. */
   tracing?: Tracing;
 }
@@ -40,7 +42,7 @@ export function buildSupportGraph(parts: SupportGraphParts) {
     )
     .addNode(
       'retrieve',
-      tracedNode(tracing, 'retrieve', 'retriever', makeRetrieveNode(parts.retriever, parts.logger, parts.escalationThreshold), {
+      tracedNode(tracing, 'retrieve', 'retriever', makeRetrieveNode(parts.retriever, parts.logger, parts.escalationThreshold, parts.meaningScale), {
         input: (state) => traceText(tracing, state.search_query?.text ?? state.query),
         output: (update) => ({
           output: {

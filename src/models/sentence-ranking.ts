@@ -2,12 +2,15 @@
  * The offline responder's reading: which sentences of the retrieved passages answer
  * the question. Language-neutral by construction: sentences and words come from
  * Intl.Segmenter (ICU's rules, with its dictionaries for Chinese, Japanese and Thai),
- * a word's weight from how rare it is among the passages' sentences, and no word list
- * or stemmer of any language is used.
+ * a word's weight from how rare it is among the passages' sentences, and no stemmer of
+ * any language is used. The per-language data are answer-kinds.ts's cues ("how much",
+ * "wie viel"), which only reorder the sentences (whether any clears the bar is still the
+ * question's words), and umlauts typed the long way.
  */
 import { segmentsOf, WORD_SLICE } from '../knowledge/language/segments';
 import { foldDecimalDigits } from '../knowledge/language/digits';
 import { boundedSearchText } from '../knowledge/search-query';
+import { askedKinds, statesKind, type AnswerKind } from './answer-kinds';
 
 /** A passage as the responder reads it: its title and source, and its text. */
 export interface RankedPassage {
@@ -23,7 +26,11 @@ export interface ScoredSentence {
   source: string;
   /** The weight of the question's words it holds, over the weight of all of them (0–1). */
   coverage: number;
-  /** What the quotes are ordered by: the coverage (plus FIGURE_BONUS), lowered for a passage the retriever ranked lower, plus 1 when the sentence names the topic. */
+  /**
+   * What the quotes are ordered by: the coverage (plus ANSWER_KIND_BONUS when it states the kind of answer
+   * asked for), lowered for a passage the retriever ranked lower, plus 1 when the sentence names the topic
+   * or is of the best document.
+   */
   score: number;
 }
 
@@ -55,8 +62,13 @@ const EARLIER_MESSAGE_WEIGHT = 0.5;
  * them with the whole knowledge base's statistics, so its order breaks near ties.
  */
 const PASSAGE_RANK_DECAY = 0.15;
-/** Added to the score of a sentence that states a figure (a digit of any script): help centers answer with days, prices and limits. */
-const FIGURE_BONUS = 0.1;
+/**
+ * Added to the score of a sentence that states the kind of answer the question asks for (answer-kinds.ts:
+ * "how much" and a price, "how long" and a duration); half of it when only the customer's previous
+ * message asked ("and to Austria?" after "How much is shipping?"). A sentence that shares the
+ * question's words but states no price does not answer "what does it cost".
+ */
+const ANSWER_KIND_BONUS = 0.3;
 /** Question words in a sentence's section heading, and not in the sentence, count this much. */
 const HEADING_WEIGHT = 0.5;
 /** Two words of a language without a stemmer here match when they share a prefix this long at least… */
@@ -67,11 +79,18 @@ const SHARED_PREFIX_SHARE = 0.75;
 const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: 'sentence' });
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
-/** The words of a text: word-like segments, NFKC and lower case, digits of every script as ASCII. */
+/**
+ * Letters customers type the long way when their keyboard lacks them ("zurueck" for "zurück",
+ * "groesse" for "größe"): both sides are read the long way, so the customer's spelling meets
+ * the help center's. Folding both sides alike leaves every other match as it was.
+ */
+const TYPED_THE_LONG_WAY: Readonly<Record<string, string>> = { ä: 'ae', ö: 'oe', ü: 'ue', ß: 'ss' };
+
+/** The words of a text: word-like segments, NFKC and lower case, digits of every script as ASCII, umlauts and ß the long way. */
 export function wordsOf(text: string): string[] {
   const words: string[] = [];
   for (const { segment, isWordLike } of segmentsOf(wordSegmenter, foldDecimalDigits(text.normalize('NFKC').toLowerCase()), WORD_SLICE)) {
-    if (isWordLike) words.push(segment);
+    if (isWordLike) words.push(segment.replace(/[äöüß]/gu, (letter) => TYPED_THE_LONG_WAY[letter]!));
   }
   return words;
 }
@@ -109,8 +128,9 @@ interface Unit {
 
 /**
  * A passage's sentences, each with the words of the section heading it is under.
- * Headings are context, not answers; list items are sentences of their own (they
- * seldom end with a full stop); bold markers and list markers go.
+ * Headings are context, not answers; list items and table rows are sentences of their
+ * own (they seldom end with a full stop; a table's header row is the heading of its rows);
+ * bold markers and list markers go.
  */
 function unitsOf(passage: RankedPassage, rank: number): Unit[] {
   const units: Unit[] = [];
@@ -119,13 +139,24 @@ function unitsOf(passage: RankedPassage, rank: number): Unit[] {
     const text = lines.join(' ').replaceAll('**', '').trim();
     for (const sentence of sentencesOf(text)) units.push({ text: sentence, words: new Set(wordsOf(sentence)), heading, passage, rank });
   };
+  const addRow = (text: string, header: Set<string>) => units.push({ text: text.replaceAll('**', ''), words: new Set(wordsOf(text)), heading: header, passage, rank });
   for (const block of passage.content.split(/\n\s*\n/)) {
     let paragraph: string[] = [];
+    let tableHeader: Set<string> | null = null;
     for (const line of block.split('\n')) {
+      if (!/^\s*\|/.test(line)) tableHeader = null;
       if (/^\s*#/.test(line)) {
         add(paragraph);
         paragraph = [];
         heading = new Set(wordsOf(line.replace(/^\s*#+/, '')));
+      } else if (/^\s*\|/.test(line)) {
+        // A table row is a fact of its own; its header row names the columns, as a heading would.
+        add(paragraph);
+        paragraph = [];
+        const cells = line.split('|').map((c) => c.trim()).filter((c) => c !== '');
+        if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
+        if (tableHeader === null) tableHeader = new Set([...heading, ...wordsOf(cells.join(' '))]);
+        else addRow(cells.join(', '), tableHeader);
       } else if (/^\s*(?:[-*+]|\d+[.)])\s+/.test(line)) {
         add(paragraph);
         paragraph = [];
@@ -153,8 +184,10 @@ const questionEnds = (text: string) => boundedSearchText(text, 2 * QUESTION_END_
  * idf), so "Australia" counts far more than "to". A question word in the best
  * passage's title names what the passages are about: the retrieved passages all share it,
  * which makes it common among them, yet it is the word that tells, so it keeps the
- * full weight, and a sentence that names it comes before any that does not: a
- * sentence about something else does not answer. The customer's previous message adds its words at half weight (a
+ * full weight, and a sentence that names it, or stands in the best passage's document,
+ * comes before any that does not: a sentence about something else does not answer. A
+ * sentence that states the kind of answer asked for (answer-kinds.ts) comes first among
+ * its peers. The customer's previous message adds its words at half weight (a
  * follow-up's topic), and a sentence's section heading lends its words at half
  * weight. Ties go to the better-ranked passage, then the earlier sentence.
  */
@@ -167,6 +200,8 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
   for (const word of wordsOf(questionEnds(earlierMessage))) if (!asked.has(word) && asked.size < MAX_QUESTION_WORDS) asked.set(word, EARLIER_MESSAGE_WEIGHT);
   if (units.length === 0 || asked.size === 0) return { quotes: [], nothingClears: true };
 
+  const kinds = askedKinds(question);
+  const earlierKinds = kinds.size > 0 ? new Set<AnswerKind>() : askedKinds(earlierMessage);
   // The best passage's title names the topic (the retriever put it first).
   const titles = new Set(wordsOf(passages[0]?.title ?? ''));
   const n = units.length;
@@ -189,7 +224,8 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
     if (seen.has(key)) continue;
     seen.add(key);
     let weight = 0;
-    let namesTopic = false;
+    // Every sentence of the best document is about its title's topic, named in it or not.
+    let namesTopic = unit.rank === 0;
     for (const [word, w] of weights) {
       if (holds(unit.words, word)) {
         weight += w;
@@ -198,8 +234,8 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
     }
     const coverage = total > 0 ? weight / total : 0;
     // A sentence that names the topic goes before any that does not (a score above 1 only then).
-    const figure = [...unit.words].some((w) => /[0-9]/.test(w)) ? FIGURE_BONUS : 0;
-    const score = (coverage + figure) / (1 + PASSAGE_RANK_DECAY * unit.rank) + (namesTopic ? 1 : 0);
+    const kind = [...kinds].some((k) => statesKind(unit.text, k)) ? ANSWER_KIND_BONUS : [...earlierKinds].some((k) => statesKind(unit.text, k)) ? ANSWER_KIND_BONUS / 2 : 0;
+    const score = (coverage + kind) / (1 + PASSAGE_RANK_DECAY * unit.rank) + (namesTopic ? 1 : 0);
     scored.push({ text: unit.text, title: unit.passage.title, source: unit.passage.source, coverage, score });
   }
   // A stable sort keeps passage order, then sentence order, on equal scores.

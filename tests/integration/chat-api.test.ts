@@ -159,6 +159,7 @@ describe('GET /health', () => {
       storage: 'pglite',
       model: 'offline-extractive',
       embedding_model: 'offline-hashing-v1',
+      escalation_threshold: { threshold: 0.2, source: 'default' },
       knowledge_sync: { status: 'ok' },
     });
   });

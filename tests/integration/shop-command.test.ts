@@ -97,6 +97,7 @@ beforeEach(() => {
 test("check lists each tool with its arguments, its bindings and whether it writes, calls the API once with the file's key, fetches the sitemap, and exits 0", async () => {
   const { code, stdout } = await shop(['check', '--file', 'shop.yaml']);
   expect(stdout).toContain('No problems found.');
+  expect(stdout).toMatch(/^Escalation threshold: 0\.\d+, the embedder's default/m);
   expect(code).toBe(0);
   const host = new URL(api.baseURL).host;
   expect(stdout).toContain(`getMyOrder  action GET on ${host}, read-only`);

@@ -2,6 +2,16 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 
 describe('configuration from the environment', () => {
+  it('calibrates the escalation threshold when asked (auto: with a hosted embedder only), never over ESCALATION_CONFIDENCE_THRESHOLD', () => {
+    const calibrates = (env: Record<string, string>) => loadConfig({ AGENT_API_KEY: 'k', ...env }).retrieval.calibrateEscalation;
+    expect(calibrates({})).toBe(false);
+    expect(calibrates({ ESCALATION_CALIBRATION: 'on' })).toBe(true);
+    expect(calibrates({ ESCALATION_CALIBRATION: 'auto' })).toBe(false);
+    expect(calibrates({ ESCALATION_CALIBRATION: 'auto', OPENAI_API_KEY: 'sk-x' })).toBe(true);
+    expect(calibrates({ ESCALATION_CALIBRATION: 'on', ESCALATION_CONFIDENCE_THRESHOLD: '0.4' })).toBe(false);
+    expect(() => loadConfig({ ESCALATION_CALIBRATION: 'sometimes' })).toThrow(/ESCALATION_CALIBRATION/);
+  });
+
   it('has the documented defaults for an empty environment', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
@@ -15,7 +25,7 @@ describe('configuration from the environment', () => {
     });
     expect(config.history).toEqual({ enabled: true, maxMessages: 100, maxTokens: 4000 });
     expect(config.limits.messageMaxChars).toBe(4000);
-    expect(config.retrieval).toEqual({ topK: 4, minSimilarity: 0.1, escalationThreshold: 0.25, fullTextWeight: 1, semanticWeight: 1, history: { weight: 0.2, followUpWeight: 0.5 } });
+    expect(config.retrieval).toEqual({ topK: 4, minSimilarity: 0.1, escalationThreshold: 0.25, calibrateEscalation: false, escalationThresholdSet: false, fullTextWeight: 1, semanticWeight: 1, history: { weight: 0.2, followUpWeight: 0.5 } });
     expect(config.offlineEmbedder).toBe('use-lite');
     expect(config.queryRewrite).toEqual({ mode: 'topic', model: 'gpt-4o-mini' });
   });

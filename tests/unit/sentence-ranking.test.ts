@@ -39,9 +39,57 @@ describe('the offline responder ranks the sentences of the passages', () => {
     expect(composeExtractiveAnswer('Do you ship to Australia?', passages, 'Offline.')).toEqual({ text: 'Offline.', nothingClears: true });
   });
 
+  it('"Do you offer gift wrapping and what does it cost?" over a two-sentence article quotes the sentence with the price first', () => {
+    const passages = [
+      { title: 'Gift wrapping', source: 'gift-wrapping.md', content: '# Gift wrapping\n\nWe offer gift wrapping for every order: choose it at checkout and add a card with your own message. Wrapping is 4 EUR per parcel.' },
+    ];
+    const { quotes } = rankSentences('Do you offer gift wrapping and what does it cost?', passages);
+    expect(quotes[0]!.text).toBe('Wrapping is 4 EUR per parcel.');
+    // Asked without a price cue, the sentence that shares the most words comes first.
+    expect(rankSentences('Can I add a card with my own message to gift wrapping?', passages).quotes[0]!.text).toMatch(/^We offer gift wrapping/);
+  });
+
+  it('a follow-up that names no kind of answer asks for the one its previous message asked for ("and to Austria?" after a price)', () => {
+    const passages = [
+      {
+        title: 'Shipping',
+        source: 'shipping.md',
+        content: '# Shipping\n\n- Austria: bikes 69 EUR.\n\nParcels to Austria are handed to the Austrian post, which delivers them to your door.',
+      },
+    ];
+    expect(rankSentences('and to austria?', passages, 'how much is shipping for a bike?').quotes[0]!.text).toBe('Austria: bikes 69 EUR.');
+    expect(rankSentences('and to austria?', passages, 'who delivers the parcels?').quotes[0]!.text).toMatch(/^Parcels to Austria/);
+  });
+
+  it('quotes the best document before a sentence of another that only shares a word, and a table row as a fact of its own', () => {
+    const passages = [
+      {
+        title: 'Workshop and servicing',
+        source: 'workshop.md',
+        content: '# Workshop and servicing\n\n## Service packages\n\n| Package | Price |\n| --- | --- |\n| Basic service | 59 EUR |\n| E-bike service | 149 EUR |',
+      },
+      { title: 'Company bike leasing', source: 'leasing.md', content: 'You can usually buy the bike for about 18% of its original price, or give it back.' },
+    ];
+    const { quotes } = rankSentences('price for an e-bike service?', passages);
+    expect(quotes[0]!.text).toBe('E-bike service, 149 EUR');
+    expect(quotes.map((q) => q.source)).not.toContain('leasing.md');
+  });
+
+  it('meets a customer who types umlauts the long way ("gueltig") with the help center\'s spelling', () => {
+    const passages = [
+      {
+        title: 'Gutscheine',
+        source: 'gutscheine.md',
+        content: '# Gutscheine\n\nDie gedruckte Karte für den Gutschein braucht 2–3 Werktage. Gutscheine sind 3 Jahre gültig.',
+      },
+    ];
+    expect(rankSentences('wie lange ist der gutschein gueltig', passages).quotes[0]!.text).toBe('Gutscheine sind 3 Jahre gültig.');
+    expect(rankSentences('wie lange ist der gutschein gültig', passages).quotes[0]!.text).toBe('Gutscheine sind 3 Jahre gültig.');
+  });
+
   it('splits sentences and words with Intl.Segmenter, in any language, with the words it is given', () => {
     expect(sentencesOf('退货需要多长时间？退款在五个工作日内退回。谢谢。')).toEqual(['退货需要多长时间？', '退款在五个工作日内退回。', '谢谢。']);
-    expect(wordsOf('Rückerstattungen dauern ٥ Tage')).toEqual(['rückerstattungen', 'dauern', '5', 'tage']);
+    expect(wordsOf('Rückerstattungen dauern ٥ Tage')).toEqual(['rueckerstattungen', 'dauern', '5', 'tage']);
     const passages = [
       { title: '退款政策', source: 'zh/refunds.md', content: '我们接受三十天内的退货。退款会在五个工作日内退回原支付方式。礼品卡不能退款。' },
     ];

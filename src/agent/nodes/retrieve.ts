@@ -42,15 +42,18 @@ export const WORD_COVERAGE_FLOOR = 0.3;
  * Coverage does not veto meaning in English: measured on this repository's dialogues, the
  * weaker of the two escalated ten covered follow-ups and paraphrases ("money back" holds no
  * word of the refunds article), which the encoder placed right (BENCHMARKS.md).
+ *
+ * `meaningScale` puts a similarity on the threshold's scale where the threshold was measured
+ * for this knowledge base and embedder (EscalationCalibration.meaningScale; 1 otherwise).
  */
-export function retrievalConfidence(documents: RetrievedDocument[], escalationThreshold?: number): number {
+export function retrievalConfidence(documents: RetrievedDocument[], escalationThreshold?: number, meaningScale = 1): number {
   if (documents.length === 0) return 0;
   const clamp = (x: number) => Math.min(1, Math.max(0, x));
   // A document's best chunk by meaning, even when another of its chunks was returned for its words.
   const similarity = (d: RetrievedDocument) => Math.max(d.similarity, d.evidence?.documentSimilarity ?? -1);
   const meaningful = documents.filter((d) => d.evidence?.semanticInLanguage !== false);
   if (meaningful.length > 0) {
-    return clamp(Math.max(...meaningful.map((d) => (d.fullTextRank === null ? similarity(d) * VECTOR_ONLY_CONFIDENCE_FACTOR : similarity(d)))));
+    return clamp(meaningScale * Math.max(...meaningful.map((d) => (d.fullTextRank === null ? similarity(d) * VECTOR_ONLY_CONFIDENCE_FACTOR : similarity(d)))));
   }
   const coverages = documents.flatMap((d) => (d.evidence?.queryCoverage === undefined ? [] : [d.evidence.queryCoverage]));
   if (coverages.length === 0) return 0;
@@ -63,7 +66,7 @@ export function retrievalConfidence(documents: RetrievedDocument[], escalationTh
  * meaning), and the confidence they give (retrievalConfidence).
  * When the embedding model is down it answers with no passages instead of failing.
  */
-export function makeRetrieveNode(retriever: Retriever, logger: Logger, escalationThreshold?: number) {
+export function makeRetrieveNode(retriever: Retriever, logger: Logger, escalationThreshold?: number, meaningScale: () => number = () => 1) {
   return async function retrieve(state: SupportStateType, config: LangGraphRunnableConfig): Promise<SupportStateUpdate> {
     let documents;
     try {
@@ -75,6 +78,6 @@ export function makeRetrieveNode(retriever: Retriever, logger: Logger, escalatio
       logger.warn({ err: error, session_id: state.session_id }, 'The embedding model is down: answering without the knowledge base');
       return { retrieved_documents: [], confidence: 0, degraded: [DEGRADED_KNOWLEDGE] };
     }
-    return { retrieved_documents: documents, confidence: retrievalConfidence(documents, escalationThreshold) };
+    return { retrieved_documents: documents, confidence: retrievalConfidence(documents, escalationThreshold, meaningScale()) };
   };
 }

@@ -257,6 +257,17 @@ export const readySchema = z.object({
     })
     .optional()
     .meta({ description: "The knowledge sites' last syncs: `failing` when one failed or was held (answers then come from the pages as they were)." }),
+  escalation_threshold: z
+    .object({
+      threshold: z.number().meta({ description: 'What confidence is compared with: below it, the answer is escalated.' }),
+      source: z.enum(['configured', 'calibrated', 'default']),
+      similarity_threshold: z.number().optional().meta({ description: "The measured threshold on the embedder's own similarity scale (calibrated only); confidence by meaning is put on `threshold`'s scale." }),
+      calibration: z
+        .object({ questions: z.number().int(), answered_below: z.number().int(), unanswered_below: z.number().int(), calibrated_at: z.iso.datetime() })
+        .optional(),
+    })
+    .optional()
+    .meta({ description: 'The escalation threshold in effect: ESCALATION_CONFIDENCE_THRESHOLD (`configured`), measured for the knowledge base and embedder (`calibrated`), or the embedder default.' }),
 });
 
 /** POST /api/v1/conversations/:session_id/takeover */

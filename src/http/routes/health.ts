@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { EscalationThresholdStatus } from '../../knowledge/threshold-calibration';
 
 /** A site whose last finished sync did not succeed (its reason: GET /api/v1/knowledge/syncs, agent key). */
 export interface FailedSync {
@@ -13,6 +14,8 @@ export interface HealthParts {
   pingDatabase: () => Promise<void>;
   /** The sites whose last sync failed or was held (none when the service syncs no site). */
   failedSyncs?: () => Promise<FailedSync[]>;
+  /** The escalation threshold in effect and where it comes from (measured for the knowledge base, or configured). */
+  escalationThreshold?: () => EscalationThresholdStatus;
   /** Static facts worth seeing at a glance (backend, models). */
   info: Record<string, string>;
 }
@@ -41,8 +44,19 @@ export function healthRoutes(parts: HealthParts): Router {
       status: 'ok',
       database: 'ok',
       ...parts.info,
+      ...(parts.escalationThreshold && { escalation_threshold: escalationThresholdReport(parts.escalationThreshold()) }),
       knowledge_sync: failed.length === 0 ? { status: 'ok' } : { status: 'failing', failed_sites: failed, details: '/api/v1/knowledge/syncs' },
     });
   });
   return router;
+}
+
+/** The threshold as /health shows it: the one confidence is compared with, where it comes from, and the measurement. */
+function escalationThresholdReport(status: EscalationThresholdStatus) {
+  const c = status.calibration;
+  return {
+    threshold: status.threshold,
+    source: status.source,
+    ...(c && { similarity_threshold: c.threshold, calibration: { questions: c.questions, answered_below: c.answeredBelow, unanswered_below: c.unansweredBelow, calibrated_at: c.calibratedAt } }),
+  };
 }

@@ -39,8 +39,16 @@ interface LanguageWordings {
   someone?: string[];
   /** Being put in touch, on either side of the person ("talk to", "connect me", "sprechen", "と話したい"). */
   contact?: string[];
+  /** Being put in touch, said after the person ("a human I can talk to", "someone to speak with"). */
+  contactFollowing?: string[];
   /** Wanting, right before the person ("I want a human", "ich will einen Menschen"). */
   want?: string[];
+  /** Asking for, right before a person who ends the clause ("can I get a human?", not "can I have a person collect it?"). */
+  askFor?: string[];
+  /** True when a wording of contact may also follow its person ("mit einem Menschen sprechen", "オペレーターと話したい"); else it must come first ("talk to a human"). */
+  contactAfter?: boolean;
+  /** True when, with the contact after it, the person must follow an article or preposition ("einen Mitarbeiter sprechen", not "Menschen sprechen Deutsch"). */
+  articles?: boolean;
   /** "Please", which with a person alone makes a request ("human please", "Mitarbeiter bitte"). */
   please?: string[];
   /** Words that may stand around a person named alone ("a", "real", "einen", "echten"). */
@@ -64,28 +72,34 @@ const WORDINGS: Record<string, LanguageWordings> = {
   en: {
     greeting: ['hi', 'hello', 'hey', 'heya', 'hiya', 'howdy', 'yo', 'hi there', 'hello there', 'hey there', 'good morning', 'good afternoon', 'good evening', 'morning', 'evening', 'greetings', 'hellp', 'helo', 'hii', 'hai'],
     thanks: ['thanks', 'thank you', 'thank u', 'thankyou', 'thx', 'thnx', 'thanx', 'tnx', 'ty', 'tysm', 'tyvm', 'thanks a lot', 'many thanks', 'cheers', 'much appreciated', 'appreciate it', 'thanks a bunch', 'thanks a million', 'ta', 'thank', 'thks', 'thnks', 'tks'],
-    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'later', 'farewell'],
+    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'later', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks'],
     acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'perfect thanks', 'great stuff', 'roger', 'cool beans'],
-    smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'then', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'now', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again'],
+    smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'then', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'now', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again'],
     person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one'],
     someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague'],
     contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak'],
-    want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'i prefer', 'give me', 'get me'],
+    contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with'],
+    want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me'],
+    askFor: ['can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'can you get', 'can you give me'],
     please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent'],
     personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me'],
     notPerson: ['human resources', 'human error', 'human rights', 'human body', 'human nature', 'in person', 'person who', 'customer service hours', 'agent who', 'personal', 'manager who', 'delivery person', 'delivery agent', 'travel agent', 'user agent'],
     negation: ['not', 'dont', 'do not', 'never', 'no need', 'doesnt', 'didnt', 'wont', 'cant', 'without'],
   },
   de: {
-    greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen'],
+    greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen', 'hallo ihr lieben'],
     thanks: ['danke', 'danke schön', 'dankeschön', 'danke sehr', 'vielen dank', 'vielen lieben dank', 'lieben dank', 'herzlichen dank', 'besten dank', 'tausend dank', 'danke vielmals', 'merci vielmals', 'dankesehr', 'dankee', 'danköö', 'dange'],
-    goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ciao', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende'],
+    goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende', 'nein danke', 'das wars', 'das war es', 'das wäre alles', 'sonst nichts', 'nichts mehr'],
     acknowledgement: ['alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'okay danke', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'top danke', 'mega', 'cool danke', 'okay dann', 'ok dann'],
-    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'jetzt', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus'],
-    person: ['mitarbeiter*', 'menschen', 'mensch', 'echten menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter*', 'support mitarbeiter*', 'ansprechpartner*', 'operator', 'agent*', 'menschlichen mitarbeiter*', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*'],
-    someone: ['jemand', 'jemandem', 'jemanden', 'wen', 'einem menschen'],
+    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'jetzt', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort'],
+    person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*'],
+    // "Mensch" alone is also an exclamation ("Mensch, wo bleibt mein Paket?").
+    someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen'],
     contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie'],
-    want: ['ich will', 'ich möchte', 'ich moechte', 'ich brauche', 'ich hätte gern', 'ich hätte gerne', 'ich wünsche', 'will', 'möchte', 'brauche', 'kann ich', 'könnte ich'],
+    want: ['ich will', 'ich möchte', 'ich moechte', 'ich brauche', 'ich hätte gern', 'ich hätte gerne', 'ich wünsche', 'will', 'möchte', 'brauche'],
+    askFor: ['kann ich', 'könnte ich', 'darf ich'],
+    contactAfter: true,
+    articles: true,
     please: ['bitte', 'bitteschön', 'sofort', 'jetzt', 'dringend', 'asap'],
     personFillers: ['ein', 'einen', 'einem', 'einer', 'eine', 'echten', 'echte', 'echter', 'mit', 'den', 'dem', 'der', 'die', 'zu', 'zum', 'ihren', 'einem echten', 'richtigen', 'richtige', 'menschlichen'],
     notPerson: ['person die', 'mitarbeiter die', 'mitarbeiter haben', 'mitarbeiter habt', 'menschen die', 'menschheit', 'menschlich', 'personal', 'personen', 'mitarbeiterzahl', 'person abholen'],
@@ -94,10 +108,10 @@ const WORDINGS: Record<string, LanguageWordings> = {
   fr: {
     greeting: ['bonjour', 'bonsoir', 'salut', 'coucou', 'bonjour à tous', 'bjr', 'slt', 'bonjour madame', 'bonjour monsieur', 'allo', 'allô', 'rebonjour'],
     thanks: ['merci', 'merci beaucoup', 'merci bien', 'mercii', 'merci bcp', 'merci infiniment', 'mille mercis', 'merci mille fois', 'je vous remercie', 'je te remercie', 'grand merci', 'mrc', 'thx'],
-    goodbye: ['au revoir', 'bonne journée', 'bonne soirée', 'à bientôt', 'a bientot', 'à plus', 'a plus', 'a+', 'bye', 'bonne fin de journée', 'bonne nuit', 'adieu', 'à la prochaine', 'bon week end', 'bon weekend', 'ciao'],
+    goodbye: ['au revoir', 'bonne journée', 'bonne soirée', 'à bientôt', 'a bientot', 'à plus', 'bye', 'bonne fin de journée', 'bonne nuit', 'adieu', 'à la prochaine', 'bon week end', 'bon weekend', 'non merci', "c'est tout", "ce sera tout"],
     acknowledgement: ["d'accord", 'dacc', 'dac', 'ok merci', 'parfait', 'très bien', 'tres bien', 'entendu', 'compris', 'bien reçu', 'bien noté', 'noté', 'génial', 'nickel', 'top', "c'est noté", "c'est parfait", "c'est bon", "ça marche", 'ça roule', 'super merci', 'impeccable', 'pas de souci', 'pas de problème', 'je vois', 'ah ok', 'bien', 'cool', 'excellent', 'formidable'],
     smallTalkFillers: ['à vous', 'a vous', 'vous', 'à toi', 'toi', 'pour votre aide', 'pour ton aide', "pour l'info", 'pour les infos', 'pour la réponse', 'pour tout', 'encore', 'et', 'alors', 'oh', 'ah', 'bien', 'beaucoup', 'madame', 'monsieur', 'tout le monde', 'encore une fois', 'donc', 'vraiment', 'à tous', 'infiniment', "d'avance"],
-    person: ['conseiller*', 'conseillère*', 'humain', 'un humain', 'être humain', 'personne réelle', 'vraie personne', 'vrai personne', 'une personne', 'agent*', 'opérateur*', 'operateur*', 'service client', 'responsable', 'interlocuteur*', 'quelquun de réel', 'un vrai humain', 'technicien*', 'une vraie personne'],
+    person: ['conseiller*', 'conseillère*', 'humain', 'un humain', 'être humain', 'personne réelle', 'vraie personne', 'vrai personne', 'une personne', 'agent', 'opérateur*', 'operateur*', 'service client', 'responsable', 'interlocuteur*', 'quelquun de réel', 'un vrai humain', 'technicien*', 'une vraie personne'],
     someone: ['quelquun', "quelqu'un"],
     contact: ['parler', 'discuter', 'échanger', 'joindre', 'contacter', 'mettre en relation', 'mettez moi', 'me mettre', 'passez moi', 'passer', 'transférer', 'transferez moi', 'me passer', 'avoir'],
     want: ['je veux', 'je voudrais', 'je souhaite', 'jaimerais', "j'aimerais", 'je demande', 'puis je avoir', 'je peux avoir', 'veux', 'voudrais'],
@@ -109,10 +123,10 @@ const WORDINGS: Record<string, LanguageWordings> = {
   es: {
     greeting: ['hola', 'holaa', 'buenos días', 'buenos dias', 'buen día', 'buenas', 'buenas tardes', 'buenas noches', 'qué tal', 'que tal', 'saludos', 'hola buenas'],
     thanks: ['gracias', 'muchas gracias', 'mil gracias', 'muchísimas gracias', 'gracias mil', 'te agradezco', 'se lo agradezco', 'le agradezco', 'grax', 'grasias', 'thx'],
-    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'bye'],
+    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'bye', 'no gracias', 'eso es todo', 'nada más'],
     acknowledgement: ['vale', 'perfecto', 'entendido', 'de acuerdo', 'genial', 'muy bien', 'bien', 'claro', 'listo', 'entiendo', 'estupendo', 'excelente', 'ok gracias', 'okey', 'dale', 'bueno', 'vale gracias', 'está bien', 'esta bien', 'sin problema', 'ya veo', 'guay', 'chévere', 'sale'],
     smallTalkFillers: ['a ti', 'a usted', 'por tu ayuda', 'por su ayuda', 'por la ayuda', 'por la información', 'por todo', 'de nuevo', 'otra vez', 'y', 'pues', 'ah', 'oh', 'amigo', 'señor', 'señora', 'a todos', 'entonces', 'de antemano'],
-    person: ['persona', 'persona real', 'una persona', 'humano', 'un humano', 'ser humano', 'agente*', 'asesor*', 'operador*', 'representante*', 'servicio al cliente', 'atención al cliente', 'empleado*', 'encargado*', 'alguien real', 'persona de verdad', 'ejecutivo*'],
+    person: ['persona', 'persona real', 'una persona', 'humano', 'un humano', 'ser humano', 'agente*', 'asesor', 'asesora', 'operador*', 'representante*', 'servicio al cliente', 'atención al cliente', 'empleado*', 'encargado*', 'alguien real', 'persona de verdad', 'ejecutivo*'],
     someone: ['alguien'],
     contact: ['hablar', 'conversar', 'comunicarme', 'contactar', 'chatear', 'pásame', 'pasame', 'páseme', 'paseme', 'comuníqueme', 'comuniqueme', 'conectarme', 'conécteme', 'transferirme', 'transfiéreme', 'transfiérame', 'contacto'],
     want: ['quiero', 'quisiera', 'necesito', 'me gustaría', 'me gustaria', 'deseo', 'puedo tener', 'quiero un', 'quiero una'],
@@ -124,7 +138,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
   it: {
     greeting: ['ciao', 'buongiorno', 'buonasera', 'salve', 'buon pomeriggio', 'ehi', 'ciao a tutti', 'buondì'],
     thanks: ['grazie', 'grazie mille', 'grazie tante', 'molte grazie', 'grazie infinite', 'ti ringrazio', 'la ringrazio', 'vi ringrazio', 'grz', 'graize', 'grazi'],
-    goodbye: ['arrivederci', 'ciao ciao', 'a presto', 'buona giornata', 'buona serata', 'a dopo', 'alla prossima', 'addio', 'buonanotte', 'arrivederla'],
+    goodbye: ['arrivederci', 'ciao ciao', 'a presto', 'buona giornata', 'buona serata', 'a dopo', 'alla prossima', 'addio', 'buonanotte', 'arrivederla', 'no grazie', 'niente altro', 'è tutto'],
     acknowledgement: ['va bene', 'perfetto', 'capito', 'ho capito', 'ottimo', 'benissimo', 'bene', "d'accordo", 'daccordo', 'chiaro', 'certo', 'giusto', 'tutto chiaro', 'fantastico', 'ok grazie', 'perfetto grazie', 'eccellente', 'bello'],
     smallTalkFillers: ['a te', 'a lei', 'a voi', 'per laiuto', "per l'aiuto", 'per le informazioni', 'per tutto', 'ancora', 'e', 'allora', 'ah', 'oh', 'di nuovo', 'davvero', 'tanto', 'tante', 'mille', 'tutti'],
     person: ['operatore*', 'operatrice*', 'persona', 'persona reale', 'una persona', 'umano', 'essere umano', 'agente*', 'consulente*', 'assistente*', 'servizio clienti', 'addetto*', 'impiegato*', 'responsabile', 'qualcuno di reale', 'persona vera'],
@@ -139,12 +153,15 @@ const WORDINGS: Record<string, LanguageWordings> = {
   nl: {
     greeting: ['hoi', 'hallo', 'hey', 'goedemorgen', 'goedemiddag', 'goedenavond', 'dag', 'goededag', 'hallo allemaal', 'hoi hoi', 'hee', 'hai'],
     thanks: ['dank je', 'dank je wel', 'dankjewel', 'dank u', 'dank u wel', 'dankuwel', 'bedankt', 'hartelijk dank', 'heel erg bedankt', 'erg bedankt', 'thanks', 'merci', 'dankzij', 'top bedankt', 'dankje'],
-    goodbye: ['doei', 'doeg', 'tot ziens', 'tot straks', 'tot later', 'fijne dag', 'fijne dag nog', 'een fijne dag', 'houdoe', 'dag dag', 'doeidoei', 'fijn weekend', 'tot de volgende keer'],
-    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'super bedankt', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'mooi', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed', 'nice'],
+    goodbye: ['doei', 'doeg', 'tot ziens', 'tot straks', 'tot later', 'fijne dag', 'fijne dag nog', 'een fijne dag', 'houdoe', 'dag dag', 'doeidoei', 'fijn weekend', 'tot de volgende keer', 'nee dank je', 'nee bedankt', 'dat was het'],
+    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'super bedankt', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed', 'nice'],
+    // Not "mooi": folded like the wordings ("mooi" → "moi") it would read Finnish "moi" (hi) as "ok".
     smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast'],
     person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega'],
     someone: ['iemand'],
     contact: ['spreken', 'praten', 'chatten', 'doorverbinden', 'verbind me', 'verbind mij', 'verbinden', 'doorschakelen'],
+    contactAfter: true,
+    articles: true,
     want: ['ik wil', 'ik zou graag', 'ik wil graag', 'ik heb nodig', 'mag ik', 'kan ik', 'graag'],
     please: ['alsjeblieft', 'alstublieft', 'aub', 'graag', 'nu', 'svp', 'pls'],
     personFillers: ['een', 'met', 'de', 'het', 'echte', 'echt', 'jullie'],
@@ -154,10 +171,10 @@ const WORDINGS: Record<string, LanguageWordings> = {
   pt: {
     greeting: ['olá', 'ola', 'oi', 'oii', 'bom dia', 'boa tarde', 'boa noite', 'e aí', 'eai', 'tudo bem', 'oi tudo bem', 'olá tudo bem', 'saudações'],
     thanks: ['obrigado', 'obrigada', 'muito obrigado', 'muito obrigada', 'obg', 'brigado', 'brigada', 'valeu', 'agradeço', 'obrigadão', 'obrigadao', 'grato', 'grata'],
-    goodbye: ['tchau', 'até logo', 'até mais', 'até breve', 'adeus', 'tenha um bom dia', 'bom dia para você', 'até amanhã', 'falou', 'xau', 'fui'],
+    goodbye: ['tchau', 'até logo', 'até mais', 'até breve', 'adeus', 'tenha um bom dia', 'bom dia para você', 'até amanhã', 'falou', 'xau', 'fui', 'não obrigado', 'não obrigada', 'nao obrigado', 'é só isso', 'só isso'],
     acknowledgement: ['beleza', 'certo', 'entendi', 'entendido', 'perfeito', 'ótimo', 'otimo', 'combinado', 'tá bom', 'ta bom', 'tá', 'blz', 'show', 'legal', 'maravilha', 'tranquilo', 'joia', 'de acordo', 'pode ser', 'compreendi', 'muito bem'],
     smallTalkFillers: ['pela ajuda', 'por tudo', 'pela informação', 'a você', 'mesmo', 'de novo', 'e', 'então', 'ah', 'oh', 'muito', 'gente', 'pessoal', 'novamente'],
-    person: ['atendente*', 'pessoa', 'uma pessoa', 'pessoa real', 'humano', 'um humano', 'ser humano', 'agente*', 'operador*', 'consultor*', 'representante*', 'funcionário*', 'funcionario*', 'suporte humano', 'atendimento humano', 'alguém real', 'gente de verdade', 'pessoa de verdade'],
+    person: ['atendente*', 'pessoa', 'uma pessoa', 'pessoa real', 'humano', 'um humano', 'ser humano', 'agente*', 'operador*', 'consultor', 'consultora', 'representante*', 'funcionário*', 'funcionario*', 'suporte humano', 'atendimento humano', 'alguém real', 'gente de verdade', 'pessoa de verdade'],
     someone: ['alguém', 'alguem'],
     contact: ['falar', 'conversar', 'contatar', 'transferir', 'me transfere', 'me transfira', 'me passa', 'passar', 'me conecta', 'chamar', 'chama'],
     want: ['quero', 'queria', 'gostaria', 'preciso', 'posso ter', 'desejo'],
@@ -169,10 +186,10 @@ const WORDINGS: Record<string, LanguageWordings> = {
   pl: {
     greeting: ['cześć', 'czesc', 'dzień dobry', 'dzien dobry', 'witam', 'witaj', 'hej', 'siema', 'dobry wieczór', 'halo', 'witam serdecznie', 'elo'],
     thanks: ['dziękuję', 'dziekuje', 'dzięki', 'dzieki', 'dziękuję bardzo', 'bardzo dziękuję', 'dziękuje', 'dzięks', 'dziekuwa', 'serdecznie dziękuję', 'wielkie dzięki', 'dzieks', 'dziękujemy'],
-    goodbye: ['do widzenia', 'na razie', 'do zobaczenia', 'pa', 'pa pa', 'papa', 'miłego dnia', 'milego dnia', 'żegnam', 'zegnam', 'trzymaj się', 'dobranoc'],
+    goodbye: ['do widzenia', 'na razie', 'do zobaczenia', 'pa', 'pa pa', 'papa', 'miłego dnia', 'milego dnia', 'żegnam', 'zegnam', 'trzymaj się', 'dobranoc', 'nie dziękuję', 'nie dzięki', 'to wszystko'],
     acknowledgement: ['jasne', 'rozumiem', 'dobrze', 'okej', 'w porządku', 'w porzadku', 'spoko', 'świetnie', 'swietnie', 'super dzięki', 'zrozumiałem', 'zrozumiałam', 'idealnie', 'git', 'zgoda', 'doskonale', 'pięknie'],
     smallTalkFillers: ['bardzo', 'za pomoc', 'za informację', 'za wszystko', 'serdecznie', 'jeszcze raz', 'i', 'no', 'to', 'wielkie', 'ok'],
-    person: ['konsultant*', 'człowiek*', 'czlowiek*', 'osob*', 'pracownik*', 'operator*', 'doradc*', 'agent*', 'obsług* klienta', 'obslug* klienta', 'prawdziw* osob*', 'żywym człowiekiem', 'zywym czlowiekiem'],
+    person: ['konsultant*', 'człowiek*', 'czlowiek*', 'osoba', 'osobą', 'osobę', 'pracownik*', 'operator*', 'doradc*', 'agent', 'agenta', 'agentem', 'obsług* klienta', 'obslug* klienta', 'prawdziw* osob*', 'żywym człowiekiem', 'zywym czlowiekiem'],
     someone: ['kimś', 'kims', 'ktoś', 'ktos'],
     contact: ['rozmawiać', 'rozmawiac', 'porozmawiać', 'porozmawiac', 'pogadać', 'pogadac', 'połączyć', 'polaczyc', 'połącz', 'polacz', 'przełączyć', 'przelaczyc', 'skontaktować'],
     want: ['chcę', 'chce', 'chciałbym', 'chcialbym', 'chciałabym', 'chcialabym', 'potrzebuję', 'potrzebuje', 'poproszę', 'poprosze', 'proszę o'],
@@ -184,13 +201,14 @@ const WORDINGS: Record<string, LanguageWordings> = {
   tr: {
     greeting: ['merhaba', 'merhabalar', 'selam', 'selamlar', 'günaydın', 'gunaydin', 'iyi günler', 'iyi gunler', 'iyi akşamlar', 'iyi aksamlar', 'selamün aleyküm', 'slm', 'mrb'],
     thanks: ['teşekkürler', 'tesekkurler', 'teşekkür ederim', 'tesekkur ederim', 'çok teşekkürler', 'çok teşekkür ederim', 'sağol', 'sağolun', 'sagol', 'sagolun', 'eyvallah', 'eyv', 'tşk', 'tsk', 'tşkler', 'tskler', 'teşekkürlerr', 'teşekkür'],
-    goodbye: ['hoşça kal', 'hoşçakal', 'hosca kal', 'hoşça kalın', 'görüşürüz', 'gorusuruz', 'güle güle', 'gule gule', 'iyi günler dilerim', 'kendine iyi bak', 'bay bay', 'iyi geceler'],
+    goodbye: ['hoşça kal', 'hoşçakal', 'hosca kal', 'hoşça kalın', 'görüşürüz', 'gorusuruz', 'güle güle', 'gule gule', 'iyi günler dilerim', 'kendine iyi bak', 'bay bay', 'iyi geceler', 'hayır teşekkürler', 'yok teşekkürler', 'bu kadar'],
     acknowledgement: ['tamam', 'tamamdır', 'tamamdir', 'anladım', 'anladim', 'peki', 'olur', 'harika', 'süper', 'mükemmel', 'mukemmel', 'anlaşıldı', 'anlasildi', 'güzel', 'guzel', 'oldu', 'tmm', 'okey', 'tamam teşekkürler'],
     smallTalkFillers: ['çok', 'cok', 'yardımınız için', 'yardiminiz icin', 'için', 'icin', 've', 'ederim', 'ederiz', 'size', 'sana', 'de', 'da', 'o zaman', 'hocam', 'abi', 'abla'],
-    person: ['müşteri temsilci*', 'musteri temsilci*', 'temsilci*', 'insan*', 'gerçek bir insan*', 'canlı destek', 'canli destek', 'operatör*', 'operator*', 'yetkili*', 'çalışan*', 'calisan*', 'müşteri hizmetleri*', 'musteri hizmetleri*', 'gerçek kişi*', 'gercek kisi*', 'biri*'],
+    person: ['müşteri temsilci*', 'musteri temsilci*', 'temsilci*', 'insan*', 'gerçek bir insan*', 'canlı destek', 'canli destek', 'operatör*', 'operator*', 'yetkili*', 'çalışan*', 'calisan*', 'müşteri hizmetleri*', 'musteri hizmetleri*', 'gerçek kişi*', 'gercek kisi*'],
     someone: ['birisi*', 'birine', 'biriyle'],
     contact: ['görüşmek', 'gorusmek', 'konuşmak', 'konusmak', 'bağla*', 'bagla*', 'bağlanmak', 'aktar*', 'görüşebilir*', 'konuşabilir*', 'konusabilir*', 'gorusebilir*', 'yönlendir*', 'yonlendir*', 'ulaşmak', 'ulasmak', 'bağlayın', 'bağlar mısınız'],
     want: ['istiyorum', 'istiyoruz', 'lazım', 'lazim', 'rica ediyorum'],
+    contactAfter: true,
     please: ['lütfen', 'lutfen', 'lutfn', 'acil', 'hemen', 'şimdi'],
     personFillers: ['bir', 'ile', 'gerçek', 'gercek', 'ile görüşmek', 'bi'],
     notPerson: ['insanlar', 'insanlık', 'insanlik', 'biri mi', 'birinin', 'birini'],
@@ -204,6 +222,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     smallTalkFillers: ['です', 'ね', 'よ', 'ございます', 'とても', '本当に', 'ほんとうに', 'また', 'では', 'じゃあ', 'あ', 'ああ', 'えー', 'ー', '〜', 'w', 'ｗ'],
     person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '人と話', '生身の人'],
     contact: ['と話したい', 'と話せ', 'と話を', 'と話す', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', '対応'],
+    contactAfter: true,
     notPerson: ['人間関係', '人間工学'],
   },
   zh: {
@@ -214,6 +233,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     smallTalkFillers: ['你', '您', '了', '啊', '呀', '哦', '噢', '喔', '啦', '嘛', '吧', '呢', '的', '非常', '很', '真', '真的', '那', '那就', '那么', '就', '大家', '亲', '哈哈', '呵呵'],
     person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人'],
     contact: ['转', '转接', '找', '我要', '要', '接', '联系', '叫', '换', '和', '跟', '说话', '聊', '对话', '沟通', '谈'],
+    contactAfter: true,
     notPerson: ['人工流产', '人工智能', '人工智慧', '人工湖', '人工合成', '人工降雨', '人工林', '人工成本', '客服电话', '客服时间'],
     negation: ['不', '别', '不要', '没'],
   },
@@ -225,19 +245,21 @@ const WORDINGS: Record<string, LanguageWordings> = {
     smallTalkFillers: ['정말', '진짜', '너무', '많이', '아', '네', '요', 'ㅎㅎ', 'ㅋㅋ', 'ㅠㅠ', '그럼', '다시'],
     person: ['상담원', '상담사', '직원', '사람', '담당자', '매니저', '실제 사람', '진짜 사람', '상담'],
     contact: ['연결', '바꿔', '통화', '얘기', '이야기', '대화', '불러', '요청', '상담하고', '만나'],
+    contactAfter: true,
     notPerson: ['사람들', '직원들이', '사람이 많'],
     negation: ['안', '않', '말고', '싫어'],
   },
   ru: {
     greeting: ['привет', 'здравствуйте', 'здравствуй', 'добрый день', 'доброе утро', 'добрый вечер', 'приветствую', 'здрасьте', 'хай', 'салют', 'доброго дня'],
     thanks: ['спасибо', 'спс', 'благодарю', 'спасибо большое', 'большое спасибо', 'огромное спасибо', 'спасибки', 'пасиб', 'пасибо', 'спасибо огромное', 'благодарствую'],
-    goodbye: ['до свидания', 'пока', 'всего доброго', 'всего хорошего', 'до встречи', 'хорошего дня', 'прощайте', 'счастливо', 'пока пока', 'удачи', 'спокойной ночи'],
+    goodbye: ['до свидания', 'пока', 'всего доброго', 'всего хорошего', 'до встречи', 'хорошего дня', 'прощайте', 'счастливо', 'пока пока', 'удачи', 'спокойной ночи', 'нет спасибо', 'это всё', 'это все', 'больше ничего'],
     acknowledgement: ['понятно', 'хорошо', 'ясно', 'ладно', 'отлично', 'окей', 'договорились', 'принято', 'понял', 'поняла', 'супер', 'класс', 'замечательно', 'прекрасно', 'угу', 'ага', 'норм', 'ок спасибо', 'всё понятно', 'все понятно'],
     smallTalkFillers: ['вам', 'тебе', 'за помощь', 'за информацию', 'за ответ', 'ещё раз', 'еще раз', 'и', 'ну', 'тогда', 'а', 'очень', 'вообще', 'всё', 'все', 'большое'],
-    person: ['оператор*', 'человек*', 'живой человек', 'живым человеком', 'сотрудник*', 'менеджер*', 'консультант*', 'специалист*', 'агент*', 'представител*', 'поддержк*', 'живого человека'],
+    person: ['оператор*', 'человек*', 'живой человек', 'живым человеком', 'сотрудник', 'сотрудника', 'сотруднику', 'сотрудником', 'менеджер*', 'консультант*', 'специалист*', 'агент', 'агента', 'агентом', 'представител*', 'живого человека'],
     someone: ['кем нибудь', 'кем-нибудь', 'кто нибудь', 'кого нибудь', 'кем то'],
     contact: ['поговорить', 'позовите', 'позови', 'соедините', 'соедини', 'переключите', 'переключи', 'связаться', 'свяжите', 'пообщаться', 'дайте', 'нужен', 'нужна', 'переведите', 'общаться'],
     want: ['хочу', 'хотел бы', 'хотела бы', 'можно', 'нужен', 'нужно', 'дайте'],
+    contactAfter: true,
     please: ['пожалуйста', 'пж', 'пжл', 'плиз', 'срочно', 'сейчас'],
     personFillers: ['с', 'со', 'живым', 'живой', 'настоящим', 'реальным', 'к'],
     notPerson: ['человеческий', 'человечество', 'человека который', 'людей'],
@@ -291,9 +313,9 @@ const WORDINGS: Record<string, LanguageWordings> = {
     goodbye: ['näkemiin', 'nakemiin', 'heippa', 'hei hei', 'moikka moikka', 'nähdään', 'mukavaa päivänjatkoa', 'hyvää päivänjatkoa', 'hei sitten', 'moi moi'],
     acknowledgement: ['selvä', 'selva', 'okei', 'ymmärrän', 'ymmärretty', 'hyvä', 'hienoa', 'loistavaa', 'täydellistä', 'jees', 'joo', 'just niin', 'oke'],
     smallTalkFillers: ['paljon', 'kovasti', 'avusta', 'vielä', 'ja', 'sitten', 'teille', 'sinulle'],
-    person: ['ihminen', 'ihmisen', 'ihmisen kanssa', 'oikea ihminen', 'oikean ihmisen', 'asiakaspalvelija*', 'asiakaspalvelu*', 'työntekijä*', 'henkilö*', 'agentti*', 'operaattori*', 'virkailija*'],
+    person: ['ihminen', 'ihmisen', 'ihmisen kanssa', 'oikea ihminen', 'oikean ihmisen', 'asiakaspalvelija*', 'asiakaspalvelu*', 'työntekijä*', 'henkilö', 'henkilön', 'agentti*', 'operaattori*', 'virkailija*'],
     someone: ['jonkun', 'joku'],
-    contact: ['puhua', 'jutella', 'keskustella', 'yhdistä', 'yhdistäkää', 'ohjaa', 'ohjatkaa', 'saada puhua', 'päästä puhumaan', 'puhumaan', 'kanssa'],
+    contact: ['puhua', 'jutella', 'keskustella', 'yhdistä', 'yhdistäkää', 'ohjaa', 'ohjatkaa', 'saada puhua', 'päästä puhumaan', 'puhumaan'],
     want: ['haluan', 'haluaisin', 'tarvitsen', 'saanko', 'voinko'],
     please: ['kiitos', 'kiitos kiitos', 'heti', 'nyt'],
     personFillers: ['oikea', 'oikean', 'kanssa'],
@@ -305,7 +327,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     goodbye: ['nashledanou', 'na shledanou', 'měj se', 'mějte se', 'hezký den', 'pěkný den', 'čau čau', 'sbohem', 'zatím'],
     acknowledgement: ['dobře', 'dobre', 'rozumím', 'rozumim', 'jasně', 'jasne', 'v pořádku', 'v poradku', 'super díky', 'výborně', 'vyborne', 'perfektní', 'fajn', 'paráda', 'chápu', 'beru na vědomí'],
     smallTalkFillers: ['moc', 'mockrát', 'za pomoc', 'za informace', 'pěkně', 'ještě jednou', 'a', 'tak', 'vám'],
-    person: ['operátor*', 'operator*', 'člověk*', 'clovek*', 'živý člověk', 'zivy clovek', 'živým člověkem', 'pracovník*', 'pracovnik*', 'konzultant*', 'poradce', 'podpor*', 'zákaznick* podpor*', 'skutečn* osob*', 'osob*'],
+    person: ['operátor*', 'operator*', 'člověk*', 'clovek*', 'živý člověk', 'zivy clovek', 'živým člověkem', 'pracovník*', 'pracovnik*', 'konzultant*', 'poradce', 'zákaznick* podpor*', 'skutečn* osob*', 'osoba', 'osobou', 'osobu'],
     someone: ['někým', 'nekym', 'někoho', 'nekoho'],
     contact: ['mluvit', 'promluvit', 'hovořit', 'hovorit', 'spojit', 'spojte', 'přepojte', 'prepojte', 'přepojit', 'kontaktovat', 'chatovat'],
     want: ['chci', 'chtěl bych', 'chtel bych', 'chtěla bych', 'potřebuji', 'potrebuji', 'můžu', 'mohu'],
@@ -320,7 +342,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     goodbye: ['مع السلامة', 'وداعا', 'وداعاً', 'إلى اللقاء', 'الى اللقاء', 'في أمان الله', 'باي', 'يوم سعيد', 'تصبح على خير'],
     acknowledgement: ['حسنا', 'حسناً', 'تمام', 'فهمت', 'ممتاز', 'طيب', 'موافق', 'أوكي', 'اوكي', 'جميل', 'رائع', 'واضح', 'مفهوم', 'ماشي', 'حاضر'],
     smallTalkFillers: ['لك', 'لكم', 'جزيلا', 'جدا', 'على المساعدة', 'على مساعدتك', 'و', 'كثيرا', 'مرة أخرى', 'يا', 'أخي', 'اخي'],
-    person: ['موظف*', 'شخص*', 'إنسان*', 'انسان*', 'ممثل*', 'خدمة العملاء', 'مندوب*', 'بشري', 'شخص حقيقي', 'وكيل*', 'مسؤول*', 'عامل*', 'دعم فني', 'الدعم الفني'],
+    person: ['موظف', 'موظفا', 'الموظف', 'شخص', 'شخصا', 'انسان', 'ممثل', 'ممثلا', 'خدمة العملاء', 'مندوب', 'بشري', 'شخص حقيقي', 'وكيل', 'مسؤول', 'الدعم الفني'],
     someone: ['أحد', 'احد', 'حد'],
     contact: ['التحدث', 'التكلم', 'اتكلم', 'أتكلم', 'أتحدث', 'اتحدث', 'الحديث', 'تحويلي', 'حولني', 'حوّلني', 'اوصلني', 'أوصلني', 'وصلني', 'كلم', 'أكلم', 'اكلم', 'التواصل', 'تواصل', 'المحادثة', 'محادثة', 'ربطي'],
     want: ['أريد', 'اريد', 'ابغى', 'أبغى', 'ابي', 'أبي', 'عايز', 'بدي', 'أحتاج', 'احتاج', 'ممكن'],
@@ -451,7 +473,9 @@ function wordsOf(wording: string): string[] {
 /* The wordings, indexed                                                                */
 /* ------------------------------------------------------------------------------------ */
 
-type Role = SmallTalkAct | 'smallTalkFiller' | 'person' | 'someone' | 'contact' | 'want' | 'please' | 'personFiller' | 'notPerson' | 'negation';
+type Role = SmallTalkAct | 'smallTalkFiller' | 'person' | 'someone' | 'contact' | 'contactFollowing' | 'want' | 'askFor' | 'please' | 'personFiller' | 'notPerson' | 'negation';
+/** The fields of LanguageWordings that list wordings (the others say how the language orders them). */
+type WordingField = Exclude<keyof LanguageWordings, 'contactAfter' | 'articles'>;
 
 const SMALL_TALK_ROLES: ReadonlySet<Role> = new Set<Role>(['greeting', 'thanks', 'goodbye', 'acknowledgement', 'smallTalkFiller']);
 
@@ -465,7 +489,7 @@ interface Phrase {
 /** Wordings by their first word (for a stem, by the stem with its `*`), longest first. */
 type PhraseIndex = Map<string, Phrase[]>;
 
-const ROLE_OF_FIELD: Record<keyof LanguageWordings, Role> = {
+const ROLE_OF_FIELD: Record<WordingField, Role> = {
   greeting: 'greeting',
   thanks: 'thanks',
   goodbye: 'goodbye',
@@ -474,7 +498,9 @@ const ROLE_OF_FIELD: Record<keyof LanguageWordings, Role> = {
   person: 'person',
   someone: 'someone',
   contact: 'contact',
+  contactFollowing: 'contactFollowing',
   want: 'want',
+  askFor: 'askFor',
   please: 'please',
   personFillers: 'personFiller',
   notPerson: 'notPerson',
@@ -487,7 +513,7 @@ let longestStem = 0;
 function buildIndex(): PhraseIndex {
   const index: PhraseIndex = new Map();
   const add = (wordings: LanguageWordings, language: string | null) => {
-    for (const [field, role] of Object.entries(ROLE_OF_FIELD) as [keyof LanguageWordings, Role][]) {
+    for (const [field, role] of Object.entries(ROLE_OF_FIELD) as [WordingField, Role][]) {
       for (const wording of wordings[field] ?? []) {
         const words = wording.split(/\s+/u).flatMap((part) => (part.endsWith('*') ? [wordsOf(part.slice(0, -1)).join('') + '*'] : wordsOf(part)));
         if (words.length === 0) continue;
@@ -519,6 +545,8 @@ for (const phrases of INDEX.values()) {
     }
   }
 }
+
+const LONGEST_VOCABULARY_WORD = Math.max(...[...VOCABULARY].map((word) => word.length));
 
 /** Words shorter than this are never corrected ("great" is one letter from "treat"), and those of exactly this length only into a person-word ("humen", "agnet"). */
 const MIN_TYPO_LENGTH = 5;
@@ -558,19 +586,21 @@ function oneEditApart(a: string, b: string): boolean {
 
 /** The vocabulary word a message word is a one-letter typo of, or the word itself. */
 function corrected(word: string, work: Work): string {
-  if (word.length < MIN_TYPO_LENGTH || VOCABULARY.has(word)) return word;
+  // A word longer than every wording cannot be one letter from one (and its variants would cost its length squared).
+  if (word.length < MIN_TYPO_LENGTH || word.length > LONGEST_VOCABULARY_WORD + 1 || VOCABULARY.has(word)) return word;
   const candidates = new Set<string>();
   for (const variant of [word, ...deletionsOf(word)]) {
-    work.steps += 1;
+    work.steps += variant.length;
     for (const candidate of BY_DELETION.get(variant) ?? []) candidates.add(candidate);
   }
   for (const candidate of candidates) {
     work.steps += 1;
     if (!oneEditApart(word, candidate)) continue;
-    // Small talk must be the whole message, so a typo there is safe to read; a person-word
-    // only by a swapped or wrong letter ("humen", "agnet"): "humans", "advise" are other words.
+    // Small talk must be the whole message, so a typo there is safe to read. A person-word
+    // only by a swapped or wrong letter inside it ("humen", "agnet"): "humans" (humano),
+    // "agents" (agente) and "advise" (adviser) are other words.
     if (SMALL_TALK_WORDS.has(candidate) && word.length > MIN_TYPO_LENGTH) return candidate;
-    if (PERSON_WORDS.has(candidate) && word.length === candidate.length) return candidate;
+    if (PERSON_WORDS.has(candidate) && word.length === candidate.length && word[0] === candidate[0] && word.at(-1) === candidate.at(-1)) return candidate;
   }
   return word;
 }
@@ -634,7 +664,7 @@ function smallTalkOf(units: readonly Unit[], work: Work): RecognizedAct | null {
   return { act, language };
 }
 
-const PERSON_ROLES: ReadonlySet<Role> = new Set<Role>(['person', 'someone', 'contact', 'want', 'please', 'personFiller', 'notPerson', 'negation']);
+const PERSON_ROLES: ReadonlySet<Role> = new Set<Role>(['person', 'someone', 'contact', 'contactFollowing', 'want', 'askFor', 'please', 'personFiller', 'notPerson', 'negation']);
 /** How many units apart a person and a wording of contact may be, within one clause. */
 const CONTACT_REACH = 6;
 /** The same for Chinese, Japanese and Korean, where a unit is one character and one-character wordings ("转", "找") are common inside other words. */
@@ -691,16 +721,44 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
     const negatedBefore = (position: number) =>
       near.some((other) => other.phrase.role === 'negation' && other.end <= position && position - other.end < NEGATION_REACH);
     const reach = units[start]!.unspaced ? UNSPACED_CONTACT_REACH : CONTACT_REACH;
+    const before = (other: Found, within: number) => other.end <= start && start - other.end < within;
     const contact = near.find(
-      (other) => other.phrase.role === 'contact' && (other.end <= start ? start - other.end < reach : other.start >= end && other.start - end < reach),
-    );
+      (other) =>
+        other.phrase.role === 'contact' &&
+        (before(other, reach) || (other.start >= end && other.start - end < reach && mayFollow(other.phrase, units[start]!, near, start))),
+    ) ?? near.find((other) => other.phrase.role === 'contactFollowing' && other.start >= end && other.start - end < WANT_REACH);
     if (contact && !negatedBefore(Math.min(contact.start, start))) return { act: 'ask_for_person', language: phrase.language ?? contact.phrase.language };
     if (phrase.role === 'someone') continue;
-    const want = near.find((other) => other.phrase.role === 'want' && other.end <= start && start - other.end < WANT_REACH);
+    const want = near.find((other) => other.phrase.role === 'want' && before(other, WANT_REACH));
     if (want && !negatedBefore(want.start)) return { act: 'ask_for_person', language: phrase.language };
+    const askFor = near.find((other) => other.phrase.role === 'askFor' && before(other, WANT_REACH));
+    if (askFor && !negatedBefore(askFor.start) && endsClause(units, end, at, work)) return { act: 'ask_for_person', language: phrase.language };
     if (standsAlone(units, person, clauseOf, at, work)) return { act: 'ask_for_person', language: phrase.language };
   }
   return null;
+}
+
+/**
+ * True when a wording of contact may come after its person: its language puts the verb
+ * last, and, where the language has articles, the person follows one ("einen Mitarbeiter
+ * sprechen", "mit einem Menschen reden"; not "Wie viele Menschen sprechen Deutsch?").
+ */
+function mayFollow(contact: Phrase, person: Unit, near: readonly Found[], start: number): boolean {
+  const language = contact.language ? WORDINGS[contact.language] : undefined;
+  if (!language?.contactAfter) return false;
+  if (person.unspaced || !language.articles) return true;
+  return near.some((other) => other.end === start && (other.phrase.role === 'personFiller' || other.phrase.role === 'want' || other.phrase.role === 'askFor'));
+}
+
+/** True when nothing but "please" follows a person in its clause ("can I get a human?", "kann ich einen Mitarbeiter bitte"). */
+function endsClause(units: readonly Unit[], end: number, at: readonly (Found | undefined)[], work: Work): boolean {
+  for (let i = end; i < units.length && units[i] !== CLAUSE; ) {
+    work.steps += 1;
+    const wording = at[i];
+    if (wording?.phrase.role !== 'please') return false;
+    i = wording.end;
+  }
+  return true;
 }
 
 /** Each unit's clause number. */

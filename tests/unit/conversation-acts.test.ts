@@ -68,6 +68,44 @@ const WORDINGS: Record<ConversationAct, string[]> = {
   ],
 };
 
+/**
+ * A second list, written after the first version of the matcher and measured on it
+ * before any change (156 of 161 recognized then); kept so later changes keep it.
+ */
+const LATER_WORDINGS: Record<ConversationAct, string[]> = {
+  greeting: [
+    'hello!!', 'Hi :)', 'hey hey', 'good morning team', 'Hallo ihr Lieben', 'Moin!', 'Guten Abend zusammen', 'Bonjour !', 'coucou', 'Hola, buenas',
+    'ciao!', 'Buongiorno a tutti', 'goedemorgen', 'Olá!', 'bom dia', 'Dzień dobry', 'Merhabalar', 'こんばんは', '您好！', '안녕하세요!', 'Здравствуйте!',
+    'Hejsan', 'Hei!', 'Ahoj', 'أهلا', 'hello?', 'hi hi', 'Servus!', 'Grüezi', 'Salut !',
+  ],
+  thanks: [
+    'thank you very much!', 'Thanks so much :)', 'thank u', 'tysm', 'Thanks a ton', 'Danke!!', 'Danke sehr', 'Dankeschön :)', 'herzlichen Dank',
+    'Merci !', 'mille mercis', 'Gracias!!', 'mil gracias', 'Grazie!', 'grazie tante', 'Bedankt!', 'Obrigada!', 'valeu', 'Dzięki!', 'Teşekkür ederim',
+    'どうもありがとうございます', '非常感谢', '감사해요', 'Спасибо!', 'Tack!', 'Mange tak', 'Takk skal du ha', 'Kiitos!', 'Děkuji', 'شكرا جزيلا', 'thanks for your help!',
+    'danke für die Hilfe', 'thank you for the quick answer',
+  ],
+  goodbye: [
+    'bye!', 'Goodbye :)', 'see ya', 'bye for now', 'Tschüss!', 'Schönen Tag noch', 'bis bald', 'Au revoir !', 'bonne soirée', 'Adiós!',
+    'hasta pronto', 'Arrivederci!', 'Tot ziens!', 'Tchau!', 'Do widzenia', 'Görüşürüz', 'さようなら！', '再见！', '안녕히 계세요', 'Пока!', 'Hej då!', 'Ha det bra',
+    'Näkemiin!', 'Nashledanou', 'مع السلامة', 'have a good one', 'take care!', 'thanks, have a nice day', 'ok bye', 'Danke, schönen Tag noch!',
+  ],
+  acknowledgement: [
+    'ok!', 'okay.', 'OK cool', 'alright then', 'got it!', 'Perfect!', 'great!', 'sounds good!', 'understood.', 'Alles klar!', 'ok, passt',
+    'Verstanden!', 'Super!', "D'accord !", 'parfait', 'Vale!', 'Perfecto', 'Va bene!', 'perfetto', 'Oké', 'Prima!', 'Certo', 'Jasne', 'Tamam',
+    '了解です', '好的！', '알겠습니다!', 'Хорошо', 'Okej!', 'Selvä', 'حسنا', '👍👍', 'ok 👍',
+  ],
+  ask_for_person: [
+    'I want to talk to a person', 'can i talk to someone?', 'speak to a human please', 'I need a human', 'Let me speak to a manager',
+    'can you connect me with an agent', 'representative', 'talk to agent', 'transfer me to a human agent please', 'is there a human I can talk to?',
+    'I want a real person not a bot', 'Ich möchte einen Mitarbeiter sprechen', 'Kann ich mit jemandem sprechen?',
+    'Bitte verbinden Sie mich mit einem Menschen', 'ich will einen echten Menschen', "Je voudrais parler à quelqu'un",
+    'Puis-je parler à un conseiller ?', 'Quiero hablar con un agente', 'necesito hablar con alguien', 'Voglio parlare con un operatore',
+    'Kan ik een medewerker spreken?', 'Quero falar com um humano', 'Chcę rozmawiać z człowiekiem', 'temsilciye bağlanmak istiyorum', '我要人工客服',
+    '转人工客服', '担当者と話したいです', '상담원 연결해주세요', 'Хочу поговорить с человеком', 'Jag vill prata med en människa', 'Jeg vil gerne tale med en medarbejder',
+    'Kan jeg snakke med en person?', 'Haluan puhua asiakaspalvelijan kanssa', 'Chci mluvit s člověkem', 'أريد التحدث مع شخص حقيقي',
+  ],
+};
+
 /** Messages that ask or tell something else: they go to search. */
 const NOT_ACTS = [
   'Hi, where is my order?',
@@ -89,6 +127,23 @@ const NOT_ACTS = [
   'bye bye plastic packaging?',
   'I see. What a terrible war !',
   'human guinea pig',
+  'thanks for the quick delivery, the shoes fit',
+  'hi, my order ZX-123 has not arrived',
+  'perfect, and when does it ship?',
+  'ok, but the size is wrong',
+  'bonjour, je voudrais retourner un article',
+  'ciao, vorrei cambiare taglia',
+  'Danke, aber das Paket ist immer noch nicht da',
+  'thanks!! where do I find the invoice',
+  // A word that begins like a person-word is no person.
+  'Agentur',
+  'Mitarbeiterrabatt',
+  'asesoramiento',
+  'osobiście',
+  'сотрудничество',
+  'henkilökohtainen',
+  'Personalausweis',
+  'humans',
 ];
 
 /** Messages that mention people without asking to speak to one. */
@@ -107,6 +162,15 @@ const MENTIONS_OF_PEOPLE = [
   'I do not want to talk to a human, just tell me the price',
   'was this written by a person?',
   'wie viele Mitarbeiter habt ihr?',
+  'Does your customer service speak German?',
+  'Wie viele Menschen sprechen Deutsch?',
+  'Mensch, wo bleibt mein Paket?',
+  'Can I have a person collect it at the store?',
+  'I talked to an agent yesterday and he said I get a refund',
+  'Ich habe gestern mit einem Mitarbeiter gesprochen',
+  "J'ai parlé à un conseiller hier",
+  '客服电话是多少？',
+  'what are your customer service hours?',
 ];
 
 /** The shared evaluation sets sit beside the repository (../shared/eval); a worktree one level deeper finds them one folder up. */
@@ -134,8 +198,11 @@ const SMALL_TALK: SmallTalkAct[] = ['greeting', 'thanks', 'goodbye', 'acknowledg
 const actOf = (message: string) => recognizeConversationAct(message)?.act ?? null;
 
 describe('recognizing conversation acts', () => {
-  it.each(Object.keys(WORDINGS) as ConversationAct[])('recognizes at least 95%% of the real-world wordings of %s, in many languages', (act) => {
-    const wordings = WORDINGS[act];
+  const lists = (Object.keys(WORDINGS) as ConversationAct[]).flatMap((act) => [
+    { act, list: 'first', wordings: WORDINGS[act] },
+    { act, list: 'later', wordings: LATER_WORDINGS[act] },
+  ]);
+  it.each(lists)('recognizes at least 95% of the real-world wordings of $act ($list list), in many languages', ({ act, wordings }) => {
     expect(wordings.length).toBeGreaterThanOrEqual(30);
     const missed = wordings.filter((message) => actOf(message) !== act).map((message) => `${message} → ${actOf(message)}`);
     // At most 5% may be missed; beyond that the failure lists every miss.
@@ -211,7 +278,8 @@ describe('recognizing conversation acts', () => {
   const hostile = fc.oneof(
     fc.string({ maxLength: 4000, unit: 'binary' }),
     fc.string({ maxLength: 4000, unit: 'grapheme' }),
-    fc.tuple(fc.constantFrom('a', 'e', ' ', '人', 'ー', '👍', "'", '-', 'ü', '\u0301', '\u3000'), fc.integer({ min: 1, max: 4000 })).map(([c, n]) => c.repeat(n)),
+    fc.tuple(fc.constantFrom('a', 'e', ' ', '人', 'ー', '👍', "'", '-', 'ü', '\u0301', '\u3000', ':)', 'ab', 'humen '), fc.integer({ min: 1, max: 4000 })).map(([c, n]) => c.repeat(n).slice(0, 4000)),
+    fc.integer({ min: 1, max: 4000 }).map((n) => 'qwertzuiopasdfghjklyxcvbnm'.repeat(160).slice(0, n)),
     fc
       .array(fc.constantFrom('talk to', 'a', 'human', 'thanks', 'ok', 'bitte', 'mitarbeiter', '人工', '转', 'not', 'real person', 'please', 'humen', 'thaaanks', 'you', ',', '!'), { maxLength: 800 })
       .map((words) => words.join(' ').slice(0, 4000)),
@@ -238,7 +306,7 @@ describe('recognizing conversation acts', () => {
 });
 
 /** The most steps the matcher may take per character of a message (a constant: the work is linear). */
-const STEPS_PER_CHARACTER = 200;
+const STEPS_PER_CHARACTER = 100;
 
 describe('the built-in replies to small talk', () => {
   const REQUIRED = ['de', 'fr', 'es', 'it', 'nl', 'pt', 'pl', 'tr', 'ja', 'zh', 'en', 'ko', 'ru'];

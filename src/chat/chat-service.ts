@@ -395,12 +395,14 @@ export class ChatService {
 
   /**
    * The answer as the customer gets it: an escalated answer ends with the shop's
-   * hand-over sentence (or is only that sentence, when nothing was written before it,
-   * as after the model's silent hand-off). A streamed answer gets what was not streamed yet.
+   * hand-over sentence (or is only that sentence, when nothing was written before it).
+   * After the model's hand-off the model's own words stand alone when it wrote some: it
+   * already told the customer. A streamed answer gets what was not streamed yet.
    */
   private composeAnswer(turn: Turn, run: TurnRun, verdict: Verdict, listener?: AnswerListener): ChatAnswer {
     const { request, sessionId, agent, language } = turn;
-    const handOver = verdict.escalated ? (agent.escalation.offer?.(language.language) ?? HUMAN_HANDOFF_OFFER) : null;
+    const toldByModel = verdict.reason === 'model' && run.response !== '';
+    const handOver = verdict.escalated && !toldByModel ? (agent.escalation.offer?.(language.language) ?? HUMAN_HANDOFF_OFFER) : null;
     const response = handOver === null ? run.response : [run.response, handOver].filter((t) => t !== '').join(ANSWER_TEXT_SEPARATOR);
     // What was added after the model's words (the hand-over sentence) streams last, so the pieces add up to the stored response.
     if (listener && response.startsWith(run.streamed) && response.length > run.streamed.length) listener.onToken?.(response.slice(run.streamed.length));

@@ -526,7 +526,7 @@ function renderFacts(sessionId: string, summary: SessionSummary | undefined, con
     ...(conversation.usage ? ([['Tokens', describeUsage(conversation.usage)]] as [string, Child][]) : []),
     ...(conversation.usage?.cost !== undefined ? ([['Estimated cost', describeCost(conversation.usage)]] as [string, Child][]) : []),
     ['Escalated', describeEscalation(summary, conversation)],
-    ...(conversation.handoff_summary ? ([['Hand-off summary', el('p', { class: 'handoff-summary customer-text', dir: 'auto' }, conversation.handoff_summary)]] as [string, Child][]) : []),
+    ...(conversation.handoff_summary ? ([['Hand-off summary', el('span', { class: 'handoff-summary customer-text', dir: 'auto' }, conversation.handoff_summary)]] as [string, Child][]) : []),
   ];
   if (summary) {
     facts.push(['Started', timeElement(summary.created_at)], ['Last activity', timeElement(summary.updated_at)]);

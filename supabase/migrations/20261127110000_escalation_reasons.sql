@@ -156,7 +156,8 @@ $$;
 -- listed chat_messages' columns one by one, which no longer matches the row type
 -- with escalation_reason. They now carry each row whole ((f.m).*), so a later
 -- column cannot break them again. The window logic is unchanged: newest-first, a
--- running token sum, cut at the first overflow, never opening on a reply.
+-- running token sum, cut at the first overflow, never opening on a reply; the window
+-- over the whole session is the window after no seq, so it is written once.
 create or replace function history_window(
   p_session_id text,
   p_max_messages integer,
@@ -166,28 +167,8 @@ returns setof chat_messages
 language sql
 stable
 as $$
-  with newest as (
-    select m, m.seq, m.role, m.token_count
-    from chat_messages m
-    where m.session_id = p_session_id
-      and m.role <> 'system'
-    order by m.seq desc
-    limit greatest(p_max_messages, 0)
-  ),
-  running as (
-    select n.*, sum(n.token_count) over (order by n.seq desc rows unbounded preceding) as running_tokens
-    from newest n
-  ),
-  fitting as (
-    select * from running where running_tokens <= p_max_tokens
-  ),
-  first_user as (
-    select min(seq) as seq from fitting where role = 'user'
-  )
-  select (f.m).*
-  from fitting f, first_user u
-  where f.seq >= u.seq
-  order by f.seq asc
+  -- The window over the whole session: history_window_after from the start.
+  select * from history_window_after(p_session_id, null, p_max_messages, p_max_tokens)
 $$;
 
 create or replace function history_window_after(

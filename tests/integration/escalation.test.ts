@@ -6,8 +6,9 @@
  * list, the answers metric and the stored rows.
  */
 import { HUMAN_HANDOFF_OFFER, ESCALATION_REASONS } from '../../src/chat/escalation';
+import { metric } from '../support/metrics';
 import { postStream } from '../support/sse';
-import { startOfflineAndOnline, type OfflineAndOnline, type TestService } from '../support/test-service';
+import { startOfflineAndOnline, type OfflineAndOnline } from '../support/test-service';
 
 let services: OfflineAndOnline;
 const online = () => services.online;
@@ -23,18 +24,6 @@ afterAll(async () => {
 beforeEach(() => {
   stub().reset();
 });
-
-/** A metric's value as GET /metrics shows it (0 when the series does not exist yet). */
-async function metric(service: TestService, name: string, labels: Record<string, string>): Promise<number> {
-  const text = await (await fetch(`${service.baseURL}/metrics`)).text();
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
-  }
-  return 0;
-}
 
 const CARD = '4242 4242 4242 4242';
 const SUMMARY = `Customer wants a refund for a lamp that arrived broken; paid with card ${CARD}. The returns passages do not cover broken deliveries.`;

@@ -90,7 +90,7 @@ test("the model's call of the shop's action reaches its API once, for the verifi
   const system = (requests[0]!.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'system')!;
   expect(system.content).toContain('You are the support assistant of Bramble Books, an independent bookshop.');
   const offered = (requests[0]!.body.tools as Array<{ function: { name: string; description: string } }>).map((t) => t.function);
-  expect(offered.map((f) => f.name)).toEqual(['search_knowledge_base', 'listMyOrders']);
+  expect(offered.map((f) => f.name)).toEqual(['search_knowledge_base', 'listMyOrders', 'hand_off_to_person']);
   expect(offered[0]!.description).toContain("Search Bramble Books' knowledge base (articles such as: Returning a book)");
   for (const request of requests) expect(JSON.stringify(request.body)).not.toMatch(/northwind/i);
 });

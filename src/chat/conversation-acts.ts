@@ -41,15 +41,19 @@ interface LanguageWordings {
   contact?: string[];
   /** Being put in touch, said after the person ("a human I can talk to", "someone to speak with"). */
   contactFollowing?: string[];
-  /** Wanting, right before the person ("I want a human", "ich will einen Menschen"). */
+  /** Wanting, right before a person who ends the clause ("I want a human", "ich will einen Menschen"; not "I would like a person to sign for it"). */
   want?: string[];
   /** Asking for, right before a person who ends the clause ("can I get a human?", not "can I have a person collect it?"). */
   askFor?: string[];
   /** True when a wording of contact may also follow its person ("mit einem Menschen sprechen", "オペレーターと話したい"); else it must come first ("talk to a human"). */
   contactAfter?: boolean;
-  /** True when, with the contact after it, the person must follow an article or preposition ("einen Mitarbeiter sprechen", not "Menschen sprechen Deutsch"). */
+  /**
+   * True when the person of a wording of contact follows an article, a preposition or the
+   * wording itself ("talk to a human", "einen Mitarbeiter sprechen"; not "Sprechen Ihre
+   * Mitarbeiter Englisch?", "Wie viele Menschen sprechen Deutsch?").
+   */
   articles?: boolean;
-  /** "Please", which with a person alone makes a request ("human please", "Mitarbeiter bitte"). */
+  /** What may close a request for a person, and with a person alone makes one: "please", "now", "not a bot" ("human please", "Mitarbeiter bitte"). */
   please?: string[];
   /** Words that may stand around a person named alone ("a", "real", "einen", "echten"). */
   personFillers?: string[];
@@ -70,7 +74,10 @@ const NEUTRAL: LanguageWordings = {
 /** Wordings per language (ISO 639-1 code). A wording shared by languages is listed once, under the one it is most often in. */
 const WORDINGS: Record<string, LanguageWordings> = {
   en: {
-    greeting: ['hi', 'hello', 'hey', 'heya', 'hiya', 'howdy', 'yo', 'hi there', 'hello there', 'hey there', 'good morning', 'good afternoon', 'good evening', 'morning', 'evening', 'greetings', 'hellp', 'helo', 'hii', 'hai'],
+    greeting: [
+      'hi', 'hello', 'hey', 'heya', 'hiya', 'howdy', 'yo', 'hi there', 'hello there', 'hey there', 'good morning', 'good afternoon', 'good evening',
+      'morning', 'evening', 'greetings', 'hellp', 'helo', 'hii', 'hai', 'anyone there', 'is anyone there', 'anybody there', 'is anybody there', 'anyone here',
+    ],
     thanks: ['thanks', 'thank you', 'thank u', 'thankyou', 'thx', 'thnx', 'thanx', 'tnx', 'ty', 'tysm', 'tyvm', 'thanks a lot', 'many thanks', 'cheers', 'much appreciated', 'appreciate it', 'thanks a bunch', 'thanks a million', 'ta', 'thank', 'thks', 'thnks', 'tks'],
     goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'later', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks'],
     acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'perfect thanks', 'great stuff', 'roger', 'cool beans'],
@@ -81,13 +88,14 @@ const WORDINGS: Record<string, LanguageWordings> = {
     contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with'],
     want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me'],
     askFor: ['can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'can you get', 'can you give me'],
-    please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent'],
+    please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent', 'not a bot', 'not a robot', 'not a machine', 'not an ai', 'instead', 'to help me', 'who can help me', 'immediately'],
     personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me'],
     notPerson: ['human resources', 'human error', 'human rights', 'human body', 'human nature', 'in person', 'person who', 'customer service hours', 'agent who', 'personal', 'manager who', 'delivery person', 'delivery agent', 'travel agent', 'user agent'],
+    articles: true,
     negation: ['not', 'dont', 'do not', 'never', 'no need', 'doesnt', 'didnt', 'wont', 'cant', 'without'],
   },
   de: {
-    greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen', 'hallo ihr lieben'],
+    greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen', 'hallo ihr lieben', 'ist da jemand', 'jemand da'],
     thanks: ['danke', 'danke schön', 'dankeschön', 'danke sehr', 'vielen dank', 'vielen lieben dank', 'lieben dank', 'herzlichen dank', 'besten dank', 'tausend dank', 'danke vielmals', 'merci vielmals', 'dankesehr', 'dankee', 'danköö', 'dange'],
     goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende', 'nein danke', 'das wars', 'das war es', 'das wäre alles', 'sonst nichts', 'nichts mehr'],
     acknowledgement: ['alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'okay danke', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'top danke', 'mega', 'cool danke', 'okay dann', 'ok dann'],
@@ -100,7 +108,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     askFor: ['kann ich', 'könnte ich', 'darf ich'],
     contactAfter: true,
     articles: true,
-    please: ['bitte', 'bitteschön', 'sofort', 'jetzt', 'dringend', 'asap'],
+    please: ['bitte', 'bitteschön', 'sofort', 'jetzt', 'dringend', 'asap', 'keinen bot', 'keinen roboter', 'keine ki'],
     personFillers: ['ein', 'einen', 'einem', 'einer', 'eine', 'echten', 'echte', 'echter', 'mit', 'den', 'dem', 'der', 'die', 'zu', 'zum', 'ihren', 'einem echten', 'richtigen', 'richtige', 'menschlichen'],
     notPerson: ['person die', 'mitarbeiter die', 'mitarbeiter haben', 'mitarbeiter habt', 'menschen die', 'menschheit', 'menschlich', 'personal', 'personen', 'mitarbeiterzahl', 'person abholen'],
     negation: ['nicht', 'kein', 'keinen', 'keine', 'keinem', 'nie', 'niemals', 'ohne'],
@@ -118,6 +126,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     please: ['svp', 'stp', "s'il vous plaît", "s'il vous plait", "s'il te plaît", 'sil vous plait', 'merci', 'vite', 'maintenant'],
     personFillers: ['un', 'une', 'le', 'la', 'à', 'a', 'avec', 'vrai', 'vraie', 'réel', 'réelle', 'du', 'au'],
     notPerson: ['personne ne', 'personne na', 'humanité'],
+    articles: true,
     negation: ['ne', 'pas', 'jamais', 'sans'],
   },
   es: {
@@ -133,6 +142,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     please: ['por favor', 'porfa', 'porfavor', 'xfa', 'ya', 'urgente', 'ahora'],
     personFillers: ['un', 'una', 'el', 'la', 'con', 'real', 'de verdad', 'al', 'a'],
     notPerson: ['persona que', 'personas', 'humanos', 'humanidad'],
+    articles: true,
     negation: ['no', 'nunca', 'sin'],
   },
   it: {
@@ -148,6 +158,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     please: ['per favore', 'perfavore', 'per piacere', 'grazie', 'subito', 'urgente', 'adesso', 'pf'],
     personFillers: ['un', 'una', 'uno', 'con', 'il', 'la', 'lo', 'l', 'reale', 'vera', 'vero', 'all', 'al', 'a'],
     notPerson: ['persona che', 'persone'],
+    articles: true,
     negation: ['non', 'mai', 'senza'],
   },
   nl: {
@@ -164,7 +175,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     articles: true,
     want: ['ik wil', 'ik zou graag', 'ik wil graag', 'ik heb nodig', 'mag ik', 'kan ik', 'graag'],
     please: ['alsjeblieft', 'alstublieft', 'aub', 'graag', 'nu', 'svp', 'pls'],
-    personFillers: ['een', 'met', 'de', 'het', 'echte', 'echt', 'jullie'],
+    personFillers: ['een', 'met', 'de', 'het', 'echte', 'echt'],
     notPerson: ['persoon die', 'mensen die'],
     negation: ['niet', 'geen', 'nooit', 'zonder'],
   },
@@ -181,6 +192,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     please: ['por favor', 'pfv', 'pf', 'porfavor', 'agora', 'urgente', 'já'],
     personFillers: ['um', 'uma', 'com', 'o', 'a', 'de verdade', 'real', 'ao'],
     notPerson: ['pessoa que', 'pessoas'],
+    articles: true,
     negation: ['não', 'nao', 'nunca', 'sem'],
   },
   pl: {
@@ -221,7 +233,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     acknowledgement: ['了解', '了解です', '了解しました', 'わかりました', '分かりました', 'はい', 'はい分かりました', 'なるほど', '承知しました', 'かしこまりました', 'オッケー', 'いいですね', '大丈夫です', 'りょ', 'ok です', '理解しました'],
     smallTalkFillers: ['です', 'ね', 'よ', 'ございます', 'とても', '本当に', 'ほんとうに', 'また', 'では', 'じゃあ', 'あ', 'ああ', 'えー', 'ー', '〜', 'w', 'ｗ'],
     person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '人と話', '生身の人'],
-    contact: ['と話したい', 'と話せ', 'と話を', 'と話す', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', '対応'],
+    contact: ['と話したい', 'と話せ', 'と話を', 'と話す', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送'],
     contactAfter: true,
     notPerson: ['人間関係', '人間工学'],
   },
@@ -232,7 +244,8 @@ const WORDINGS: Record<string, LanguageWordings> = {
     acknowledgement: ['好的', '好', '好吧', '明白', '明白了', '知道了', '了解', '了解了', '收到', '行', '可以', '没问题', '懂了', 'ok的', '嗯', '嗯嗯', '好嘞', '好滴', '清楚了', '太好了', '完美'],
     smallTalkFillers: ['你', '您', '了', '啊', '呀', '哦', '噢', '喔', '啦', '嘛', '吧', '呢', '的', '非常', '很', '真', '真的', '那', '那就', '那么', '就', '大家', '亲', '哈哈', '呵呵'],
     person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人'],
-    contact: ['转', '转接', '找', '我要', '要', '接', '联系', '叫', '换', '和', '跟', '说话', '聊', '对话', '沟通', '谈'],
+    // Not "和" or "跟" (with): "和客服说过了" told customer service before; "和真人说话" has its verb.
+    contact: ['转', '转接', '找', '我要', '要', '接', '联系', '叫', '换', '说话', '聊', '对话', '沟通', '谈'],
     contactAfter: true,
     notPerson: ['人工流产', '人工智能', '人工智慧', '人工湖', '人工合成', '人工降雨', '人工林', '人工成本', '客服电话', '客服时间'],
     negation: ['不', '别', '不要', '没'],
@@ -277,6 +290,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     want: ['jag vill', 'jag vill ha', 'jag behöver', 'kan jag få', 'får jag'],
     please: ['tack', 'snälla', 'nu', 'omgående'],
     personFillers: ['en', 'med', 'riktig', 'till'],
+    articles: true,
     negation: ['inte', 'ingen', 'aldrig', 'utan'],
   },
   da: {
@@ -291,6 +305,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     want: ['jeg vil', 'jeg vil gerne', 'jeg har brug for', 'kan jeg få', 'må jeg få'],
     please: ['tak', 'venligst', 'nu'],
     personFillers: ['en', 'et', 'med', 'rigtig', 'til'],
+    articles: true,
     negation: ['ikke', 'ingen', 'aldrig', 'uden'],
   },
   no: {
@@ -305,6 +320,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     want: ['jeg vil', 'jeg vil ha', 'jeg trenger', 'kan jeg få', 'får jeg'],
     please: ['takk', 'vær så snill', 'nå', 'snarest'],
     personFillers: ['en', 'et', 'med', 'ekte', 'til'],
+    articles: true,
     negation: ['ikke', 'ingen', 'aldri', 'uten'],
   },
   fi: {
@@ -725,14 +741,12 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
     const contact = near.find(
       (other) =>
         other.phrase.role === 'contact' &&
-        (before(other, reach) || (other.start >= end && other.start - end < reach && mayFollow(other.phrase, units[start]!, near, start))),
+        (before(other, reach) ? introduced(other.phrase, units[start]!, near, start) : other.start >= end && other.start - end < reach && mayFollow(other.phrase, units[start]!, near, start)),
     ) ?? near.find((other) => other.phrase.role === 'contactFollowing' && other.start >= end && other.start - end < WANT_REACH);
     if (contact && !negatedBefore(Math.min(contact.start, start))) return { act: 'ask_for_person', language: phrase.language ?? contact.phrase.language };
     if (phrase.role === 'someone') continue;
-    const want = near.find((other) => other.phrase.role === 'want' && before(other, WANT_REACH));
-    if (want && !negatedBefore(want.start)) return { act: 'ask_for_person', language: phrase.language };
-    const askFor = near.find((other) => other.phrase.role === 'askFor' && before(other, WANT_REACH));
-    if (askFor && !negatedBefore(askFor.start) && endsClause(units, end, at, work)) return { act: 'ask_for_person', language: phrase.language };
+    const want = near.find((other) => (other.phrase.role === 'want' || other.phrase.role === 'askFor') && before(other, WANT_REACH));
+    if (want && !negatedBefore(want.start) && endsClause(units, end, at, work)) return { act: 'ask_for_person', language: phrase.language };
     if (standsAlone(units, person, clauseOf, at, work)) return { act: 'ask_for_person', language: phrase.language };
   }
   return null;
@@ -745,17 +759,24 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
  */
 function mayFollow(contact: Phrase, person: Unit, near: readonly Found[], start: number): boolean {
   const language = contact.language ? WORDINGS[contact.language] : undefined;
-  if (!language?.contactAfter) return false;
-  if (person.unspaced || !language.articles) return true;
-  return near.some((other) => other.end === start && (other.phrase.role === 'personFiller' || other.phrase.role === 'want' || other.phrase.role === 'askFor'));
+  return Boolean(language?.contactAfter) && introduced(contact, person, near, start);
 }
 
-/** True when nothing but "please" follows a person in its clause ("can I get a human?", "kann ich einen Mitarbeiter bitte"). */
+/** True when the person follows an article, a preposition or a wording of contact or wanting, where the contact's language has articles. */
+function introduced(contact: Phrase, person: Unit, near: readonly Found[], start: number): boolean {
+  const language = contact.language ? WORDINGS[contact.language] : undefined;
+  if (person.unspaced || !language?.articles) return true;
+  return near.some((other) => other.end === start && INTRODUCING_ROLES.has(other.phrase.role));
+}
+
+const INTRODUCING_ROLES: ReadonlySet<Role> = new Set<Role>(['personFiller', 'contact', 'want', 'askFor']);
+
+/** True when nothing but "please" and the like follows a person in its clause ("can I get a human?", "I want a real person not a bot"). */
 function endsClause(units: readonly Unit[], end: number, at: readonly (Found | undefined)[], work: Work): boolean {
   for (let i = end; i < units.length && units[i] !== CLAUSE; ) {
     work.steps += 1;
     const wording = at[i];
-    if (wording?.phrase.role !== 'please') return false;
+    if (wording?.phrase.role !== 'please' && wording?.phrase.role !== 'personFiller') return false;
     i = wording.end;
   }
   return true;

@@ -135,6 +135,23 @@ const NOT_ACTS = [
   'ciao, vorrei cambiare taglia',
   'Danke, aber das Paket ist immer noch nicht da',
   'thanks!! where do I find the invoice',
+  'Hallo, ich habe eine Frage zu meiner Bestellung',
+  'Alles klar, und was kostet der Versand?',
+  "Merci, mais je n'ai pas reçu le remboursement",
+  'Gracias, pero el paquete no ha llegado',
+  'Grazie, ma il pacco è danneggiato',
+  'Bedankt, maar het pakket is beschadigd',
+  'Obrigado, mas o pacote não chegou',
+  'Dziękuję, ale paczka nie dotarła',
+  'Teşekkürler ama paket gelmedi',
+  'ありがとう、でも荷物が届きません',
+  '谢谢，但是包裹还没到',
+  '감사합니다, 그런데 배송이 안 왔어요',
+  'Спасибо, но посылка не пришла',
+  'Tack, men paketet har inte kommit',
+  'Kiitos, mutta paketti ei ole tullut',
+  'Děkuji, ale balík nepřišel',
+  'شكرا، لكن الطرد لم يصل',
   // A word that begins like a person-word is no person.
   'Agentur',
   'Mitarbeiterrabatt',
@@ -171,6 +188,20 @@ const MENTIONS_OF_PEOPLE = [
   "J'ai parlé à un conseiller hier",
   '客服电话是多少？',
   'what are your customer service hours?',
+  'Sprechen Ihre Mitarbeiter Englisch?',
+  'Spreken jullie medewerkers Engels?',
+  'オペレーターの対応時間は何時ですか？',
+  '人工客服几点上班？',
+  '和客服说过了还是没解决',
+  '상담원 운영 시간이 어떻게 되나요?',
+  'I would like a person to sign for it',
+  'I want to talk about my order',
+  'Je voudrais parler de ma commande',
+  'Quiero hablar de mi devolución',
+  'Оператор сказал мне, что будет возврат',
+  'Can someone help me with my order?',
+  'Başka biri paketi alabilir mi?',
+  'هل يمكن لشخص آخر استلام الطلب؟',
 ];
 
 /** The shared evaluation sets sit beside the repository (../shared/eval); a worktree one level deeper finds them one folder up. */
@@ -216,6 +247,8 @@ describe('recognizing conversation acts', () => {
     expect(recognizeConversationAct('Hallo 😊')).toEqual({ act: 'greeting', language: 'de' });
     expect(recognizeConversationAct('OK!!')).toEqual({ act: 'acknowledgement', language: null });
     expect(recognizeConversationAct('👍')).toEqual({ act: 'acknowledgement', language: null });
+    expect(recognizeConversationAct('Hello? Is anyone there?')).toEqual({ act: 'greeting', language: 'en' });
+    expect(recognizeConversationAct('no thanks, that is all')).toEqual({ act: 'goodbye', language: 'en' });
   });
 
   it('names the language the wording belongs to', () => {

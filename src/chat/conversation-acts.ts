@@ -115,9 +115,9 @@ const WORDINGS: Record<string, LanguageWordings> = {
   },
   fr: {
     greeting: ['bonjour', 'bonsoir', 'salut', 'coucou', 'bonjour à tous', 'bjr', 'slt', 'bonjour madame', 'bonjour monsieur', 'allo', 'allô', 'rebonjour'],
-    thanks: ['merci', 'merci beaucoup', 'merci bien', 'mercii', 'merci bcp', 'merci infiniment', 'mille mercis', 'merci mille fois', 'je vous remercie', 'je te remercie', 'grand merci', 'mrc', 'thx'],
-    goodbye: ['au revoir', 'bonne journée', 'bonne soirée', 'à bientôt', 'a bientot', 'à plus', 'bye', 'bonne fin de journée', 'bonne nuit', 'adieu', 'à la prochaine', 'bon week end', 'bon weekend', 'non merci', "c'est tout", "ce sera tout"],
-    acknowledgement: ["d'accord", 'dacc', 'dac', 'ok merci', 'parfait', 'très bien', 'tres bien', 'entendu', 'compris', 'bien reçu', 'bien noté', 'noté', 'génial', 'nickel', 'top', "c'est noté", "c'est parfait", "c'est bon", "ça marche", 'ça roule', 'super merci', 'impeccable', 'pas de souci', 'pas de problème', 'je vois', 'ah ok', 'bien', 'cool', 'excellent', 'formidable'],
+    thanks: ['merci', 'merci beaucoup', 'merci bien', 'mercii', 'merci bcp', 'merci infiniment', 'mille mercis', 'merci mille fois', 'je vous remercie', 'je te remercie', 'grand merci', 'mrc'],
+    goodbye: ['au revoir', 'bonne journée', 'bonne soirée', 'à bientôt', 'a bientot', 'à plus', 'bonne fin de journée', 'bonne nuit', 'adieu', 'à la prochaine', 'bon week end', 'bon weekend', 'non merci', "c'est tout", "ce sera tout"],
+    acknowledgement: ["d'accord", 'dacc', 'dac', 'ok merci', 'parfait', 'très bien', 'tres bien', 'entendu', 'compris', 'bien reçu', 'bien noté', 'noté', 'génial', 'nickel', "c'est noté", "c'est parfait", "c'est bon", "ça marche", 'ça roule', 'super merci', 'impeccable', 'pas de souci', 'pas de problème', 'je vois', 'bien', 'excellent', 'formidable'],
     smallTalkFillers: ['à vous', 'a vous', 'vous', 'à toi', 'toi', 'pour votre aide', 'pour ton aide', "pour l'info", 'pour les infos', 'pour la réponse', 'pour tout', 'encore', 'et', 'alors', 'oh', 'ah', 'bien', 'beaucoup', 'madame', 'monsieur', 'tout le monde', 'encore une fois', 'donc', 'vraiment', 'à tous', 'infiniment', "d'avance"],
     person: ['conseiller*', 'conseillère*', 'humain', 'un humain', 'être humain', 'personne réelle', 'vraie personne', 'vrai personne', 'une personne', 'agent', 'opérateur*', 'operateur*', 'service client', 'responsable', 'interlocuteur*', 'quelquun de réel', 'un vrai humain', 'technicien*', 'une vraie personne'],
     someone: ['quelquun', "quelqu'un"],
@@ -131,8 +131,8 @@ const WORDINGS: Record<string, LanguageWordings> = {
   },
   es: {
     greeting: ['hola', 'holaa', 'buenos días', 'buenos dias', 'buen día', 'buenas', 'buenas tardes', 'buenas noches', 'qué tal', 'que tal', 'saludos', 'hola buenas'],
-    thanks: ['gracias', 'muchas gracias', 'mil gracias', 'muchísimas gracias', 'gracias mil', 'te agradezco', 'se lo agradezco', 'le agradezco', 'grax', 'grasias', 'thx'],
-    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'bye', 'no gracias', 'eso es todo', 'nada más'],
+    thanks: ['gracias', 'muchas gracias', 'mil gracias', 'muchísimas gracias', 'gracias mil', 'te agradezco', 'se lo agradezco', 'le agradezco', 'grax', 'grasias'],
+    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'no gracias', 'eso es todo', 'nada más'],
     acknowledgement: ['vale', 'perfecto', 'entendido', 'de acuerdo', 'genial', 'muy bien', 'bien', 'claro', 'listo', 'entiendo', 'estupendo', 'excelente', 'ok gracias', 'okey', 'dale', 'bueno', 'vale gracias', 'está bien', 'esta bien', 'sin problema', 'ya veo', 'guay', 'chévere', 'sale'],
     smallTalkFillers: ['a ti', 'a usted', 'por tu ayuda', 'por su ayuda', 'por la ayuda', 'por la información', 'por todo', 'de nuevo', 'otra vez', 'y', 'pues', 'ah', 'oh', 'amigo', 'señor', 'señora', 'a todos', 'entonces', 'de antemano'],
     person: ['persona', 'persona real', 'una persona', 'humano', 'un humano', 'ser humano', 'agente*', 'asesor', 'asesora', 'operador*', 'representante*', 'servicio al cliente', 'atención al cliente', 'empleado*', 'encargado*', 'alguien real', 'persona de verdad', 'ejecutivo*'],
@@ -163,9 +163,9 @@ const WORDINGS: Record<string, LanguageWordings> = {
   },
   nl: {
     greeting: ['hoi', 'hallo', 'hey', 'goedemorgen', 'goedemiddag', 'goedenavond', 'dag', 'goededag', 'hallo allemaal', 'hoi hoi', 'hee', 'hai'],
-    thanks: ['dank je', 'dank je wel', 'dankjewel', 'dank u', 'dank u wel', 'dankuwel', 'bedankt', 'hartelijk dank', 'heel erg bedankt', 'erg bedankt', 'thanks', 'merci', 'dankzij', 'top bedankt', 'dankje'],
+    thanks: ['dank je', 'dank je wel', 'dankjewel', 'dank u', 'dank u wel', 'dankuwel', 'bedankt', 'hartelijk dank', 'heel erg bedankt', 'erg bedankt', 'top bedankt', 'dankje'],
     goodbye: ['doei', 'doeg', 'tot ziens', 'tot straks', 'tot later', 'fijne dag', 'fijne dag nog', 'een fijne dag', 'houdoe', 'dag dag', 'doeidoei', 'fijn weekend', 'tot de volgende keer', 'nee dank je', 'nee bedankt', 'dat was het'],
-    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'super bedankt', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed', 'nice'],
+    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'super bedankt', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed'],
     // Not "mooi": folded like the wordings ("mooi" → "moi") it would read Finnish "moi" (hi) as "ok".
     smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast'],
     person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega'],
@@ -377,16 +377,15 @@ const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 /** Punctuation that ends a clause: a request for a person and what it is about stay within one. */
 const CLAUSE_END = /[.!?;,:。！？；，、…\n\r؟،]/u;
-/** Emoji that stand for a word; every other emoji or symbol is dropped. */
-const EMOJI_WORDS: Record<string, string> = { '👍': '👍', '👌': '👌', '🆗': '🆗', '✅': '✅', '🙏': '🙏', '👋': '👋' };
-const PICTOGRAPH = /\p{Extended_Pictographic}/u;
+/** Emoji that are words of the wordings ("👍" is "ok"); every other emoji or symbol is dropped. */
+const EMOJI_WORDS = new Set(['👍', '👌', '🆗', '✅', '🙏', '👋']);
 /** Letters that no decomposition takes apart. */
 const FOLDED_LETTERS: Record<string, string> = { ß: 'ss', ł: 'l', ı: 'i', ø: 'o', æ: 'ae', œ: 'oe', đ: 'd', ð: 'd', þ: 'th', ё: 'е', й: 'и' };
 /** Arabic letters written in several forms, and its optional vowel marks. */
 const ARABIC_FOLDS: Record<string, string> = { 'أ': 'ا', 'إ': 'ا', 'آ': 'ا', 'ٱ': 'ا', 'ة': 'ه', 'ى': 'ي', 'ؤ': 'و', 'ئ': 'ي' };
 const ARABIC_MARKS = /[\u064B-\u065F\u0670\u0640]/u;
 const COMBINING_MARK = /\p{M}/u;
-/** Marks that change a kana (゛ ゜) are part of it: only Latin, Greek and Cyrillic lose their accents. */
+/** The scripts whose accents matching ignores (NFKC has already joined kana and Hangul with their marks). */
 const ACCENTED_SCRIPT = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;
 /** An emoticon, whose letters ("D", "P") must not become words. */
 const EMOTICON = /(?:^|\s)[:;=8xX][-'^]?[)(DPpO3\]\[/\\|*]+(?=\s|$)|<3/gu;
@@ -408,7 +407,8 @@ interface Work {
 function foldCharacter(character: string): string {
   const folded = FOLDED_LETTERS[character] ?? ARABIC_FOLDS[character];
   if (folded !== undefined) return folded;
-  if (ARABIC_MARKS.test(character)) return '';
+  // A mark standing alone: Arabic vowels, or the dot Turkish "İ" keeps when lower-cased ("i̇yi").
+  if (ARABIC_MARKS.test(character) || COMBINING_MARK.test(character)) return '';
   if (!ACCENTED_SCRIPT.test(character)) return character;
   let out = '';
   for (const part of character.normalize('NFD')) if (!COMBINING_MARK.test(part)) out += part;
@@ -424,9 +424,8 @@ function foldWord(word: string): string {
   let out = '';
   let previous = '';
   for (let i = 0; i < word.length; i++) {
-    let character = word[i]!;
-    const next = word[i + 1];
-    if (next === 'e' && (character === 'a' || character === 'o' || character === 'u') && i > 0) i += 1;
+    const character = word[i]!;
+    if (word[i + 1] === 'e' && (character === 'a' || character === 'o' || character === 'u') && i > 0) i += 1;
     if (character === previous) continue;
     out += character;
     previous = character;
@@ -455,9 +454,9 @@ function unitsOf(text: string, work: Work): Unit[] {
   for (let i = 0; i < characters.length; i++) {
     work.steps += 1;
     const character = characters[i]!;
-    if (EMOJI_WORDS[character]) {
+    if (EMOJI_WORDS.has(character)) {
       endWord();
-      units.push({ word: EMOJI_WORDS[character]!, unspaced: false });
+      units.push({ word: character, unspaced: false });
     } else if (UNSPACED.test(character)) {
       endWord();
       units.push({ word: character, unspaced: true });
@@ -467,8 +466,6 @@ function unitsOf(text: string, work: Work): Unit[] {
       // "d'accord", "can't", "e-mail", "кем-нибудь": one word.
     } else if (CLAUSE_END.test(character)) {
       endClause();
-    } else if (PICTOGRAPH.test(character)) {
-      endWord();
     } else {
       endWord();
     }
@@ -542,7 +539,14 @@ function buildIndex(): PhraseIndex {
   };
   add(NEUTRAL, null);
   for (const [language, wordings] of Object.entries(WORDINGS)) add(wordings, language);
-  for (const list of index.values()) list.sort((a, b) => b.words.length - a.words.length);
+  // A wording listed under several languages ("hej", "agent", "perfekt") does not tell which one the customer writes.
+  const languagesOf = new Map<string, Set<string | null>>();
+  const keyOf = (phrase: Phrase) => `${SMALL_TALK_ROLES.has(phrase.role) ? 'small talk' : 'person'}:${phrase.words.join(' ')}`;
+  for (const phrase of [...index.values()].flat()) languagesOf.set(keyOf(phrase), (languagesOf.get(keyOf(phrase)) ?? new Set()).add(phrase.language));
+  for (const list of index.values()) {
+    for (const phrase of list) if (languagesOf.get(keyOf(phrase))!.size > 1) phrase.language = null;
+    list.sort((a, b) => b.words.length - a.words.length);
+  }
   return index;
 }
 
@@ -746,7 +750,7 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
     if (contact && !negatedBefore(Math.min(contact.start, start))) return { act: 'ask_for_person', language: phrase.language ?? contact.phrase.language };
     if (phrase.role === 'someone') continue;
     const want = near.find((other) => (other.phrase.role === 'want' || other.phrase.role === 'askFor') && before(other, WANT_REACH));
-    if (want && !negatedBefore(want.start) && endsClause(units, end, at, work)) return { act: 'ask_for_person', language: phrase.language };
+    if (want && !negatedBefore(want.start) && endsClause(units, end, at, work)) return { act: 'ask_for_person', language: phrase.language ?? want.phrase.language };
     if (standsAlone(units, person, clauseOf, at, work)) return { act: 'ask_for_person', language: phrase.language };
   }
   return null;

@@ -244,7 +244,7 @@ describe('recognizing conversation acts', () => {
   it('takes small talk alone or combined, naming the act that ends the message', () => {
     expect(recognizeConversationAct('ok thanks bye')).toEqual({ act: 'goodbye', language: 'en' });
     expect(recognizeConversationAct('super, danke dir!')).toEqual({ act: 'thanks', language: 'de' });
-    expect(recognizeConversationAct('Hallo 😊')).toEqual({ act: 'greeting', language: 'de' });
+    expect(recognizeConversationAct('Guten Morgen 😊')).toEqual({ act: 'greeting', language: 'de' });
     expect(recognizeConversationAct('OK!!')).toEqual({ act: 'acknowledgement', language: null });
     expect(recognizeConversationAct('👍')).toEqual({ act: 'acknowledgement', language: null });
     expect(recognizeConversationAct('Hello? Is anyone there?')).toEqual({ act: 'greeting', language: 'en' });
@@ -262,6 +262,14 @@ describe('recognizing conversation acts', () => {
     expect(recognizeConversationAct('спасибо')?.language).toBe('ru');
     expect(recognizeConversationAct('Mitarbeiter bitte')).toEqual({ act: 'ask_for_person', language: 'de' });
     expect(recognizeConversationAct('人工客服')).toEqual({ act: 'ask_for_person', language: 'zh' });
+    expect(recognizeConversationAct('je veux parler à un agent')).toEqual({ act: 'ask_for_person', language: 'fr' });
+  });
+
+  it('names no language for a wording that several languages share, so the conversation decides', () => {
+    expect(recognizeConversationAct('hallo')).toEqual({ act: 'greeting', language: null });
+    expect(recognizeConversationAct('hej')).toEqual({ act: 'greeting', language: null });
+    expect(recognizeConversationAct('perfekt')).toEqual({ act: 'acknowledgement', language: null });
+    expect(recognizeConversationAct('agent')).toEqual({ act: 'ask_for_person', language: null });
   });
 
   it('is insensitive to case, accents, "ae/oe/ue", repeated letters and common typos', () => {

@@ -1,3 +1,5 @@
+import { boundedSearchText } from '../knowledge/search-query';
+
 /**
  * Conversation acts: what a whole customer message is when it is not a question for
  * the help center. Small talk (a greeting, thanks, a goodbye, an "ok") gets a short
@@ -834,9 +836,17 @@ export function recognitionSteps(message: string): number {
   return work.steps;
 }
 
+/**
+ * The most of a message that is read: a request for a person is made at its start or its
+ * end ("…, I want to talk to a human"), and a long message is no small talk. Keeps a
+ * message of the service's largest allowed size (100,000 characters) from costing a
+ * second of blocked process (it took 0.8 s of Chinese characters read whole).
+ */
+const READ_MAX_CHARS = 2000;
+
 function recognize(message: string, work: Work): RecognizedAct | null {
   if (typeof message !== 'string') return null;
-  const units = correctedUnits(unitsOf(message, work), work);
+  const units = correctedUnits(unitsOf(boundedSearchText(message, READ_MAX_CHARS), work), work);
   return personRequestOf(units, work) ?? smallTalkOf(units, work);
 }
 

@@ -290,6 +290,13 @@ describe('recognizing conversation acts', () => {
     expect(actOf('hi, I have been waiting for two weeks, get me a real person')).toBe('ask_for_person');
   });
 
+  it('finds a request for a person at the start or the end of a long message', () => {
+    const complaint = 'The parcel came late and the box was wet. '.repeat(100);
+    expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');
+    expect(actOf(`Mitarbeiter bitte! ${complaint}`)).toBe('ask_for_person');
+    expect(actOf(complaint)).toBeNull();
+  });
+
   it('does not take a mention of people (or a question whether one is reading) for a request to speak to one', () => {
     const recognized = MENTIONS_OF_PEOPLE.filter((message) => actOf(message) !== null);
     expect(recognized).toEqual([]);

@@ -78,12 +78,12 @@ const WORDINGS: Record<string, LanguageWordings> = {
   en: {
     greeting: [
       'hi', 'hello', 'hey', 'heya', 'hiya', 'howdy', 'yo', 'hi there', 'hello there', 'hey there', 'good morning', 'good afternoon', 'good evening',
-      'morning', 'evening', 'greetings', 'hellp', 'helo', 'hii', 'hai', 'anyone there', 'is anyone there', 'anybody there', 'is anybody there', 'anyone here',
+      'morning', 'greetings', 'hellp', 'helo', 'hii', 'hai', 'anyone there', 'is anyone there', 'anybody there', 'is anybody there', 'anyone here',
     ],
     thanks: ['thanks', 'thank you', 'thank u', 'thankyou', 'thx', 'thnx', 'thanx', 'tnx', 'ty', 'tysm', 'tyvm', 'thanks a lot', 'many thanks', 'cheers', 'much appreciated', 'appreciate it', 'thanks a bunch', 'thanks a million', 'ta', 'thank', 'thks', 'thnks', 'tks'],
-    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'later', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks'],
+    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks'],
     acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'great stuff', 'roger', 'cool beans'],
-    smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'then', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'now', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again'],
+    smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again'],
     person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one'],
     someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague'],
     contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak'],
@@ -101,7 +101,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     thanks: ['danke', 'danke schön', 'dankeschön', 'danke sehr', 'vielen dank', 'vielen lieben dank', 'lieben dank', 'herzlichen dank', 'besten dank', 'tausend dank', 'danke vielmals', 'merci vielmals', 'dankesehr', 'dankee', 'danköö', 'dange'],
     goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende', 'nein danke', 'das wars', 'das war es', 'das wäre alles', 'sonst nichts', 'nichts mehr'],
     acknowledgement: ['das hilft', 'das hilft mir', 'das hat geholfen', 'hat geholfen', 'alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'mega', 'okay dann', 'ok dann'],
-    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'jetzt', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort'],
+    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort'],
     person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'einen menschen', 'einem menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*'],
     // "Mensch" alone is also an exclamation ("Mensch, wo bleibt mein Paket?").
     someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen'],
@@ -527,9 +527,6 @@ const ROLE_OF_FIELD: Record<WordingField, Role> = {
   negation: 'negation',
 };
 
-/** The longest stem a `*` wording has; a word's beginnings are looked up up to this length. */
-let longestStem = 0;
-
 function buildIndex(): PhraseIndex {
   const index: PhraseIndex = new Map();
   const add = (wordings: LanguageWordings, language: string | null) => {
@@ -537,7 +534,6 @@ function buildIndex(): PhraseIndex {
       for (const wording of wordings[field] ?? []) {
         const words = wording.split(/\s+/u).flatMap((part) => (part.endsWith('*') ? [wordsOf(part.slice(0, -1)).join('') + '*'] : wordsOf(part)));
         if (words.length === 0) continue;
-        for (const word of words) if (word.endsWith('*')) longestStem = Math.max(longestStem, word.length - 1);
         const list = index.get(words[0]!) ?? [];
         list.push({ words, role, language, tells: language });
         index.set(words[0]!, list);
@@ -558,6 +554,8 @@ function buildIndex(): PhraseIndex {
 }
 
 const INDEX = buildIndex();
+/** The longest stem a `*` wording has; a word's beginnings are looked up up to this length. */
+const LONGEST_STEM = Math.max(...[...INDEX.values()].flat().flatMap((phrase) => phrase.words.filter((word) => word.endsWith('*')).map((word) => word.length - 1)));
 
 /** Every spaced word the wordings use (stems without their `*`), for typo correction; those that name a person; those of small talk. */
 const VOCABULARY = new Set<string>();
@@ -641,7 +639,7 @@ function phrasesAt(units: readonly Unit[], at: number, roles: ReadonlySet<Role>,
   const unit = units[at]!;
   if (unit === CLAUSE) return [];
   const keys = [unit.word];
-  if (!unit.unspaced) for (let length = Math.min(longestStem, unit.word.length); length >= 2; length--) keys.push(unit.word.slice(0, length) + '*');
+  if (!unit.unspaced) for (let length = Math.min(LONGEST_STEM, unit.word.length); length >= 2; length--) keys.push(unit.word.slice(0, length) + '*');
   const found: Phrase[] = [];
   for (const key of keys) {
     for (const phrase of INDEX.get(key) ?? []) {
@@ -875,7 +873,11 @@ function recognize(message: string, work: Work): RecognizedAct | null {
 /* Replies                                                                              */
 /* ------------------------------------------------------------------------------------ */
 
-/** The built-in replies, per language: short, warm, and without a shop's name (the caller may add it). */
+/**
+ * The built-in replies, per language: short, warm, and without a shop's name (the caller
+ * may add it). Written so the speaker has no grammatical gender ("Ravi de…", "Рад…" would
+ * make the assistant a man).
+ */
 const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
   en: {
     greeting: 'Hello! How can I help you today?',
@@ -893,7 +895,7 @@ const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
     greeting: 'Bonjour ! Comment puis-je vous aider ?',
     thanks: 'Avec plaisir ! Puis-je vous aider pour autre chose ?',
     goodbye: 'Au revoir et bonne journée !',
-    acknowledgement: "Ravi d'avoir pu vous aider. Autre chose ?",
+    acknowledgement: 'Parfait ! Puis-je faire autre chose pour vous ?',
   },
   es: {
     greeting: '¡Hola! ¿En qué puedo ayudarte?',
@@ -905,7 +907,7 @@ const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
     greeting: 'Ciao! Come posso aiutarti?',
     thanks: 'Prego! Posso aiutarti con qualcos’altro?',
     goodbye: 'Arrivederci e buona giornata!',
-    acknowledgement: 'Felice di esserti stato d’aiuto. Serve altro?',
+    acknowledgement: 'Bene! C’è altro in cui posso aiutarti?',
   },
   nl: {
     greeting: 'Hallo! Waarmee kan ik je helpen?',
@@ -923,7 +925,7 @@ const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
     greeting: 'Dzień dobry! W czym mogę pomóc?',
     thanks: 'Nie ma za co! Czy mogę pomóc w czymś jeszcze?',
     goodbye: 'Do widzenia i miłego dnia!',
-    acknowledgement: 'Cieszę się, że mogłem pomóc. Coś jeszcze?',
+    acknowledgement: 'Świetnie! Czy mogę jeszcze w czymś pomóc?',
   },
   tr: {
     greeting: 'Merhaba! Size nasıl yardımcı olabilirim?',
@@ -953,7 +955,7 @@ const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
     greeting: 'Здравствуйте! Чем могу помочь?',
     thanks: 'Пожалуйста! Могу ли я помочь чем-то ещё?',
     goodbye: 'До свидания, хорошего дня!',
-    acknowledgement: 'Рад, что смог помочь. Что-нибудь ещё?',
+    acknowledgement: 'Отлично! Если появятся вопросы, пишите.',
   },
   sv: {
     greeting: 'Hej! Hur kan jag hjälpa dig?',
@@ -983,7 +985,7 @@ const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
     greeting: 'Dobrý den! S čím vám mohu pomoci?',
     thanks: 'Rádo se stalo! Mohu vám pomoci ještě s něčím?',
     goodbye: 'Na shledanou a hezký den!',
-    acknowledgement: 'Jsem rád, že jsem mohl pomoci. Ještě něco?',
+    acknowledgement: 'Výborně! Mohu pomoci ještě s něčím?',
   },
   ar: {
     greeting: 'مرحبًا! كيف يمكنني مساعدتك؟',

@@ -3,10 +3,10 @@
  * acknowledgement, a request for a person), recognized before search in many
  * languages, and the built-in replies to small talk.
  *
- * The wordings below were written down from how customers write in support chats
- * (typos, no punctuation, mixed case) before the matcher was written, and were not
- * tuned one by one: the recall test allows a few misses rather than listing every
- * wording in the module.
+ * The first wordings below were written down from how customers write in support
+ * chats (typos, no punctuation, mixed case) before the matcher was written; later
+ * batches were each measured before the matcher was changed for them (LATER_WORDINGS).
+ * The recall test allows a few misses rather than listing every wording in the module.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -374,7 +374,8 @@ describe('recognizing conversation acts', () => {
     const sentence = 'ok thanks, can I talk to a real human please? Mitarbeiter bitte 人工客服 ';
     const perCharacter = (text: string) => recognitionSteps(text) / text.length;
     const short = perCharacter(sentence);
-    const long = perCharacter(sentence.repeat(Math.floor(4000 / sentence.length)));
+    // Within the first 2,000 characters, which the matcher reads whole.
+    const long = perCharacter(sentence.repeat(Math.floor(1900 / sentence.length)));
     expect(long).toBeLessThanOrEqual(short * 1.5);
   });
 });

@@ -228,6 +228,15 @@ const MENTIONS_OF_PEOPLE = [
   'Can someone help me with my order?',
   'Başka biri paketi alabilir mi?',
   'هل يمكن لشخص آخر استلام الطلب؟',
+  'Do you have a human size mannequin?',
+  'Can I return it in person?',
+  'Does someone check the returns?',
+  'I spoke to someone yesterday',
+  'I want to know if a person can pick it up',
+  'Ich möchte wissen, ob ein Mitarbeiter das prüfen kann',
+  'Kann ich persönlich vorbeikommen?',
+  '¿Puede otra persona recoger el pedido?',
+  '我想知道人工客服的电话',
 ];
 
 /** The shared evaluation sets sit beside the repository (../shared/eval); a worktree one level deeper finds them one folder up. */
@@ -314,6 +323,9 @@ describe('recognizing conversation acts', () => {
     expect(actOf('my parcel is broken, I want to talk to a human')).toBe('ask_for_person');
     expect(actOf('Das Paket ist kaputt angekommen. Ich möchte bitte mit einem Mitarbeiter sprechen')).toBe('ask_for_person');
     expect(actOf('hi, I have been waiting for two weeks, get me a real person')).toBe('ask_for_person');
+    expect(actOf('Your bot does not understand me. Human please!')).toBe('ask_for_person');
+    expect(actOf('thanks, can I also talk to a human about this?')).toBe('ask_for_person');
+    expect(actOf('Hallo, ich möchte mit einem Mitarbeiter sprechen')).toBe('ask_for_person');
   });
 
   it('finds a request for a person at the start or the end of a long message', () => {

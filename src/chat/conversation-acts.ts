@@ -1,3 +1,5 @@
+import { boundedSearchText } from '../knowledge/search-query';
+
 /**
  * Conversation acts: what a whole customer message is when it is not a question for
  * the help center. Small talk (a greeting, thanks, a goodbye, an "ok") gets a short
@@ -41,15 +43,19 @@ interface LanguageWordings {
   contact?: string[];
   /** Being put in touch, said after the person ("a human I can talk to", "someone to speak with"). */
   contactFollowing?: string[];
-  /** Wanting, right before the person ("I want a human", "ich will einen Menschen"). */
+  /** Wanting, right before a person who ends the clause ("I want a human", "ich will einen Menschen"; not "I would like a person to sign for it"). */
   want?: string[];
   /** Asking for, right before a person who ends the clause ("can I get a human?", not "can I have a person collect it?"). */
   askFor?: string[];
   /** True when a wording of contact may also follow its person ("mit einem Menschen sprechen", "オペレーターと話したい"); else it must come first ("talk to a human"). */
   contactAfter?: boolean;
-  /** True when, with the contact after it, the person must follow an article or preposition ("einen Mitarbeiter sprechen", not "Menschen sprechen Deutsch"). */
+  /**
+   * True when the person of a wording of contact follows an article, a preposition or the
+   * wording itself ("talk to a human", "einen Mitarbeiter sprechen"; not "Sprechen Ihre
+   * Mitarbeiter Englisch?", "Wie viele Menschen sprechen Deutsch?").
+   */
   articles?: boolean;
-  /** "Please", which with a person alone makes a request ("human please", "Mitarbeiter bitte"). */
+  /** What may close a request for a person, and with a person alone makes one: "please", "now", "not a bot" ("human please", "Mitarbeiter bitte"). */
   please?: string[];
   /** Words that may stand around a person named alone ("a", "real", "einen", "echten"). */
   personFillers?: string[];
@@ -70,29 +76,33 @@ const NEUTRAL: LanguageWordings = {
 /** Wordings per language (ISO 639-1 code). A wording shared by languages is listed once, under the one it is most often in. */
 const WORDINGS: Record<string, LanguageWordings> = {
   en: {
-    greeting: ['hi', 'hello', 'hey', 'heya', 'hiya', 'howdy', 'yo', 'hi there', 'hello there', 'hey there', 'good morning', 'good afternoon', 'good evening', 'morning', 'evening', 'greetings', 'hellp', 'helo', 'hii', 'hai'],
+    greeting: [
+      'hi', 'hello', 'hey', 'heya', 'hiya', 'howdy', 'yo', 'hi there', 'hello there', 'hey there', 'good morning', 'good afternoon', 'good evening',
+      'morning', 'greetings', 'hellp', 'helo', 'hii', 'hai', 'anyone there', 'is anyone there', 'anybody there', 'is anybody there', 'anyone here',
+    ],
     thanks: ['thanks', 'thank you', 'thank u', 'thankyou', 'thx', 'thnx', 'thanx', 'tnx', 'ty', 'tysm', 'tyvm', 'thanks a lot', 'many thanks', 'cheers', 'much appreciated', 'appreciate it', 'thanks a bunch', 'thanks a million', 'ta', 'thank', 'thks', 'thnks', 'tks'],
-    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'later', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks'],
-    acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'perfect thanks', 'great stuff', 'roger', 'cool beans'],
-    smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'then', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'now', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again'],
+    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks'],
+    acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'great stuff', 'roger', 'cool beans'],
+    smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again'],
     person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one'],
     someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague'],
     contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak'],
     contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with'],
     want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me'],
     askFor: ['can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'can you get', 'can you give me'],
-    please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent'],
+    please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent', 'not a bot', 'not a robot', 'not a machine', 'not an ai', 'instead', 'to help me', 'who can help me', 'immediately'],
     personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me'],
     notPerson: ['human resources', 'human error', 'human rights', 'human body', 'human nature', 'in person', 'person who', 'customer service hours', 'agent who', 'personal', 'manager who', 'delivery person', 'delivery agent', 'travel agent', 'user agent'],
+    articles: true,
     negation: ['not', 'dont', 'do not', 'never', 'no need', 'doesnt', 'didnt', 'wont', 'cant', 'without'],
   },
   de: {
-    greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen', 'hallo ihr lieben'],
+    greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen', 'hallo ihr lieben', 'ist da jemand', 'jemand da'],
     thanks: ['danke', 'danke schön', 'dankeschön', 'danke sehr', 'vielen dank', 'vielen lieben dank', 'lieben dank', 'herzlichen dank', 'besten dank', 'tausend dank', 'danke vielmals', 'merci vielmals', 'dankesehr', 'dankee', 'danköö', 'dange'],
-    goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende', 'nein danke', 'das wars', 'das war es', 'das wäre alles', 'sonst nichts', 'nichts mehr'],
-    acknowledgement: ['alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'okay danke', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'top danke', 'mega', 'cool danke', 'okay dann', 'ok dann'],
-    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'jetzt', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort'],
-    person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*'],
+    goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende', 'nein danke', 'das wars', 'das war es', 'das war alles', 'das ist alles', 'das wäre alles', 'das wäre es', 'sonst nichts', 'nichts mehr'],
+    acknowledgement: ['das hilft', 'das hilft mir', 'das hat geholfen', 'hat geholfen', 'alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'mega', 'okay dann', 'ok dann'],
+    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort'],
+    person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'einen menschen', 'einem menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*'],
     // "Mensch" alone is also an exclamation ("Mensch, wo bleibt mein Paket?").
     someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen'],
     contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie'],
@@ -100,16 +110,16 @@ const WORDINGS: Record<string, LanguageWordings> = {
     askFor: ['kann ich', 'könnte ich', 'darf ich'],
     contactAfter: true,
     articles: true,
-    please: ['bitte', 'bitteschön', 'sofort', 'jetzt', 'dringend', 'asap'],
+    please: ['bitte', 'bitteschön', 'sofort', 'jetzt', 'dringend', 'asap', 'keinen bot', 'keinen roboter', 'keine ki'],
     personFillers: ['ein', 'einen', 'einem', 'einer', 'eine', 'echten', 'echte', 'echter', 'mit', 'den', 'dem', 'der', 'die', 'zu', 'zum', 'ihren', 'einem echten', 'richtigen', 'richtige', 'menschlichen'],
     notPerson: ['person die', 'mitarbeiter die', 'mitarbeiter haben', 'mitarbeiter habt', 'menschen die', 'menschheit', 'menschlich', 'personal', 'personen', 'mitarbeiterzahl', 'person abholen'],
     negation: ['nicht', 'kein', 'keinen', 'keine', 'keinem', 'nie', 'niemals', 'ohne'],
   },
   fr: {
     greeting: ['bonjour', 'bonsoir', 'salut', 'coucou', 'bonjour à tous', 'bjr', 'slt', 'bonjour madame', 'bonjour monsieur', 'allo', 'allô', 'rebonjour'],
-    thanks: ['merci', 'merci beaucoup', 'merci bien', 'mercii', 'merci bcp', 'merci infiniment', 'mille mercis', 'merci mille fois', 'je vous remercie', 'je te remercie', 'grand merci', 'mrc', 'thx'],
-    goodbye: ['au revoir', 'bonne journée', 'bonne soirée', 'à bientôt', 'a bientot', 'à plus', 'bye', 'bonne fin de journée', 'bonne nuit', 'adieu', 'à la prochaine', 'bon week end', 'bon weekend', 'non merci', "c'est tout", "ce sera tout"],
-    acknowledgement: ["d'accord", 'dacc', 'dac', 'ok merci', 'parfait', 'très bien', 'tres bien', 'entendu', 'compris', 'bien reçu', 'bien noté', 'noté', 'génial', 'nickel', 'top', "c'est noté", "c'est parfait", "c'est bon", "ça marche", 'ça roule', 'super merci', 'impeccable', 'pas de souci', 'pas de problème', 'je vois', 'ah ok', 'bien', 'cool', 'excellent', 'formidable'],
+    thanks: ['merci', 'merci beaucoup', 'merci bien', 'mercii', 'merci bcp', 'merci infiniment', 'mille mercis', 'merci mille fois', 'je vous remercie', 'je te remercie', 'grand merci', 'mrc'],
+    goodbye: ['au revoir', 'bonne journée', 'bonne soirée', 'à bientôt', 'a bientot', 'à plus', 'bonne fin de journée', 'bonne nuit', 'adieu', 'à la prochaine', 'bon week end', 'bon weekend', 'non merci', "c'est tout", "ce sera tout"],
+    acknowledgement: ["d'accord", 'dacc', 'dac', 'parfait', 'très bien', 'tres bien', 'entendu', 'compris', 'bien reçu', 'bien noté', 'noté', 'génial', 'nickel', "c'est noté", "c'est parfait", "c'est bon", "ça marche", 'ça roule', 'impeccable', 'pas de souci', 'pas de problème', 'je vois', 'bien', 'excellent', 'formidable'],
     smallTalkFillers: ['à vous', 'a vous', 'vous', 'à toi', 'toi', 'pour votre aide', 'pour ton aide', "pour l'info", 'pour les infos', 'pour la réponse', 'pour tout', 'encore', 'et', 'alors', 'oh', 'ah', 'bien', 'beaucoup', 'madame', 'monsieur', 'tout le monde', 'encore une fois', 'donc', 'vraiment', 'à tous', 'infiniment', "d'avance"],
     person: ['conseiller*', 'conseillère*', 'humain', 'un humain', 'être humain', 'personne réelle', 'vraie personne', 'vrai personne', 'une personne', 'agent', 'opérateur*', 'operateur*', 'service client', 'responsable', 'interlocuteur*', 'quelquun de réel', 'un vrai humain', 'technicien*', 'une vraie personne'],
     someone: ['quelquun', "quelqu'un"],
@@ -118,13 +128,14 @@ const WORDINGS: Record<string, LanguageWordings> = {
     please: ['svp', 'stp', "s'il vous plaît", "s'il vous plait", "s'il te plaît", 'sil vous plait', 'merci', 'vite', 'maintenant'],
     personFillers: ['un', 'une', 'le', 'la', 'à', 'a', 'avec', 'vrai', 'vraie', 'réel', 'réelle', 'du', 'au'],
     notPerson: ['personne ne', 'personne na', 'humanité'],
+    articles: true,
     negation: ['ne', 'pas', 'jamais', 'sans'],
   },
   es: {
     greeting: ['hola', 'holaa', 'buenos días', 'buenos dias', 'buen día', 'buenas', 'buenas tardes', 'buenas noches', 'qué tal', 'que tal', 'saludos', 'hola buenas'],
-    thanks: ['gracias', 'muchas gracias', 'mil gracias', 'muchísimas gracias', 'gracias mil', 'te agradezco', 'se lo agradezco', 'le agradezco', 'grax', 'grasias', 'thx'],
-    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'bye', 'no gracias', 'eso es todo', 'nada más'],
-    acknowledgement: ['vale', 'perfecto', 'entendido', 'de acuerdo', 'genial', 'muy bien', 'bien', 'claro', 'listo', 'entiendo', 'estupendo', 'excelente', 'ok gracias', 'okey', 'dale', 'bueno', 'vale gracias', 'está bien', 'esta bien', 'sin problema', 'ya veo', 'guay', 'chévere', 'sale'],
+    thanks: ['gracias', 'muchas gracias', 'mil gracias', 'muchísimas gracias', 'gracias mil', 'te agradezco', 'se lo agradezco', 'le agradezco', 'grax', 'grasias'],
+    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'no gracias', 'eso es todo', 'nada más'],
+    acknowledgement: ['vale', 'perfecto', 'entendido', 'de acuerdo', 'genial', 'muy bien', 'bien', 'claro', 'listo', 'entiendo', 'estupendo', 'excelente', 'okey', 'dale', 'bueno', 'está bien', 'esta bien', 'sin problema', 'ya veo', 'guay', 'chévere', 'sale'],
     smallTalkFillers: ['a ti', 'a usted', 'por tu ayuda', 'por su ayuda', 'por la ayuda', 'por la información', 'por todo', 'de nuevo', 'otra vez', 'y', 'pues', 'ah', 'oh', 'amigo', 'señor', 'señora', 'a todos', 'entonces', 'de antemano'],
     person: ['persona', 'persona real', 'una persona', 'humano', 'un humano', 'ser humano', 'agente*', 'asesor', 'asesora', 'operador*', 'representante*', 'servicio al cliente', 'atención al cliente', 'empleado*', 'encargado*', 'alguien real', 'persona de verdad', 'ejecutivo*'],
     someone: ['alguien'],
@@ -133,13 +144,14 @@ const WORDINGS: Record<string, LanguageWordings> = {
     please: ['por favor', 'porfa', 'porfavor', 'xfa', 'ya', 'urgente', 'ahora'],
     personFillers: ['un', 'una', 'el', 'la', 'con', 'real', 'de verdad', 'al', 'a'],
     notPerson: ['persona que', 'personas', 'humanos', 'humanidad'],
+    articles: true,
     negation: ['no', 'nunca', 'sin'],
   },
   it: {
     greeting: ['ciao', 'buongiorno', 'buonasera', 'salve', 'buon pomeriggio', 'ehi', 'ciao a tutti', 'buondì'],
     thanks: ['grazie', 'grazie mille', 'grazie tante', 'molte grazie', 'grazie infinite', 'ti ringrazio', 'la ringrazio', 'vi ringrazio', 'grz', 'graize', 'grazi'],
     goodbye: ['arrivederci', 'ciao ciao', 'a presto', 'buona giornata', 'buona serata', 'a dopo', 'alla prossima', 'addio', 'buonanotte', 'arrivederla', 'no grazie', 'niente altro', 'è tutto'],
-    acknowledgement: ['va bene', 'perfetto', 'capito', 'ho capito', 'ottimo', 'benissimo', 'bene', "d'accordo", 'daccordo', 'chiaro', 'certo', 'giusto', 'tutto chiaro', 'fantastico', 'ok grazie', 'perfetto grazie', 'eccellente', 'bello'],
+    acknowledgement: ['va bene', 'perfetto', 'capito', 'ho capito', 'ottimo', 'benissimo', 'bene', "d'accordo", 'daccordo', 'chiaro', 'certo', 'giusto', 'tutto chiaro', 'fantastico', 'eccellente', 'bello'],
     smallTalkFillers: ['a te', 'a lei', 'a voi', 'per laiuto', "per l'aiuto", 'per le informazioni', 'per tutto', 'ancora', 'e', 'allora', 'ah', 'oh', 'di nuovo', 'davvero', 'tanto', 'tante', 'mille', 'tutti'],
     person: ['operatore*', 'operatrice*', 'persona', 'persona reale', 'una persona', 'umano', 'essere umano', 'agente*', 'consulente*', 'assistente*', 'servizio clienti', 'addetto*', 'impiegato*', 'responsabile', 'qualcuno di reale', 'persona vera'],
     someone: ['qualcuno'],
@@ -148,13 +160,14 @@ const WORDINGS: Record<string, LanguageWordings> = {
     please: ['per favore', 'perfavore', 'per piacere', 'grazie', 'subito', 'urgente', 'adesso', 'pf'],
     personFillers: ['un', 'una', 'uno', 'con', 'il', 'la', 'lo', 'l', 'reale', 'vera', 'vero', 'all', 'al', 'a'],
     notPerson: ['persona che', 'persone'],
+    articles: true,
     negation: ['non', 'mai', 'senza'],
   },
   nl: {
     greeting: ['hoi', 'hallo', 'hey', 'goedemorgen', 'goedemiddag', 'goedenavond', 'dag', 'goededag', 'hallo allemaal', 'hoi hoi', 'hee', 'hai'],
-    thanks: ['dank je', 'dank je wel', 'dankjewel', 'dank u', 'dank u wel', 'dankuwel', 'bedankt', 'hartelijk dank', 'heel erg bedankt', 'erg bedankt', 'thanks', 'merci', 'dankzij', 'top bedankt', 'dankje'],
+    thanks: ['dank je', 'dank je wel', 'dankjewel', 'dank u', 'dank u wel', 'dankuwel', 'bedankt', 'hartelijk dank', 'heel erg bedankt', 'erg bedankt', 'top bedankt', 'dankje'],
     goodbye: ['doei', 'doeg', 'tot ziens', 'tot straks', 'tot later', 'fijne dag', 'fijne dag nog', 'een fijne dag', 'houdoe', 'dag dag', 'doeidoei', 'fijn weekend', 'tot de volgende keer', 'nee dank je', 'nee bedankt', 'dat was het'],
-    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'super bedankt', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed', 'nice'],
+    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed'],
     // Not "mooi": folded like the wordings ("mooi" → "moi") it would read Finnish "moi" (hi) as "ok".
     smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast'],
     person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega'],
@@ -164,7 +177,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     articles: true,
     want: ['ik wil', 'ik zou graag', 'ik wil graag', 'ik heb nodig', 'mag ik', 'kan ik', 'graag'],
     please: ['alsjeblieft', 'alstublieft', 'aub', 'graag', 'nu', 'svp', 'pls'],
-    personFillers: ['een', 'met', 'de', 'het', 'echte', 'echt', 'jullie'],
+    personFillers: ['een', 'met', 'de', 'het', 'echte', 'echt'],
     notPerson: ['persoon die', 'mensen die'],
     negation: ['niet', 'geen', 'nooit', 'zonder'],
   },
@@ -181,13 +194,14 @@ const WORDINGS: Record<string, LanguageWordings> = {
     please: ['por favor', 'pfv', 'pf', 'porfavor', 'agora', 'urgente', 'já'],
     personFillers: ['um', 'uma', 'com', 'o', 'a', 'de verdade', 'real', 'ao'],
     notPerson: ['pessoa que', 'pessoas'],
+    articles: true,
     negation: ['não', 'nao', 'nunca', 'sem'],
   },
   pl: {
     greeting: ['cześć', 'czesc', 'dzień dobry', 'dzien dobry', 'witam', 'witaj', 'hej', 'siema', 'dobry wieczór', 'halo', 'witam serdecznie', 'elo'],
     thanks: ['dziękuję', 'dziekuje', 'dzięki', 'dzieki', 'dziękuję bardzo', 'bardzo dziękuję', 'dziękuje', 'dzięks', 'dziekuwa', 'serdecznie dziękuję', 'wielkie dzięki', 'dzieks', 'dziękujemy'],
     goodbye: ['do widzenia', 'na razie', 'do zobaczenia', 'pa', 'pa pa', 'papa', 'miłego dnia', 'milego dnia', 'żegnam', 'zegnam', 'trzymaj się', 'dobranoc', 'nie dziękuję', 'nie dzięki', 'to wszystko'],
-    acknowledgement: ['jasne', 'rozumiem', 'dobrze', 'okej', 'w porządku', 'w porzadku', 'spoko', 'świetnie', 'swietnie', 'super dzięki', 'zrozumiałem', 'zrozumiałam', 'idealnie', 'git', 'zgoda', 'doskonale', 'pięknie'],
+    acknowledgement: ['jasne', 'rozumiem', 'dobrze', 'okej', 'w porządku', 'w porzadku', 'spoko', 'świetnie', 'swietnie', 'zrozumiałem', 'zrozumiałam', 'idealnie', 'git', 'zgoda', 'doskonale', 'pięknie'],
     smallTalkFillers: ['bardzo', 'za pomoc', 'za informację', 'za wszystko', 'serdecznie', 'jeszcze raz', 'i', 'no', 'to', 'wielkie', 'ok'],
     person: ['konsultant*', 'człowiek*', 'czlowiek*', 'osoba', 'osobą', 'osobę', 'pracownik*', 'operator*', 'doradc*', 'agent', 'agenta', 'agentem', 'obsług* klienta', 'obslug* klienta', 'prawdziw* osob*', 'żywym człowiekiem', 'zywym czlowiekiem'],
     someone: ['kimś', 'kims', 'ktoś', 'ktos'],
@@ -202,9 +216,9 @@ const WORDINGS: Record<string, LanguageWordings> = {
     greeting: ['merhaba', 'merhabalar', 'selam', 'selamlar', 'günaydın', 'gunaydin', 'iyi günler', 'iyi gunler', 'iyi akşamlar', 'iyi aksamlar', 'selamün aleyküm', 'slm', 'mrb'],
     thanks: ['teşekkürler', 'tesekkurler', 'teşekkür ederim', 'tesekkur ederim', 'çok teşekkürler', 'çok teşekkür ederim', 'sağol', 'sağolun', 'sagol', 'sagolun', 'eyvallah', 'eyv', 'tşk', 'tsk', 'tşkler', 'tskler', 'teşekkürlerr', 'teşekkür'],
     goodbye: ['hoşça kal', 'hoşçakal', 'hosca kal', 'hoşça kalın', 'görüşürüz', 'gorusuruz', 'güle güle', 'gule gule', 'iyi günler dilerim', 'kendine iyi bak', 'bay bay', 'iyi geceler', 'hayır teşekkürler', 'yok teşekkürler', 'bu kadar'],
-    acknowledgement: ['tamam', 'tamamdır', 'tamamdir', 'anladım', 'anladim', 'peki', 'olur', 'harika', 'süper', 'mükemmel', 'mukemmel', 'anlaşıldı', 'anlasildi', 'güzel', 'guzel', 'oldu', 'tmm', 'okey', 'tamam teşekkürler'],
+    acknowledgement: ['tamam', 'tamamdır', 'tamamdir', 'anladım', 'anladim', 'peki', 'olur', 'harika', 'süper', 'mükemmel', 'mukemmel', 'anlaşıldı', 'anlasildi', 'güzel', 'guzel', 'oldu', 'tmm', 'okey'],
     smallTalkFillers: ['çok', 'cok', 'yardımınız için', 'yardiminiz icin', 'için', 'icin', 've', 'ederim', 'ederiz', 'size', 'sana', 'de', 'da', 'o zaman', 'hocam', 'abi', 'abla'],
-    person: ['müşteri temsilci*', 'musteri temsilci*', 'temsilci*', 'insan*', 'gerçek bir insan*', 'canlı destek', 'canli destek', 'operatör*', 'operator*', 'yetkili*', 'çalışan*', 'calisan*', 'müşteri hizmetleri*', 'musteri hizmetleri*', 'gerçek kişi*', 'gercek kisi*'],
+    person: ['müşteri temsilci*', 'musteri temsilci*', 'temsilci*', 'insan*', 'gerçek bir insan*', 'canlı destek*', 'canli destek*', 'canlı desteğ*', 'operatör*', 'operator*', 'yetkili*', 'çalışan*', 'calisan*', 'müşteri hizmetleri*', 'musteri hizmetleri*', 'gerçek kişi*', 'gercek kisi*'],
     someone: ['birisi*', 'birine', 'biriyle'],
     contact: ['görüşmek', 'gorusmek', 'konuşmak', 'konusmak', 'bağla*', 'bagla*', 'bağlanmak', 'aktar*', 'görüşebilir*', 'konuşabilir*', 'konusabilir*', 'gorusebilir*', 'yönlendir*', 'yonlendir*', 'ulaşmak', 'ulasmak', 'bağlayın', 'bağlar mısınız'],
     want: ['istiyorum', 'istiyoruz', 'lazım', 'lazim', 'rica ediyorum'],
@@ -220,8 +234,10 @@ const WORDINGS: Record<string, LanguageWordings> = {
     goodbye: ['さようなら', 'さよなら', 'じゃあね', 'じゃあまた', 'またね', 'では失礼します', '失礼します', 'バイバイ', 'おやすみなさい', 'おやすみ', 'ではまた', 'また今度'],
     acknowledgement: ['了解', '了解です', '了解しました', 'わかりました', '分かりました', 'はい', 'はい分かりました', 'なるほど', '承知しました', 'かしこまりました', 'オッケー', 'いいですね', '大丈夫です', 'りょ', 'ok です', '理解しました'],
     smallTalkFillers: ['です', 'ね', 'よ', 'ございます', 'とても', '本当に', 'ほんとうに', 'また', 'では', 'じゃあ', 'あ', 'ああ', 'えー', 'ー', '〜', 'w', 'ｗ'],
-    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '人と話', '生身の人'],
-    contact: ['と話したい', 'と話せ', 'と話を', 'と話す', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', '対応'],
+    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人'],
+    someone: ['人', '誰か'],
+    // Not "と話す" (to talk with): "人と話すのが苦手です" says talking to people is hard.
+    contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送'],
     contactAfter: true,
     notPerson: ['人間関係', '人間工学'],
   },
@@ -232,7 +248,8 @@ const WORDINGS: Record<string, LanguageWordings> = {
     acknowledgement: ['好的', '好', '好吧', '明白', '明白了', '知道了', '了解', '了解了', '收到', '行', '可以', '没问题', '懂了', 'ok的', '嗯', '嗯嗯', '好嘞', '好滴', '清楚了', '太好了', '完美'],
     smallTalkFillers: ['你', '您', '了', '啊', '呀', '哦', '噢', '喔', '啦', '嘛', '吧', '呢', '的', '非常', '很', '真', '真的', '那', '那就', '那么', '就', '大家', '亲', '哈哈', '呵呵'],
     person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人'],
-    contact: ['转', '转接', '找', '我要', '要', '接', '联系', '叫', '换', '和', '跟', '说话', '聊', '对话', '沟通', '谈'],
+    // Not "和" or "跟" (with): "和客服说过了" told customer service before; "和真人说话" has its verb.
+    contact: ['转', '转接', '找', '我要', '要', '接', '联系', '叫', '换', '说话', '聊', '对话', '沟通', '谈'],
     contactAfter: true,
     notPerson: ['人工流产', '人工智能', '人工智慧', '人工湖', '人工合成', '人工降雨', '人工林', '人工成本', '客服电话', '客服时间'],
     negation: ['不', '别', '不要', '没'],
@@ -253,7 +270,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     greeting: ['привет', 'здравствуйте', 'здравствуй', 'добрый день', 'доброе утро', 'добрый вечер', 'приветствую', 'здрасьте', 'хай', 'салют', 'доброго дня'],
     thanks: ['спасибо', 'спс', 'благодарю', 'спасибо большое', 'большое спасибо', 'огромное спасибо', 'спасибки', 'пасиб', 'пасибо', 'спасибо огромное', 'благодарствую'],
     goodbye: ['до свидания', 'пока', 'всего доброго', 'всего хорошего', 'до встречи', 'хорошего дня', 'прощайте', 'счастливо', 'пока пока', 'удачи', 'спокойной ночи', 'нет спасибо', 'это всё', 'это все', 'больше ничего'],
-    acknowledgement: ['понятно', 'хорошо', 'ясно', 'ладно', 'отлично', 'окей', 'договорились', 'принято', 'понял', 'поняла', 'супер', 'класс', 'замечательно', 'прекрасно', 'угу', 'ага', 'норм', 'ок спасибо', 'всё понятно', 'все понятно'],
+    acknowledgement: ['ок', 'понятно', 'хорошо', 'ясно', 'ладно', 'отлично', 'окей', 'договорились', 'принято', 'понял', 'поняла', 'супер', 'класс', 'замечательно', 'прекрасно', 'угу', 'ага', 'норм', 'всё понятно', 'все понятно'],
     smallTalkFillers: ['вам', 'тебе', 'за помощь', 'за информацию', 'за ответ', 'ещё раз', 'еще раз', 'и', 'ну', 'тогда', 'а', 'очень', 'вообще', 'всё', 'все', 'большое'],
     person: ['оператор*', 'человек*', 'живой человек', 'живым человеком', 'сотрудник', 'сотрудника', 'сотруднику', 'сотрудником', 'менеджер*', 'консультант*', 'специалист*', 'агент', 'агента', 'агентом', 'представител*', 'живого человека'],
     someone: ['кем нибудь', 'кем-нибудь', 'кто нибудь', 'кого нибудь', 'кем то'],
@@ -277,6 +294,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     want: ['jag vill', 'jag vill ha', 'jag behöver', 'kan jag få', 'får jag'],
     please: ['tack', 'snälla', 'nu', 'omgående'],
     personFillers: ['en', 'med', 'riktig', 'till'],
+    articles: true,
     negation: ['inte', 'ingen', 'aldrig', 'utan'],
   },
   da: {
@@ -291,6 +309,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     want: ['jeg vil', 'jeg vil gerne', 'jeg har brug for', 'kan jeg få', 'må jeg få'],
     please: ['tak', 'venligst', 'nu'],
     personFillers: ['en', 'et', 'med', 'rigtig', 'til'],
+    articles: true,
     negation: ['ikke', 'ingen', 'aldrig', 'uden'],
   },
   no: {
@@ -305,6 +324,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     want: ['jeg vil', 'jeg vil ha', 'jeg trenger', 'kan jeg få', 'får jeg'],
     please: ['takk', 'vær så snill', 'nå', 'snarest'],
     personFillers: ['en', 'et', 'med', 'ekte', 'til'],
+    articles: true,
     negation: ['ikke', 'ingen', 'aldri', 'uten'],
   },
   fi: {
@@ -325,7 +345,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     greeting: ['ahoj', 'dobrý den', 'dobry den', 'dobré ráno', 'dobrý večer', 'čau', 'cau', 'zdravím', 'zdravim', 'nazdar'],
     thanks: ['děkuji', 'dekuji', 'díky', 'diky', 'děkuju', 'dekuju', 'děkuji moc', 'moc děkuji', 'mockrát děkuji', 'dík', 'děkuji pěkně', 'díky moc'],
     goodbye: ['nashledanou', 'na shledanou', 'měj se', 'mějte se', 'hezký den', 'pěkný den', 'čau čau', 'sbohem', 'zatím'],
-    acknowledgement: ['dobře', 'dobre', 'rozumím', 'rozumim', 'jasně', 'jasne', 'v pořádku', 'v poradku', 'super díky', 'výborně', 'vyborne', 'perfektní', 'fajn', 'paráda', 'chápu', 'beru na vědomí'],
+    acknowledgement: ['dobře', 'dobre', 'rozumím', 'rozumim', 'jasně', 'jasne', 'v pořádku', 'v poradku', 'výborně', 'vyborne', 'perfektní', 'fajn', 'paráda', 'chápu', 'beru na vědomí'],
     smallTalkFillers: ['moc', 'mockrát', 'za pomoc', 'za informace', 'pěkně', 'ještě jednou', 'a', 'tak', 'vám'],
     person: ['operátor*', 'operator*', 'člověk*', 'clovek*', 'živý člověk', 'zivy clovek', 'živým člověkem', 'pracovník*', 'pracovnik*', 'konzultant*', 'poradce', 'zákaznick* podpor*', 'skutečn* osob*', 'osoba', 'osobou', 'osobu'],
     someone: ['někým', 'nekym', 'někoho', 'nekoho'],
@@ -361,16 +381,15 @@ const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 /** Punctuation that ends a clause: a request for a person and what it is about stay within one. */
 const CLAUSE_END = /[.!?;,:。！？；，、…\n\r؟،]/u;
-/** Emoji that stand for a word; every other emoji or symbol is dropped. */
-const EMOJI_WORDS: Record<string, string> = { '👍': '👍', '👌': '👌', '🆗': '🆗', '✅': '✅', '🙏': '🙏', '👋': '👋' };
-const PICTOGRAPH = /\p{Extended_Pictographic}/u;
+/** Emoji that are words of the wordings ("👍" is "ok"); every other emoji or symbol is dropped. */
+const EMOJI_WORDS = new Set(['👍', '👌', '🆗', '✅', '🙏', '👋']);
 /** Letters that no decomposition takes apart. */
 const FOLDED_LETTERS: Record<string, string> = { ß: 'ss', ł: 'l', ı: 'i', ø: 'o', æ: 'ae', œ: 'oe', đ: 'd', ð: 'd', þ: 'th', ё: 'е', й: 'и' };
 /** Arabic letters written in several forms, and its optional vowel marks. */
 const ARABIC_FOLDS: Record<string, string> = { 'أ': 'ا', 'إ': 'ا', 'آ': 'ا', 'ٱ': 'ا', 'ة': 'ه', 'ى': 'ي', 'ؤ': 'و', 'ئ': 'ي' };
 const ARABIC_MARKS = /[\u064B-\u065F\u0670\u0640]/u;
 const COMBINING_MARK = /\p{M}/u;
-/** Marks that change a kana (゛ ゜) are part of it: only Latin, Greek and Cyrillic lose their accents. */
+/** The scripts whose accents matching ignores (NFKC has already joined kana and Hangul with their marks). */
 const ACCENTED_SCRIPT = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;
 /** An emoticon, whose letters ("D", "P") must not become words. */
 const EMOTICON = /(?:^|\s)[:;=8xX][-'^]?[)(DPpO3\]\[/\\|*]+(?=\s|$)|<3/gu;
@@ -392,7 +411,8 @@ interface Work {
 function foldCharacter(character: string): string {
   const folded = FOLDED_LETTERS[character] ?? ARABIC_FOLDS[character];
   if (folded !== undefined) return folded;
-  if (ARABIC_MARKS.test(character)) return '';
+  // A mark standing alone: Arabic vowels, or the dot Turkish "İ" keeps when lower-cased ("i̇yi").
+  if (ARABIC_MARKS.test(character) || COMBINING_MARK.test(character)) return '';
   if (!ACCENTED_SCRIPT.test(character)) return character;
   let out = '';
   for (const part of character.normalize('NFD')) if (!COMBINING_MARK.test(part)) out += part;
@@ -408,9 +428,8 @@ function foldWord(word: string): string {
   let out = '';
   let previous = '';
   for (let i = 0; i < word.length; i++) {
-    let character = word[i]!;
-    const next = word[i + 1];
-    if (next === 'e' && (character === 'a' || character === 'o' || character === 'u') && i > 0) i += 1;
+    const character = word[i]!;
+    if (word[i + 1] === 'e' && (character === 'a' || character === 'o' || character === 'u') && i > 0) i += 1;
     if (character === previous) continue;
     out += character;
     previous = character;
@@ -439,20 +458,18 @@ function unitsOf(text: string, work: Work): Unit[] {
   for (let i = 0; i < characters.length; i++) {
     work.steps += 1;
     const character = characters[i]!;
-    if (EMOJI_WORDS[character]) {
+    if (EMOJI_WORDS.has(character)) {
       endWord();
-      units.push({ word: EMOJI_WORDS[character]!, unspaced: false });
+      units.push({ word: character, unspaced: false });
     } else if (UNSPACED.test(character)) {
       endWord();
       units.push({ word: character, unspaced: true });
     } else if (LETTER_OR_DIGIT.test(character) || COMBINING_MARK.test(character)) {
       word += foldCharacter(character);
-    } else if ((character === "'" || character === '’' || character === '`' || character === '-') && word !== '' && LETTER_OR_DIGIT.test(characters[i + 1] ?? '')) {
-      // "d'accord", "can't", "e-mail", "кем-нибудь": one word.
+    } else if ((character === "'" || character === '’' || character === '`') && word !== '' && LETTER_OR_DIGIT.test(characters[i + 1] ?? '')) {
+      // "d'accord", "can't": one word ("mettez-moi" stays two).
     } else if (CLAUSE_END.test(character)) {
       endClause();
-    } else if (PICTOGRAPH.test(character)) {
-      endWord();
     } else {
       endWord();
     }
@@ -483,7 +500,10 @@ const SMALL_TALK_ROLES: ReadonlySet<Role> = new Set<Role>(['greeting', 'thanks',
 interface Phrase {
   words: string[];
   role: Role;
+  /** The language it is listed under (null: language-neutral), which says how that language orders a request. */
   language: string | null;
+  /** The language it tells the customer writes in: `language`, unless other languages list the same wording ("hej", "agent", "perfekt"). */
+  tells: string | null;
 }
 
 /** Wordings by their first word (for a stem, by the stem with its `*`), longest first. */
@@ -507,9 +527,6 @@ const ROLE_OF_FIELD: Record<WordingField, Role> = {
   negation: 'negation',
 };
 
-/** The longest stem a `*` wording has; a word's beginnings are looked up up to this length. */
-let longestStem = 0;
-
 function buildIndex(): PhraseIndex {
   const index: PhraseIndex = new Map();
   const add = (wordings: LanguageWordings, language: string | null) => {
@@ -517,20 +534,28 @@ function buildIndex(): PhraseIndex {
       for (const wording of wordings[field] ?? []) {
         const words = wording.split(/\s+/u).flatMap((part) => (part.endsWith('*') ? [wordsOf(part.slice(0, -1)).join('') + '*'] : wordsOf(part)));
         if (words.length === 0) continue;
-        for (const word of words) if (word.endsWith('*')) longestStem = Math.max(longestStem, word.length - 1);
         const list = index.get(words[0]!) ?? [];
-        list.push({ words, role, language });
+        list.push({ words, role, language, tells: language });
         index.set(words[0]!, list);
       }
     }
   };
   add(NEUTRAL, null);
   for (const [language, wordings] of Object.entries(WORDINGS)) add(wordings, language);
-  for (const list of index.values()) list.sort((a, b) => b.words.length - a.words.length);
+  // A wording listed under several languages ("hej", "agent", "perfekt") does not tell which one the customer writes.
+  const languagesOf = new Map<string, Set<string | null>>();
+  const keyOf = (phrase: Phrase) => `${SMALL_TALK_ROLES.has(phrase.role) ? 'small talk' : 'person'}:${phrase.words.join(' ')}`;
+  for (const phrase of [...index.values()].flat()) languagesOf.set(keyOf(phrase), (languagesOf.get(keyOf(phrase)) ?? new Set()).add(phrase.language));
+  for (const list of index.values()) {
+    for (const phrase of list) if (languagesOf.get(keyOf(phrase))!.size > 1) phrase.tells = null;
+    list.sort((a, b) => b.words.length - a.words.length);
+  }
   return index;
 }
 
 const INDEX = buildIndex();
+/** The longest stem a `*` wording has; a word's beginnings are looked up up to this length. */
+const LONGEST_STEM = Math.max(...[...INDEX.values()].flat().flatMap((phrase) => phrase.words.filter((word) => word.endsWith('*')).map((word) => word.length - 1)));
 
 /** Every spaced word the wordings use (stems without their `*`), for typo correction; those that name a person; those of small talk. */
 const VOCABULARY = new Set<string>();
@@ -614,7 +639,7 @@ function phrasesAt(units: readonly Unit[], at: number, roles: ReadonlySet<Role>,
   const unit = units[at]!;
   if (unit === CLAUSE) return [];
   const keys = [unit.word];
-  if (!unit.unspaced) for (let length = Math.min(longestStem, unit.word.length); length >= 2; length--) keys.push(unit.word.slice(0, length) + '*');
+  if (!unit.unspaced) for (let length = Math.min(LONGEST_STEM, unit.word.length); length >= 2; length--) keys.push(unit.word.slice(0, length) + '*');
   const found: Phrase[] = [];
   for (const key of keys) {
     for (const phrase of INDEX.get(key) ?? []) {
@@ -660,7 +685,7 @@ function smallTalkOf(units: readonly Unit[], work: Work): RecognizedAct | null {
   }
   if (acts.length === 0) return null;
   const act = SMALL_TALK_PRECEDENCE.find((candidate) => acts.some((phrase) => phrase.role === candidate))!;
-  const language = acts.find((phrase) => phrase.role === act && phrase.language)?.language ?? acts.find((phrase) => phrase.language)?.language ?? null;
+  const language = acts.find((phrase) => phrase.role === act && phrase.tells)?.tells ?? acts.find((phrase) => phrase.tells)?.tells ?? null;
   return { act, language };
 }
 
@@ -722,40 +747,61 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
       near.some((other) => other.phrase.role === 'negation' && other.end <= position && position - other.end < NEGATION_REACH);
     const reach = units[start]!.unspaced ? UNSPACED_CONTACT_REACH : CONTACT_REACH;
     const before = (other: Found, within: number) => other.end <= start && start - other.end < within;
+    // Chinese, Japanese and Korean share characters: "人" (Japanese someone) with "要" (Chinese want) is Chinese "主要敌人".
+    const sameScriptLanguage = (other: Found) => !units[start]!.unspaced || other.phrase.language === phrase.language;
     const contact = near.find(
       (other) =>
         other.phrase.role === 'contact' &&
-        (before(other, reach) || (other.start >= end && other.start - end < reach && mayFollow(other.phrase, units[start]!, near, start))),
+        sameScriptLanguage(other) &&
+        (before(other, reach)
+          ? introduced(other.phrase, person, units, near)
+          : other.start >= end && other.start - end < reach && mayFollow(other, person, units, near, at, work)),
     ) ?? near.find((other) => other.phrase.role === 'contactFollowing' && other.start >= end && other.start - end < WANT_REACH);
-    if (contact && !negatedBefore(Math.min(contact.start, start))) return { act: 'ask_for_person', language: phrase.language ?? contact.phrase.language };
+    if (contact && !negatedBefore(Math.min(contact.start, start))) return { act: 'ask_for_person', language: phrase.tells ?? contact.phrase.tells };
     if (phrase.role === 'someone') continue;
-    const want = near.find((other) => other.phrase.role === 'want' && before(other, WANT_REACH));
-    if (want && !negatedBefore(want.start)) return { act: 'ask_for_person', language: phrase.language };
-    const askFor = near.find((other) => other.phrase.role === 'askFor' && before(other, WANT_REACH));
-    if (askFor && !negatedBefore(askFor.start) && endsClause(units, end, at, work)) return { act: 'ask_for_person', language: phrase.language };
-    if (standsAlone(units, person, clauseOf, at, work)) return { act: 'ask_for_person', language: phrase.language };
+    const want = near.find((other) => (other.phrase.role === 'want' || other.phrase.role === 'askFor') && before(other, WANT_REACH));
+    if (want && !negatedBefore(want.start) && endsClause(units, end, at, work)) return { act: 'ask_for_person', language: phrase.tells ?? want.phrase.tells };
+    if (standsAlone(units, person, clauseOf, at, work)) return { act: 'ask_for_person', language: phrase.tells };
   }
   return null;
 }
 
 /**
  * True when a wording of contact may come after its person: its language puts the verb
- * last, and, where the language has articles, the person follows one ("einen Mitarbeiter
- * sprechen", "mit einem Menschen reden"; not "Wie viele Menschen sprechen Deutsch?").
+ * last, and the person follows an article ("einen Mitarbeiter sprechen", "mit einem
+ * Menschen reden"; not "Wie viele Menschen sprechen Deutsch?"), or the two make the
+ * clause alone ("Mitarbeiter sprechen").
  */
-function mayFollow(contact: Phrase, person: Unit, near: readonly Found[], start: number): boolean {
-  const language = contact.language ? WORDINGS[contact.language] : undefined;
-  if (!language?.contactAfter) return false;
-  if (person.unspaced || !language.articles) return true;
-  return near.some((other) => other.end === start && (other.phrase.role === 'personFiller' || other.phrase.role === 'want' || other.phrase.role === 'askFor'));
+function mayFollow(contact: Found, person: Found, units: readonly Unit[], near: readonly Found[], at: readonly (Found | undefined)[], work: Work): boolean {
+  if (!(contact.phrase.language && WORDINGS[contact.phrase.language]?.contactAfter)) return false;
+  const startsClause = person.start === 0 || units[person.start - 1] === CLAUSE;
+  return introduced(contact.phrase, person, units, near) || (startsClause && contact.start === person.end && endsClause(units, contact.end, at, work));
 }
 
-/** True when nothing but "please" follows a person in its clause ("can I get a human?", "kann ich einen Mitarbeiter bitte"). */
+/**
+ * True when the person follows an article, a preposition or a wording of contact or
+ * wanting (or begins with an article: "einen Menschen"), where the contact's language
+ * has articles.
+ */
+function introduced(contact: Phrase, person: Found, units: readonly Unit[], near: readonly Found[]): boolean {
+  const language = contact.language ? WORDINGS[contact.language] : undefined;
+  if (units[person.start]!.unspaced || !language?.articles) return true;
+  if (person.phrase.words.length > 1 && ARTICLES.has(person.phrase.words[0]!)) return true;
+  return near.some((other) => other.end === person.start && INTRODUCING_ROLES.has(other.phrase.role));
+}
+
+const INTRODUCING_ROLES: ReadonlySet<Role> = new Set<Role>(['personFiller', 'contact', 'want', 'askFor']);
+/** The one-word wordings that stand around a person: articles, prepositions, "real". */
+const ARTICLES: ReadonlySet<string> = new Set(
+  [...INDEX.values()].flat().flatMap((phrase) => (phrase.role === 'personFiller' && phrase.words.length === 1 ? phrase.words : [])),
+);
+
+/** True when nothing but "please" and the like follows a person in its clause ("can I get a human?", "I want a real person not a bot"). */
 function endsClause(units: readonly Unit[], end: number, at: readonly (Found | undefined)[], work: Work): boolean {
   for (let i = end; i < units.length && units[i] !== CLAUSE; ) {
     work.steps += 1;
     const wording = at[i];
-    if (wording?.phrase.role !== 'please') return false;
+    if (wording?.phrase.role !== 'please' && wording?.phrase.role !== 'personFiller') return false;
     i = wording.end;
   }
   return true;
@@ -809,9 +855,17 @@ export function recognitionSteps(message: string): number {
   return work.steps;
 }
 
+/**
+ * The most of a message that is read: a request for a person is made at its start or its
+ * end ("…, I want to talk to a human"), and a long message is no small talk. Keeps a
+ * message of the service's largest allowed size (100,000 characters) from costing a
+ * second of blocked process (it took 0.8 s of Chinese characters read whole).
+ */
+const READ_MAX_CHARS = 2000;
+
 function recognize(message: string, work: Work): RecognizedAct | null {
   if (typeof message !== 'string') return null;
-  const units = correctedUnits(unitsOf(message, work), work);
+  const units = correctedUnits(unitsOf(boundedSearchText(message, READ_MAX_CHARS), work), work);
   return personRequestOf(units, work) ?? smallTalkOf(units, work);
 }
 
@@ -819,7 +873,11 @@ function recognize(message: string, work: Work): RecognizedAct | null {
 /* Replies                                                                              */
 /* ------------------------------------------------------------------------------------ */
 
-/** The built-in replies, per language: short, warm, and without a shop's name (the caller may add it). */
+/**
+ * The built-in replies, per language: short, warm, and without a shop's name (the caller
+ * may add it). Written so the speaker has no grammatical gender ("Ravi de…", "Рад…" would
+ * make the assistant a man).
+ */
 const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
   en: {
     greeting: 'Hello! How can I help you today?',
@@ -837,7 +895,7 @@ const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
     greeting: 'Bonjour ! Comment puis-je vous aider ?',
     thanks: 'Avec plaisir ! Puis-je vous aider pour autre chose ?',
     goodbye: 'Au revoir et bonne journée !',
-    acknowledgement: "Ravi d'avoir pu vous aider. Autre chose ?",
+    acknowledgement: 'Parfait ! Puis-je faire autre chose pour vous ?',
   },
   es: {
     greeting: '¡Hola! ¿En qué puedo ayudarte?',
@@ -849,7 +907,7 @@ const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
     greeting: 'Ciao! Come posso aiutarti?',
     thanks: 'Prego! Posso aiutarti con qualcos’altro?',
     goodbye: 'Arrivederci e buona giornata!',
-    acknowledgement: 'Felice di esserti stato d’aiuto. Serve altro?',
+    acknowledgement: 'Bene! C’è altro in cui posso aiutarti?',
   },
   nl: {
     greeting: 'Hallo! Waarmee kan ik je helpen?',
@@ -867,7 +925,7 @@ const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
     greeting: 'Dzień dobry! W czym mogę pomóc?',
     thanks: 'Nie ma za co! Czy mogę pomóc w czymś jeszcze?',
     goodbye: 'Do widzenia i miłego dnia!',
-    acknowledgement: 'Cieszę się, że mogłem pomóc. Coś jeszcze?',
+    acknowledgement: 'Świetnie! Czy mogę jeszcze w czymś pomóc?',
   },
   tr: {
     greeting: 'Merhaba! Size nasıl yardımcı olabilirim?',
@@ -897,7 +955,7 @@ const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
     greeting: 'Здравствуйте! Чем могу помочь?',
     thanks: 'Пожалуйста! Могу ли я помочь чем-то ещё?',
     goodbye: 'До свидания, хорошего дня!',
-    acknowledgement: 'Рад, что смог помочь. Что-нибудь ещё?',
+    acknowledgement: 'Отлично! Если появятся вопросы, пишите.',
   },
   sv: {
     greeting: 'Hej! Hur kan jag hjälpa dig?',
@@ -927,7 +985,7 @@ const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
     greeting: 'Dobrý den! S čím vám mohu pomoci?',
     thanks: 'Rádo se stalo! Mohu vám pomoci ještě s něčím?',
     goodbye: 'Na shledanou a hezký den!',
-    acknowledgement: 'Jsem rád, že jsem mohl pomoci. Ještě něco?',
+    acknowledgement: 'Výborně! Mohu pomoci ještě s něčím?',
   },
   ar: {
     greeting: 'مرحبًا! كيف يمكنني مساعدتك؟',

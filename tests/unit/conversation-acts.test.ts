@@ -3,10 +3,10 @@
  * acknowledgement, a request for a person), recognized before search in many
  * languages, and the built-in replies to small talk.
  *
- * The wordings below were written down from how customers write in support chats
- * (typos, no punctuation, mixed case) before the matcher was written, and were not
- * tuned one by one: the recall test allows a few misses rather than listing every
- * wording in the module.
+ * The first wordings below were written down from how customers write in support
+ * chats (typos, no punctuation, mixed case) before the matcher was written; later
+ * batches were each measured before the matcher was changed for them (LATER_WORDINGS).
+ * The recall test allows a few misses rather than listing every wording in the module.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -69,30 +69,39 @@ const WORDINGS: Record<ConversationAct, string[]> = {
 };
 
 /**
- * A second list, written after the first version of the matcher and measured on it
- * before any change (156 of 161 recognized then); kept so later changes keep it.
+ * Wordings written later, each batch measured on the matcher as it was before any
+ * change for it: 156 of 161 recognized (the batch written after the first version),
+ * then 118 of 131 (the batch from "i want to talk with a real human being" and "ok thank
+ * you so much" on). Kept so later changes keep them.
  */
 const LATER_WORDINGS: Record<ConversationAct, string[]> = {
   greeting: [
     'hello!!', 'Hi :)', 'hey hey', 'good morning team', 'Hallo ihr Lieben', 'Moin!', 'Guten Abend zusammen', 'Bonjour !', 'coucou', 'Hola, buenas',
     'ciao!', 'Buongiorno a tutti', 'goedemorgen', 'Olá!', 'bom dia', 'Dzień dobry', 'Merhabalar', 'こんばんは', '您好！', '안녕하세요!', 'Здравствуйте!',
-    'Hejsan', 'Hei!', 'Ahoj', 'أهلا', 'hello?', 'hi hi', 'Servus!', 'Grüezi', 'Salut !',
+    'Hejsan', 'Hei!', 'Ahoj', 'أهلا', 'hello?', 'hi hi', 'Servus!', 'Grüezi', 'Salut !', 'hi there!', 'hey guys', 'good morning!', 'Guten Tag!',
+    'hallo zusammen', 'bonjour !', 'hola!',
   ],
   thanks: [
     'thank you very much!', 'Thanks so much :)', 'thank u', 'tysm', 'Thanks a ton', 'Danke!!', 'Danke sehr', 'Dankeschön :)', 'herzlichen Dank',
     'Merci !', 'mille mercis', 'Gracias!!', 'mil gracias', 'Grazie!', 'grazie tante', 'Bedankt!', 'Obrigada!', 'valeu', 'Dzięki!', 'Teşekkür ederim',
     'どうもありがとうございます', '非常感谢', '감사해요', 'Спасибо!', 'Tack!', 'Mange tak', 'Takk skal du ha', 'Kiitos!', 'Děkuji', 'شكرا جزيلا', 'thanks for your help!',
-    'danke für die Hilfe', 'thank you for the quick answer',
+    'danke für die Hilfe', 'thank you for the quick answer', 'ok thank you so much', 'great thanks!', 'perfect, thank you', 'cool thx',
+    'awesome, thanks a lot!', 'thanks that helps', 'ah ok danke', 'okay, vielen dank!', 'Danke, das hilft mir', 'super, danke schön',
+    'alles klar, danke!', 'merci bien', 'ok merci beaucoup', 'parfait merci', "d'accord merci", 'vale gracias', 'perfecto, muchas gracias',
+    'ok grazie', 'grazie mille!', 'perfetto grazie', 'ok dank je', 'prima, bedankt!', 'ok obrigado', 'beleza, valeu', 'dzięki wielkie',
+    'ok dziękuję', 'tamam teşekkürler', 'çok teşekkür ederim', 'わかりました、ありがとうございます', '好的，谢谢', '네 감사합니다', 'хорошо, спасибо', 'ок спасибо', 'ok tack',
+    'ok tak', 'ok takk', 'selvä kiitos', 'dobře, děkuji', 'تمام شكرا',
   ],
   goodbye: [
     'bye!', 'Goodbye :)', 'see ya', 'bye for now', 'Tschüss!', 'Schönen Tag noch', 'bis bald', 'Au revoir !', 'bonne soirée', 'Adiós!',
     'hasta pronto', 'Arrivederci!', 'Tot ziens!', 'Tchau!', 'Do widzenia', 'Görüşürüz', 'さようなら！', '再见！', '안녕히 계세요', 'Пока!', 'Hej då!', 'Ha det bra',
     'Näkemiin!', 'Nashledanou', 'مع السلامة', 'have a good one', 'take care!', 'thanks, have a nice day', 'ok bye', 'Danke, schönen Tag noch!',
+    'ok great, bye', "Thanks, that's all", 'Danke und tschüss', 'ok gracias adiós', '谢谢！再见',
   ],
   acknowledgement: [
     'ok!', 'okay.', 'OK cool', 'alright then', 'got it!', 'Perfect!', 'great!', 'sounds good!', 'understood.', 'Alles klar!', 'ok, passt',
     'Verstanden!', 'Super!', "D'accord !", 'parfait', 'Vale!', 'Perfecto', 'Va bene!', 'perfetto', 'Oké', 'Prima!', 'Certo', 'Jasne', 'Tamam',
-    '了解です', '好的！', '알겠습니다!', 'Хорошо', 'Okej!', 'Selvä', 'حسنا', '👍👍', 'ok 👍',
+    '了解です', '好的！', '알겠습니다!', 'Хорошо', 'Okej!', 'Selvä', 'حسنا', '👍👍', 'ok 👍', 'ok verstanden', 'ok passt', 'oké top',
   ],
   ask_for_person: [
     'I want to talk to a person', 'can i talk to someone?', 'speak to a human please', 'I need a human', 'Let me speak to a manager',
@@ -103,6 +112,23 @@ const LATER_WORDINGS: Record<ConversationAct, string[]> = {
     'Kan ik een medewerker spreken?', 'Quero falar com um humano', 'Chcę rozmawiać z człowiekiem', 'temsilciye bağlanmak istiyorum', '我要人工客服',
     '转人工客服', '担当者と話したいです', '상담원 연결해주세요', 'Хочу поговорить с человеком', 'Jag vill prata med en människa', 'Jeg vil gerne tale med en medarbejder',
     'Kan jeg snakke med en person?', 'Haluan puhua asiakaspalvelijan kanssa', 'Chci mluvit s člověkem', 'أريد التحدث مع شخص حقيقي',
+    'i want to talk with a real human being', 'pls let me speak with someone', 'can u connect me to a real person', 'human agent pls',
+    'I need a real person to help me', 'get me a manager', 'I want to speak to your supervisor', 'talk to support agent',
+    'let me chat with a person', 'is it possible to talk to a human?', 'how can i talk to a human', 'how do i speak to a real person',
+    'i wanna talk to someone', 'REAL PERSON', 'connect me with customer support', 'mitarbeiter sprechen', 'ich will mit einem mitarbeiter reden',
+    'bitte einen menschen', 'kann ich bitte mit jemandem vom kundenservice sprechen', 'ich möchte gerne mit einem echten menschen chatten',
+    'Verbinden Sie mich bitte mit dem Kundenservice', 'echter mensch bitte', 'gibt es einen menschen mit dem ich sprechen kann',
+    'puis-je parler avec un humain', 'je veux un conseiller', 'mettez-moi en relation avec un conseiller', 'parler à un humain',
+    'puedo hablar con alguien', 'quiero un agente humano', 'necesito hablar con un asesor', 'pásame con un humano',
+    'posso parlare con un operatore?', 'voglio un operatore', 'operatore per favore', 'mi passi un operatore', 'ik wil met een mens praten',
+    'medewerker alstublieft', 'kan ik iemand spreken', 'quero falar com atendente', 'posso falar com alguém?', 'atendente por favor',
+    'quero atendimento humano', 'chcę porozmawiać z człowiekiem', 'konsultant proszę', 'połącz mnie z konsultantem',
+    'temsilci ile görüşmek istiyorum', 'müşteri temsilcisine bağlanmak istiyorum', 'gerçek bir insanla konuşmak istiyorum', 'canlı desteğe bağlan',
+    '我想和人工客服说话', '找人工', '人工服务', '请转人工', '我要真人', '担当者と話したいです', 'オペレーターに繋いでください', '人と話したい', 'スタッフと話したい', '상담원과 통화하고 싶어요', '상담사 연결해 주세요', '직원 연결',
+    '사람이랑 얘기하고 싶어요', 'соедините с оператором', 'оператора пожалуйста', 'хочу живого человека', 'можно поговорить с человеком?',
+    'kan jag prata med en människa', 'koppla mig till kundtjänst', 'jeg vil tale med et menneske', 'kan jeg snakke med en person',
+    'haluan puhua asiakaspalvelijan kanssa', 'voinko puhua ihmisen kanssa', 'chci mluvit s operátorem', 'můžu mluvit s člověkem?',
+    'أريد التحدث مع موظف خدمة العملاء', 'ممكن اكلم موظف', 'حولني الى موظف',
   ],
 };
 
@@ -135,6 +161,23 @@ const NOT_ACTS = [
   'ciao, vorrei cambiare taglia',
   'Danke, aber das Paket ist immer noch nicht da',
   'thanks!! where do I find the invoice',
+  'Hallo, ich habe eine Frage zu meiner Bestellung',
+  'Alles klar, und was kostet der Versand?',
+  "Merci, mais je n'ai pas reçu le remboursement",
+  'Gracias, pero el paquete no ha llegado',
+  'Grazie, ma il pacco è danneggiato',
+  'Bedankt, maar het pakket is beschadigd',
+  'Obrigado, mas o pacote não chegou',
+  'Dziękuję, ale paczka nie dotarła',
+  'Teşekkürler ama paket gelmedi',
+  'ありがとう、でも荷物が届きません',
+  '谢谢，但是包裹还没到',
+  '감사합니다, 그런데 배송이 안 왔어요',
+  'Спасибо, но посылка не пришла',
+  'Tack, men paketet har inte kommit',
+  'Kiitos, mutta paketti ei ole tullut',
+  'Děkuji, ale balík nepřišel',
+  'شكرا، لكن الطرد لم يصل',
   // A word that begins like a person-word is no person.
   'Agentur',
   'Mitarbeiterrabatt',
@@ -171,6 +214,29 @@ const MENTIONS_OF_PEOPLE = [
   "J'ai parlé à un conseiller hier",
   '客服电话是多少？',
   'what are your customer service hours?',
+  'Sprechen Ihre Mitarbeiter Englisch?',
+  'Spreken jullie medewerkers Engels?',
+  'オペレーターの対応時間は何時ですか？',
+  '人工客服几点上班？',
+  '和客服说过了还是没解决',
+  '상담원 운영 시간이 어떻게 되나요?',
+  'I would like a person to sign for it',
+  'I want to talk about my order',
+  'Je voudrais parler de ma commande',
+  'Quiero hablar de mi devolución',
+  'Оператор сказал мне, что будет возврат',
+  'Can someone help me with my order?',
+  'Başka biri paketi alabilir mi?',
+  'هل يمكن لشخص آخر استلام الطلب؟',
+  'Do you have a human size mannequin?',
+  'Can I return it in person?',
+  'Does someone check the returns?',
+  'I spoke to someone yesterday',
+  'I want to know if a person can pick it up',
+  'Ich möchte wissen, ob ein Mitarbeiter das prüfen kann',
+  'Kann ich persönlich vorbeikommen?',
+  '¿Puede otra persona recoger el pedido?',
+  '我想知道人工客服的电话',
 ];
 
 /** The shared evaluation sets sit beside the repository (../shared/eval); a worktree one level deeper finds them one folder up. */
@@ -213,9 +279,11 @@ describe('recognizing conversation acts', () => {
   it('takes small talk alone or combined, naming the act that ends the message', () => {
     expect(recognizeConversationAct('ok thanks bye')).toEqual({ act: 'goodbye', language: 'en' });
     expect(recognizeConversationAct('super, danke dir!')).toEqual({ act: 'thanks', language: 'de' });
-    expect(recognizeConversationAct('Hallo 😊')).toEqual({ act: 'greeting', language: 'de' });
+    expect(recognizeConversationAct('Guten Morgen 😊')).toEqual({ act: 'greeting', language: 'de' });
     expect(recognizeConversationAct('OK!!')).toEqual({ act: 'acknowledgement', language: null });
     expect(recognizeConversationAct('👍')).toEqual({ act: 'acknowledgement', language: null });
+    expect(recognizeConversationAct('Hello? Is anyone there?')).toEqual({ act: 'greeting', language: 'en' });
+    expect(recognizeConversationAct('no thanks, that is all')).toEqual({ act: 'goodbye', language: 'en' });
   });
 
   it('names the language the wording belongs to', () => {
@@ -229,6 +297,14 @@ describe('recognizing conversation acts', () => {
     expect(recognizeConversationAct('спасибо')?.language).toBe('ru');
     expect(recognizeConversationAct('Mitarbeiter bitte')).toEqual({ act: 'ask_for_person', language: 'de' });
     expect(recognizeConversationAct('人工客服')).toEqual({ act: 'ask_for_person', language: 'zh' });
+    expect(recognizeConversationAct('je veux parler à un agent')).toEqual({ act: 'ask_for_person', language: 'fr' });
+  });
+
+  it('names no language for a wording that several languages share, so the conversation decides', () => {
+    expect(recognizeConversationAct('hallo')).toEqual({ act: 'greeting', language: null });
+    expect(recognizeConversationAct('hej')).toEqual({ act: 'greeting', language: null });
+    expect(recognizeConversationAct('perfekt')).toEqual({ act: 'acknowledgement', language: null });
+    expect(recognizeConversationAct('agent')).toEqual({ act: 'ask_for_person', language: null });
   });
 
   it('is insensitive to case, accents, "ae/oe/ue", repeated letters and common typos', () => {
@@ -247,6 +323,16 @@ describe('recognizing conversation acts', () => {
     expect(actOf('my parcel is broken, I want to talk to a human')).toBe('ask_for_person');
     expect(actOf('Das Paket ist kaputt angekommen. Ich möchte bitte mit einem Mitarbeiter sprechen')).toBe('ask_for_person');
     expect(actOf('hi, I have been waiting for two weeks, get me a real person')).toBe('ask_for_person');
+    expect(actOf('Your bot does not understand me. Human please!')).toBe('ask_for_person');
+    expect(actOf('thanks, can I also talk to a human about this?')).toBe('ask_for_person');
+    expect(actOf('Hallo, ich möchte mit einem Mitarbeiter sprechen')).toBe('ask_for_person');
+  });
+
+  it('finds a request for a person at the start or the end of a long message', () => {
+    const complaint = 'The parcel came late and the box was wet. '.repeat(100);
+    expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');
+    expect(actOf(`Mitarbeiter bitte! ${complaint}`)).toBe('ask_for_person');
+    expect(actOf(complaint)).toBeNull();
   });
 
   it('does not take a mention of people (or a question whether one is reading) for a request to speak to one', () => {
@@ -300,7 +386,8 @@ describe('recognizing conversation acts', () => {
     const sentence = 'ok thanks, can I talk to a real human please? Mitarbeiter bitte 人工客服 ';
     const perCharacter = (text: string) => recognitionSteps(text) / text.length;
     const short = perCharacter(sentence);
-    const long = perCharacter(sentence.repeat(Math.floor(4000 / sentence.length)));
+    // Within the first 2,000 characters, which the matcher reads whole.
+    const long = perCharacter(sentence.repeat(Math.floor(1900 / sentence.length)));
     expect(long).toBeLessThanOrEqual(short * 1.5);
   });
 });

@@ -125,6 +125,8 @@ interface TurnRun {
   nothingAnswers: boolean;
   /** The model that wrote the answer; NO_MODEL when none was called. */
   model: string;
+  /** The answering model's calls this turn (each tool round, and the answer unless the turn ended with the hand-off). */
+  modelCalls: number;
   usage: TokenUsage;
   sideCalls: SideModelCall[];
   memoryReport: MemoryReport;
@@ -275,6 +277,7 @@ export class ChatService {
       confidence: 1,
       nothingAnswers: false,
       model: NO_MODEL,
+      modelCalls: 0,
       usage: NO_USAGE,
       sideCalls: [],
       memoryReport: unsentMemory(turn.memory),
@@ -365,6 +368,7 @@ export class ChatService {
       confidence: result.confidence,
       nothingAnswers: result.nothing_answers ?? false,
       model: result.model,
+      modelCalls: result.messages.filter((m) => m.getType() === 'ai').length + (result.response === undefined ? 0 : 1),
       usage: result.usage,
       sideCalls: result.side_calls,
       memoryReport: result.memory_report,
@@ -435,8 +439,7 @@ export class ChatService {
 
   /** Every call on the bill: the answer's, and the summary's and query rewrite's beside it. */
   private bill(run: TurnRun) {
-    const modelCalls = run.messages.filter((m) => m.getType() === 'ai').length + (run.model !== NO_MODEL && run.response !== '' ? 1 : 0);
-    return turnBill(this.parts.prices ?? {}, { model: run.model, usage: run.usage, calls: run.act ? 0 : modelCalls }, run.sideCalls);
+    return turnBill(this.parts.prices ?? {}, { model: run.model, usage: run.usage, calls: run.modelCalls }, run.sideCalls);
   }
 
   /**

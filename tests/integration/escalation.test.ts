@@ -53,6 +53,8 @@ describe('the hand_off_to_person tool, with a model (loopback)', () => {
       handoff_summary: expect.stringContaining('[card ending 4242]'),
     });
     expect(body.handoff_summary).not.toContain(CARD);
+    // One model call on the bill: the turn ended with the hand-off.
+    expect(body.usage.by_purpose.answer.calls).toBe(1);
 
     const history = await online().getHistory('handoff-model');
     expect(history.body).toMatchObject({ escalation_reason: 'model', handoff_summary: body.handoff_summary });
@@ -105,7 +107,7 @@ describe('conversation acts, before search', () => {
   });
 
   it('answers a German greeting in German offline, without changing a language the conversation keeps', async () => {
-    const first = await offline().postChat({ message: 'Hallo!', session_id: 'acts-hallo' });
+    const first = await offline().postChat({ message: 'Guten Morgen!', session_id: 'acts-morgen' });
     expect(first.body).toMatchObject({ language: 'de', escalated: false, sources: [] });
     // A conversation that keeps English is not flipped by a short German word.
     await offline().postChat({ message: 'How long does delivery to Norway take?', session_id: 'acts-kept' });

@@ -5,7 +5,7 @@ import { tracedNode, tracedTools } from '../observability/instrument';
 import type { Tracing } from '../observability/langfuse';
 import { traceText } from '../observability/personal-data';
 import { makeApplyMemoryNode, type ApplyMemoryOptions } from './nodes/apply-memory';
-import { makeGenerateResponseNode, routeAfterResponse, type GenerateResponseOptions } from './nodes/generate-response';
+import { makeGenerateResponseNode, routeAfterResponse, routeAfterTools, type GenerateResponseOptions } from './nodes/generate-response';
 import { makeRetrieveNode } from './nodes/retrieve';
 import { makeRewriteQueryNode, type RewriteQueryOptions } from './nodes/rewrite-query';
 import { derivedFromTools } from './tool-list';
@@ -16,12 +16,15 @@ export interface SupportGraphParts extends ApplyMemoryOptions, GenerateResponseO
   retriever: Retriever;
   /** Puts a similarity on the escalation threshold's scale, where the threshold was calibrated (EscalationCalibration); 1 otherwise. */
   meaningScale?: () => number;
+  /** Retrieval confidence below this means the help center does not cover the question (word coverage is put on its scale). */
+  escalationThreshold: number;
   /** Each node (and model and tool call) as an observation of the request's trace; off when omitted. */
   tracing?: Tracing;
 }
 
 /**
- * START → rewrite_query → retrieve → apply_memory → generate_response ⇄ tools → END.
+ * START → rewrite_query → retrieve → apply_memory → generate_response ⇄ tools → END
+ * (after the tools too, when the model called hand_off_to_person).
  * Exported so tests can compile it with their own parts.
  */
 export function buildSupportGraph(parts: SupportGraphParts) {
@@ -65,7 +68,7 @@ export function buildSupportGraph(parts: SupportGraphParts) {
       'generate_response',
       tracedNode(tracing, 'generate_response', 'span', makeGenerateResponseNode(parts), {
         output: (update) => ({
-          output: update.response !== undefined ? { escalated: update.escalated } : { tool_calls: toolCallNames(update) },
+          output: update.response !== undefined ? { nothing_answers: update.nothing_answers } : { tool_calls: toolCallNames(update) },
         }),
       }),
     )
@@ -78,7 +81,7 @@ export function buildSupportGraph(parts: SupportGraphParts) {
     .addEdge('retrieve', 'apply_memory')
     .addEdge('apply_memory', 'generate_response')
     .addConditionalEdges('generate_response', routeAfterResponse, ['tools', END])
-    .addEdge('tools', 'generate_response');
+    .addConditionalEdges('tools', routeAfterTools, ['generate_response', END]);
 }
 
 function toolCallNames(update: SupportStateUpdate): string[] {

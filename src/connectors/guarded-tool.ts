@@ -67,6 +67,14 @@ export interface SentToolCall {
  */
 export type ToolOutcome = 'answered' | 'not_found' | 'failed' | 'sign_in' | 'proof_limited' | 'not_sent';
 
+/**
+ * Whether the shop's system itself failed on this call: it timed out, could not be reached
+ * or answered 5xx (the turn escalates as tool_failed). A 4xx is about the request, not the system.
+ */
+export function systemFailed(call: SentToolCall): boolean {
+  return call.outcome === 'failed' && !call.failure?.startsWith('http_4');
+}
+
 /** Whether a ToolMessage's artifact is a connector's SentToolCall. */
 export function isSentToolCall(value: unknown): value is SentToolCall {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'sent_tool_call';
@@ -196,6 +204,7 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
         if (!value) return [`The signed-in customer's e-mail address is not known to this service, so ${spec.name} was not called.`, record(null, 'not_sent')];
         args[name] = value;
       }
+      let failed = false;
       const text = await ctx.tracing.observe(`${spec.trace.kind} ${spec.name}`, 'span', { source: spec.trace.source, operation: spec.name, method: spec.trace.method }, async (span) => {
         const startedAt = performance.now();
         const deadline = AbortSignal.timeout(spec.timeoutMs);
@@ -253,7 +262,7 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
         });
         return shown.text;
       });
-      return [text, record(sentArguments)];
+      return [text, { ...record(sentArguments), ...(failed ? { failed: true as const } : {}) }];
     },
     {
       name: spec.name,

@@ -26,6 +26,8 @@ const agentSchema = z.strictObject({
   memory: memoryStrategySchema.optional(),
   /** Whether a verified customer's earlier conversations are summarised into the prompt by default. */
   memory_injection: z.boolean().optional(),
+  /** Whether the model may hand the conversation to a person (the built-in hand_off_to_person tool); default true. */
+  hand_off: z.boolean().default(true),
 });
 
 /** Days and a time range: `mon-fri: 09:00-17:00`, `sat: [10:00-14:00, 22:00-02:00]`. */
@@ -52,6 +54,17 @@ const supportHoursSchema = z.strictObject({
 const widgetLabelsSchema = z.strictObject(Object.fromEntries(Object.keys(DEFAULT_LABELS).map((name) => [name, text(300).optional()])) as Record<WidgetLabel, z.ZodOptional<ReturnType<typeof text>>>);
 
 /**
+ * The short replies to small talk (docs/escalation.md, Conversation acts), each optional: a reply the
+ * shop leaves out is the built-in one in the customer's language (defaultActReply).
+ */
+const actRepliesSchema = z.strictObject({
+  greeting: text(500).optional(),
+  thanks: text(500).optional(),
+  goodbye: text(500).optional(),
+  acknowledgement: text(500).optional(),
+});
+
+/**
  * One language's words, every field optional: what it leaves out is the built-in words of
  * that language (src/shop/words/), see wordsFor. src/shop/words/types.ts says what each is.
  */
@@ -64,6 +77,8 @@ const wordSetSchema = z.strictObject({
   order_not_found: text(1000).optional(),
   proof_limited: text(1000).optional(),
   page_intro: text(1000).optional(),
+  /** The replies to small talk in this language; one left out is the built-in one in this language, not the default language's. */
+  acts: actRepliesSchema.optional(),
   widget: z
     .strictObject({
       title: text(80).optional(),

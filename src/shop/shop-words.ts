@@ -1,3 +1,4 @@
+import { defaultActReply, type SmallTalkAct } from '../chat/conversation-acts';
 import { describeHours, type SupportHours } from '../chat/support-hours';
 import type { LanguageWords, ShopWords } from './shop-file';
 import { fill, type WidgetLabel, type WidgetLabels } from './widget-labels';
@@ -113,4 +114,14 @@ export function escalationOffer(shop: WordSource, supportHours: SupportHours): (
     if (open !== false) return set.human_offer;
     return fill(set.outside_hours, { hours: describeHours(schedule, wordsLanguage(shop, language)) ?? set.widget.labels.support_hours });
   };
+}
+
+/**
+ * The reply to small talk in a language: the shop's own for that language (`words.<lang>.acts`,
+ * or the top-level `words.acts` for the default language), else the built-in one in that
+ * language. Unlike the other words, a language never gets the default language's reply.
+ */
+export function actReply(words: ShopWords, defaultLanguage: string, act: SmallTalkAct, language: string): string {
+  const own = language === defaultLanguage ? words.acts : words.by_language[language]?.acts;
+  return own?.[act] ?? defaultActReply(act, language);
 }

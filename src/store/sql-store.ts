@@ -84,6 +84,8 @@ const FN = {
     p_escalated: 'boolean',
     p_handler: 'text',
     p_waiting: 'boolean',
+    // Migration 20261127110000_escalation_reasons.
+    p_escalation_reason: 'text',
     p_after_updated_at: 'text',
     p_after_session_id: 'text',
     p_limit: 'integer',
@@ -139,6 +141,8 @@ export interface MessageRow {
   token_count: number;
   confidence: number | null;
   escalated: boolean | null;
+  /** Migration 20261127110000_escalation_reasons. */
+  escalation_reason?: string | null;
   metadata: Record<string, unknown> | string | null;
   created_at: Date | string;
 }
@@ -153,6 +157,9 @@ interface SessionRow {
   token_count: number | string;
   active: boolean;
   escalated: boolean;
+  /** Migration 20261127110000_escalation_reasons. */
+  escalation_reason?: string | null;
+  handoff_summary?: string | null;
   memory_strategy: ConversationMemorySetting | string | null;
   summary: string | null;
   summarized_through_seq: number | null;
@@ -176,6 +183,7 @@ function turnArgs(turn: TurnToAppend) {
     token_count: m.tokenCount,
     confidence: m.confidence ?? null,
     escalated: m.escalated ?? null,
+    escalation_reason: m.escalationReason ?? null,
     metadata: m.metadata ?? {},
   }));
   return { p_session_id: turn.sessionId, p_user_id: turn.userId, p_agent_type: turn.agentType, p_messages: messages };
@@ -338,6 +346,7 @@ export class SqlStore implements ChatStore, KnowledgeStore, IdempotencyStore {
       p_escalated: query.escalated ?? null,
       p_handler: query.handler ?? null,
       p_waiting: query.waiting ?? null,
+      p_escalation_reason: query.escalationReason ?? null,
       p_after_updated_at: query.after?.updatedAt ?? null,
       p_after_session_id: query.after?.sessionId ?? null,
       p_limit: query.limit + 1,
@@ -522,6 +531,7 @@ export function toStoredMessage(r: MessageRow): StoredMessage {
     tokenCount: Number(r.token_count),
     confidence: r.confidence === null ? null : Number(r.confidence),
     escalated: r.escalated,
+    escalationReason: r.escalation_reason ?? null,
     metadata: parseJsonColumn(r.metadata) ?? {},
     createdAt: new Date(r.created_at),
   };
@@ -538,6 +548,8 @@ function toSessionRecord(r: SessionRow): SessionRecord {
     tokenCount: Number(r.token_count),
     active: r.active,
     escalated: r.escalated,
+    escalationReason: r.escalation_reason ?? null,
+    handoffSummary: r.handoff_summary ?? null,
     memorySetting: parseJsonColumn(r.memory_strategy),
     summary: r.summary,
     summarizedThroughSeq: r.summarized_through_seq === null ? null : Number(r.summarized_through_seq),

@@ -32,6 +32,8 @@ export interface StoredMessage {
   tokenCount: number;
   confidence: number | null;
   escalated: boolean | null;
+  /** Why an escalated answer was escalated (docs/escalation.md); null on every other message. */
+  escalationReason: string | null;
   metadata: Record<string, unknown>;
   createdAt: Date;
 }
@@ -46,6 +48,8 @@ export interface NewMessage {
   tokenCount: number;
   confidence?: number;
   escalated?: boolean;
+  /** On an escalated answer: why. The session keeps the latest (and the answer's metadata.handoff_summary). */
+  escalationReason?: string;
   metadata?: Record<string, unknown>;
 }
 
@@ -61,6 +65,10 @@ export interface SessionRecord {
   tokenCount: number;
   active: boolean;
   escalated: boolean;
+  /** The reason of the conversation's latest escalated answer; null when none was escalated. */
+  escalationReason: string | null;
+  /** What the model told the person who takes over (hand_off_to_person), from its latest hand-off; null without one. */
+  handoffSummary: string | null;
   /** The conversation-level memory setting (PATCH …/memory), or null. */
   memorySetting: ConversationMemorySetting | null;
   /** The rolling summary of the summarize strategy, and the last seq it covers. */
@@ -86,6 +94,8 @@ export interface SessionListQuery {
   handler?: 'bot' | 'human';
   /** Only the waiting queue (true: escalated, held by nobody, the customer's last message unanswered), or only the others (false). */
   waiting?: boolean;
+  /** Only conversations whose latest escalation had this reason. */
+  escalationReason?: string;
   limit: number;
   /** Where the previous page ended (its nextCursor). */
   after?: SessionCursor;

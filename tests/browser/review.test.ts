@@ -232,7 +232,7 @@ test('a reload keeps the agent signed in and reopens the conversation in the add
   await page.reload();
   await page.locator('#transcript .entry').first().waitFor();
   await expect(page.locator('#detail-facts').textContent()).resolves.toContain('telescope-customer');
-  await expect(page.locator('#transcript .entry.assistant .badge.escalated').textContent()).resolves.toBe('Escalated');
+  await expect(page.locator('#transcript .entry.assistant .badge.escalated').textContent()).resolves.toBe('Escalated: not in the help center');
   await sessionButtons().first().waitFor();
   await saveScreenshot(page, 'review-escalated');
 });

@@ -274,6 +274,43 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect((await subject.chat.listSessions({ limit: 10, escalated: true })).sessions.map((s) => s.sessionId)).toEqual(['contract:list.escalated']);
       expect((await subject.chat.listSessions({ limit: 10, escalated: false })).sessions).toHaveLength(5);
     });
+
+    it("stores why an answer was escalated; the session keeps its latest escalation's reason and hand-off summary", async () => {
+      const escalatedAnswer = (escalationReason: string, metadata: Record<string, unknown> = {}): NewMessage => ({
+        ...answer('A person will follow up.'),
+        escalated: true,
+        escalationReason,
+        metadata,
+      });
+      const first = await turn('contract:reason.1', [
+        user('Where is my refund?'),
+        escalatedAnswer('model', { handoff_summary: 'Refund for order 7 not received; the policy passages did not cover it.' }),
+      ]);
+      expect(first.map((m) => m.escalationReason)).toEqual([null, 'model']);
+      expect(await subject.chat.getSession('contract:reason.1')).toMatchObject({
+        escalationReason: 'model',
+        handoffSummary: 'Refund for order 7 not received; the policy passages did not cover it.',
+      });
+
+      // An answer that is not escalated changes neither; a later escalation's reason replaces the reason, and the summary stays until a new one.
+      await turn('contract:reason.1', [user('ok'), { ...answer('Thanks for waiting.'), escalated: false }]);
+      expect(await subject.chat.getSession('contract:reason.1')).toMatchObject({ escalationReason: 'model' });
+      await turn('contract:reason.1', [user('A person, please'), escalatedAnswer('customer_asked')]);
+      expect(await subject.chat.getSession('contract:reason.1')).toMatchObject({
+        escalationReason: 'customer_asked',
+        handoffSummary: 'Refund for order 7 not received; the policy passages did not cover it.',
+      });
+      expect((await subject.chat.listRecentMessages('contract:reason.1', 10)).map((m) => m.escalationReason)).toEqual([null, 'model', null, null, null, 'customer_asked']);
+
+      await turn('contract:reason.2', [user('Do you sell bikes?'), escalatedAnswer('not_in_help_center')]);
+      await turn('contract:reason.3', [user('Hello'), answer('Hi!')]);
+      expect(await subject.chat.getSession('contract:reason.3')).toMatchObject({ escalationReason: null, handoffSummary: null });
+      const withReason = async (escalationReason: string) =>
+        (await subject.chat.listSessions({ limit: 10, escalationReason })).sessions.map((s) => [s.sessionId, s.escalationReason, s.handoffSummary !== null]);
+      expect(await withReason('not_in_help_center')).toEqual([['contract:reason.2', 'not_in_help_center', false]]);
+      expect(await withReason('customer_asked')).toEqual([['contract:reason.1', 'customer_asked', true]]);
+      expect(await withReason('model')).toEqual([]);
+    });
   });
 
   describe(`human takeover contract on ${backend}`, () => {

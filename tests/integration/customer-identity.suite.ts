@@ -289,7 +289,7 @@ export function describeIdentityAttacks(getHarness: () => IdentityHarness): void
       const client = newClient();
       // Ingrid, verified, leaves a summary behind.
       let reply = await chat(h.online, { message: 'I prefer WhatsApp.', memory_strategy: strategy, memory_injection: true }, { ...client, ...ingrid });
-      for (const message of ['My office is in Ljubljana.', 'Thanks!']) {
+      for (const message of ['My office is in Ljubljana.', 'I work on weekdays only.']) {
         const next = continuing(reply);
         reply = await chat(h.online, { ...next.body, message, memory_strategy: strategy, memory_injection: true }, { ...client, ...next.headers, ...ingrid });
         expect(reply.status).toBe(200);
@@ -303,12 +303,12 @@ export function describeIdentityAttacks(getHarness: () => IdentityHarness): void
       expect(claimed.body.memory.memory_injection).toBe(false);
       expect(systemPromptSent(h.stub)).not.toContain('Ljubljana');
       // While Ingrid herself gets it.
-      await chat(h.online, { message: 'Hello again', memory_injection: true }, { ...client, ...ingrid });
+      await chat(h.online, { message: 'What do you know about my office?', memory_injection: true }, { ...client, ...ingrid });
       expect(systemPromptSent(h.stub)).toContain('Ljubljana');
 
       // A conversation that only claims Mateo's id writes no memory for him.
       reply = await chat(h.online, { message: 'I live at the lighthouse.', user_id: 'mateo.ruiz@example.com', memory_strategy: strategy, memory_injection: true }, client);
-      for (const message of ['Call me at night.', 'Thanks!']) {
+      for (const message of ['Call me at night.', 'Or in the early morning.']) {
         const next = continuing(reply);
         reply = await chat(h.online, { ...next.body, message, user_id: 'mateo.ruiz@example.com', memory_strategy: strategy, memory_injection: true }, { ...client, ...next.headers });
         expect(reply.status).toBe(200);
@@ -324,9 +324,9 @@ export function describeIdentityAttacks(getHarness: () => IdentityHarness): void
       const strategy = { mode: 'summarize', context_limit: 2, keep_last_n_turns: 1 };
       const client = newClient();
       // Anonymous, claiming to be Amara: the label is stored with the session.
-      let reply = await chat(h.online, { message: 'Hi there', user_id: 'amara.okafor@example.com' }, client);
+      let reply = await chat(h.online, { message: 'Is my order on its way?', user_id: 'amara.okafor@example.com' }, client);
       const mateo = await customerTokenHeader('mateo.ruiz@example.com');
-      for (const message of ['Remember this.', 'And this.', 'Thanks!']) {
+      for (const message of ['Remember this.', 'And this.', 'And that too.']) {
         const next = continuing(reply);
         reply = await chat(h.online, { ...next.body, message, memory_strategy: strategy, memory_injection: true }, { ...client, ...next.headers, ...mateo });
         expect(reply.status).toBe(200);

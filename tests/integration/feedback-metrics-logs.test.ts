@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { createLogger } from '../../src/observability/logger';
 import { FEEDBACK_COMMENT_MAX_CHARS } from '../../src/http/routes/feedback';
 import type { OpenAIStub } from '../support/openai-stub';
+import { metric } from '../support/metrics';
 import { postStream } from '../support/sse';
 import { startOfflineAndOnline, TEST_AGENT_KEY, type OfflineAndOnline, type TestService } from '../support/test-service';
 
@@ -48,17 +49,6 @@ async function postFeedback(service: TestService, body: unknown, headers: Record
   return { status: response.status, body: (await response.json()) as any };
 }
 
-/** One sample of the Prometheus text, 0 when it is not there yet. */
-async function metric(service: TestService, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`${service.baseURL}/metrics`)).text();
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
-  }
-  return 0;
-}
 
 describe('POST /api/v1/chat/feedback', () => {
   let answer: any;

@@ -90,7 +90,7 @@ test("the model's call of the shop's action reaches its API once, for the verifi
   const system = (requests[0]!.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'system')!;
   expect(system.content).toContain('You are the support assistant of Bramble Books, an independent bookshop.');
   const offered = (requests[0]!.body.tools as Array<{ function: { name: string; description: string } }>).map((t) => t.function);
-  expect(offered.map((f) => f.name)).toEqual(['search_knowledge_base', 'listMyOrders']);
+  expect(offered.map((f) => f.name)).toEqual(['search_knowledge_base', 'listMyOrders', 'hand_off_to_person']);
   expect(offered[0]!.description).toContain("Search Bramble Books' knowledge base (articles such as: Returning a book)");
   for (const request of requests) expect(JSON.stringify(request.body)).not.toMatch(/northwind/i);
 });
@@ -115,7 +115,7 @@ test('the history shows the call as it was sent, the bound argument marked, the 
 
   // The next turn gives the model its own call back, not the bound value.
   stub.enqueueChat({ content: 'Anything else?' });
-  await service.postChat({ message: 'Thanks', session_id: body.session_id }, await customerTokenHeader(ADA));
+  await service.postChat({ message: 'And the ones still on their way?', session_id: body.session_id }, await customerTokenHeader(ADA));
   const replayed = (stub.chatRequests().at(-1)!.body.messages as Array<{ role: string; tool_calls?: Array<{ function: { arguments: string } }> }>).find((m) => m.tool_calls)!;
   expect(JSON.parse(replayed.tool_calls![0]!.function.arguments)).toEqual({ customerId: GRACE, status: 'shipped' });
 });

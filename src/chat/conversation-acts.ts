@@ -1,0 +1,1005 @@
+import { boundedSearchText } from '../knowledge/search-query';
+
+/**
+ * Conversation acts: what a whole customer message is when it is not a question for
+ * the help center. Small talk (a greeting, thanks, a goodbye, an "ok") gets a short
+ * reply and no search; a request for a person is handed over at once.
+ *
+ * The wordings are data, per language (WORDINGS below); the matcher is one pass over
+ * the message's words, so it costs what the message's length costs (it runs on every
+ * message, hostile ones included). Matching ignores case, accents, punctuation, emoji,
+ * repeated letters ("thaaanks"), "ae/oe/ue" for "ä/ö/ü" and one-letter typos of longer
+ * words.
+ *
+ * Precision comes first: a message that also asks or tells anything else is not small
+ * talk, and a mention of people ("can a person pick up my parcel?", "is a real person
+ * reading this?", "am I talking to a human?") is not a request for one. Only a wording
+ * of being put in touch ("talk to", "connect me with"), of wanting one ("I want a
+ * human") or a person named alone or with "please" ("agent", "Mitarbeiter bitte") is.
+ */
+
+export type SmallTalkAct = 'greeting' | 'thanks' | 'goodbye' | 'acknowledgement';
+export type ConversationAct = SmallTalkAct | 'ask_for_person';
+
+export interface RecognizedAct {
+  act: ConversationAct;
+  /** BCP-47 primary subtag the wording belongs to, when the wording tells (e.g. 'de' for "danke"); null for language-neutral ("ok", "👍"). */
+  language: string | null;
+}
+
+/** How a language words small talk and asking for a person. Every entry is matched as normalized words (see `wordsOf`). */
+interface LanguageWordings {
+  greeting?: string[];
+  thanks?: string[];
+  goodbye?: string[];
+  acknowledgement?: string[];
+  /** Words that go with small talk but are none on their own ("so much", "dir", "everyone"). */
+  smallTalkFillers?: string[];
+  /** Who can answer in person. A trailing `*` matches any ending ("mitarbeiter*": Mitarbeiterin, Mitarbeitern). */
+  person?: string[];
+  /** "Someone": a person only when the message also asks to be put in touch ("talk to someone"). */
+  someone?: string[];
+  /** Being put in touch, on either side of the person ("talk to", "connect me", "sprechen", "と話したい"). */
+  contact?: string[];
+  /** Being put in touch, said after the person ("a human I can talk to", "someone to speak with"). */
+  contactFollowing?: string[];
+  /** Wanting, right before a person who ends the clause ("I want a human", "ich will einen Menschen"; not "I would like a person to sign for it"). */
+  want?: string[];
+  /** Asking for, right before a person who ends the clause ("can I get a human?", not "can I have a person collect it?"). */
+  askFor?: string[];
+  /** True when a wording of contact may also follow its person ("mit einem Menschen sprechen", "オペレーターと話したい"); else it must come first ("talk to a human"). */
+  contactAfter?: boolean;
+  /**
+   * True when the person of a wording of contact follows an article, a preposition or the
+   * wording itself ("talk to a human", "einen Mitarbeiter sprechen"; not "Sprechen Ihre
+   * Mitarbeiter Englisch?", "Wie viele Menschen sprechen Deutsch?").
+   */
+  articles?: boolean;
+  /** What may close a request for a person, and with a person alone makes one: "please", "now", "not a bot" ("human please", "Mitarbeiter bitte"). */
+  please?: string[];
+  /** Words that may stand around a person named alone ("a", "real", "einen", "echten"). */
+  personFillers?: string[];
+  /** Words a person-word starts that are no person ("human resources", "人工智能"). */
+  notPerson?: string[];
+  /** Words that, right before a wording of contact, turn it around ("not", "nicht", "не"). */
+  negation?: string[];
+}
+
+/** The wordings of language-neutral small talk: they name no language. */
+const NEUTRAL: LanguageWordings = {
+  acknowledgement: ['ok', 'okay', 'okey', 'oki', 'okk', 'k', 'kk', 'super', 'top', 'okidoki', '👍', '👌', '🆗', '✅', '🙂👍'],
+  thanks: ['🙏'],
+  smallTalkFillers: ['👋', '😊', '🙂', '😀', '😃', '😄', '😁', '☺', '❤', '♥', '😉', '🤗', '🥰', '😍', '🙌', 'xd', 'xx', 'xo', 'xoxo'],
+  personFillers: [],
+};
+
+/** Wordings per language (ISO 639-1 code). A wording shared by languages is listed once, under the one it is most often in. */
+const WORDINGS: Record<string, LanguageWordings> = {
+  en: {
+    greeting: [
+      'hi', 'hello', 'hey', 'heya', 'hiya', 'howdy', 'yo', 'hi there', 'hello there', 'hey there', 'good morning', 'good afternoon', 'good evening',
+      'morning', 'greetings', 'hellp', 'helo', 'hii', 'hai', 'anyone there', 'is anyone there', 'anybody there', 'is anybody there', 'anyone here',
+    ],
+    thanks: ['thanks', 'thank you', 'thank u', 'thankyou', 'thx', 'thnx', 'thanx', 'tnx', 'ty', 'tysm', 'tyvm', 'thanks a lot', 'many thanks', 'cheers', 'much appreciated', 'appreciate it', 'thanks a bunch', 'thanks a million', 'ta', 'thank', 'thks', 'thnks', 'tks'],
+    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks'],
+    acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'great stuff', 'roger', 'cool beans'],
+    smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again'],
+    person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one'],
+    someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague'],
+    contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak'],
+    contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with'],
+    want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me'],
+    askFor: ['can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'can you get', 'can you give me'],
+    please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent', 'not a bot', 'not a robot', 'not a machine', 'not an ai', 'instead', 'to help me', 'who can help me', 'immediately'],
+    personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me'],
+    notPerson: ['human resources', 'human error', 'human rights', 'human body', 'human nature', 'in person', 'person who', 'customer service hours', 'agent who', 'personal', 'manager who', 'delivery person', 'delivery agent', 'travel agent', 'user agent'],
+    articles: true,
+    negation: ['not', 'dont', 'do not', 'never', 'no need', 'doesnt', 'didnt', 'wont', 'cant', 'without'],
+  },
+  de: {
+    greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen', 'hallo ihr lieben', 'ist da jemand', 'jemand da'],
+    thanks: ['danke', 'danke schön', 'dankeschön', 'danke sehr', 'vielen dank', 'vielen lieben dank', 'lieben dank', 'herzlichen dank', 'besten dank', 'tausend dank', 'danke vielmals', 'merci vielmals', 'dankesehr', 'dankee', 'danköö', 'dange'],
+    goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende', 'nein danke', 'das wars', 'das war es', 'das war alles', 'das ist alles', 'das wäre alles', 'das wäre es', 'sonst nichts', 'nichts mehr'],
+    acknowledgement: ['das hilft', 'das hilft mir', 'das hat geholfen', 'hat geholfen', 'alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'mega', 'okay dann', 'ok dann'],
+    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort'],
+    person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'einen menschen', 'einem menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*'],
+    // "Mensch" alone is also an exclamation ("Mensch, wo bleibt mein Paket?").
+    someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen'],
+    contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie'],
+    want: ['ich will', 'ich möchte', 'ich moechte', 'ich brauche', 'ich hätte gern', 'ich hätte gerne', 'ich wünsche', 'will', 'möchte', 'brauche'],
+    askFor: ['kann ich', 'könnte ich', 'darf ich'],
+    contactAfter: true,
+    articles: true,
+    please: ['bitte', 'bitteschön', 'sofort', 'jetzt', 'dringend', 'asap', 'keinen bot', 'keinen roboter', 'keine ki'],
+    personFillers: ['ein', 'einen', 'einem', 'einer', 'eine', 'echten', 'echte', 'echter', 'mit', 'den', 'dem', 'der', 'die', 'zu', 'zum', 'ihren', 'einem echten', 'richtigen', 'richtige', 'menschlichen'],
+    notPerson: ['person die', 'mitarbeiter die', 'mitarbeiter haben', 'mitarbeiter habt', 'menschen die', 'menschheit', 'menschlich', 'personal', 'personen', 'mitarbeiterzahl', 'person abholen'],
+    negation: ['nicht', 'kein', 'keinen', 'keine', 'keinem', 'nie', 'niemals', 'ohne'],
+  },
+  fr: {
+    greeting: ['bonjour', 'bonsoir', 'salut', 'coucou', 'bonjour à tous', 'bjr', 'slt', 'bonjour madame', 'bonjour monsieur', 'allo', 'allô', 'rebonjour'],
+    thanks: ['merci', 'merci beaucoup', 'merci bien', 'mercii', 'merci bcp', 'merci infiniment', 'mille mercis', 'merci mille fois', 'je vous remercie', 'je te remercie', 'grand merci', 'mrc'],
+    goodbye: ['au revoir', 'bonne journée', 'bonne soirée', 'à bientôt', 'a bientot', 'à plus', 'bonne fin de journée', 'bonne nuit', 'adieu', 'à la prochaine', 'bon week end', 'bon weekend', 'non merci', "c'est tout", "ce sera tout"],
+    acknowledgement: ["d'accord", 'dacc', 'dac', 'parfait', 'très bien', 'tres bien', 'entendu', 'compris', 'bien reçu', 'bien noté', 'noté', 'génial', 'nickel', "c'est noté", "c'est parfait", "c'est bon", "ça marche", 'ça roule', 'impeccable', 'pas de souci', 'pas de problème', 'je vois', 'bien', 'excellent', 'formidable'],
+    smallTalkFillers: ['à vous', 'a vous', 'vous', 'à toi', 'toi', 'pour votre aide', 'pour ton aide', "pour l'info", 'pour les infos', 'pour la réponse', 'pour tout', 'encore', 'et', 'alors', 'oh', 'ah', 'bien', 'beaucoup', 'madame', 'monsieur', 'tout le monde', 'encore une fois', 'donc', 'vraiment', 'à tous', 'infiniment', "d'avance"],
+    person: ['conseiller*', 'conseillère*', 'humain', 'un humain', 'être humain', 'personne réelle', 'vraie personne', 'vrai personne', 'une personne', 'agent', 'opérateur*', 'operateur*', 'service client', 'responsable', 'interlocuteur*', 'quelquun de réel', 'un vrai humain', 'technicien*', 'une vraie personne'],
+    someone: ['quelquun', "quelqu'un"],
+    contact: ['parler', 'discuter', 'échanger', 'joindre', 'contacter', 'mettre en relation', 'mettez moi', 'me mettre', 'passez moi', 'passer', 'transférer', 'transferez moi', 'me passer', 'avoir'],
+    want: ['je veux', 'je voudrais', 'je souhaite', 'jaimerais', "j'aimerais", 'je demande', 'puis je avoir', 'je peux avoir', 'veux', 'voudrais'],
+    please: ['svp', 'stp', "s'il vous plaît", "s'il vous plait", "s'il te plaît", 'sil vous plait', 'merci', 'vite', 'maintenant'],
+    personFillers: ['un', 'une', 'le', 'la', 'à', 'a', 'avec', 'vrai', 'vraie', 'réel', 'réelle', 'du', 'au'],
+    notPerson: ['personne ne', 'personne na', 'humanité'],
+    articles: true,
+    negation: ['ne', 'pas', 'jamais', 'sans'],
+  },
+  es: {
+    greeting: ['hola', 'holaa', 'buenos días', 'buenos dias', 'buen día', 'buenas', 'buenas tardes', 'buenas noches', 'qué tal', 'que tal', 'saludos', 'hola buenas'],
+    thanks: ['gracias', 'muchas gracias', 'mil gracias', 'muchísimas gracias', 'gracias mil', 'te agradezco', 'se lo agradezco', 'le agradezco', 'grax', 'grasias'],
+    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'no gracias', 'eso es todo', 'nada más'],
+    acknowledgement: ['vale', 'perfecto', 'entendido', 'de acuerdo', 'genial', 'muy bien', 'bien', 'claro', 'listo', 'entiendo', 'estupendo', 'excelente', 'okey', 'dale', 'bueno', 'está bien', 'esta bien', 'sin problema', 'ya veo', 'guay', 'chévere', 'sale'],
+    smallTalkFillers: ['a ti', 'a usted', 'por tu ayuda', 'por su ayuda', 'por la ayuda', 'por la información', 'por todo', 'de nuevo', 'otra vez', 'y', 'pues', 'ah', 'oh', 'amigo', 'señor', 'señora', 'a todos', 'entonces', 'de antemano'],
+    person: ['persona', 'persona real', 'una persona', 'humano', 'un humano', 'ser humano', 'agente*', 'asesor', 'asesora', 'operador*', 'representante*', 'servicio al cliente', 'atención al cliente', 'empleado*', 'encargado*', 'alguien real', 'persona de verdad', 'ejecutivo*'],
+    someone: ['alguien'],
+    contact: ['hablar', 'conversar', 'comunicarme', 'contactar', 'chatear', 'pásame', 'pasame', 'páseme', 'paseme', 'comuníqueme', 'comuniqueme', 'conectarme', 'conécteme', 'transferirme', 'transfiéreme', 'transfiérame', 'contacto'],
+    want: ['quiero', 'quisiera', 'necesito', 'me gustaría', 'me gustaria', 'deseo', 'puedo tener', 'quiero un', 'quiero una'],
+    please: ['por favor', 'porfa', 'porfavor', 'xfa', 'ya', 'urgente', 'ahora'],
+    personFillers: ['un', 'una', 'el', 'la', 'con', 'real', 'de verdad', 'al', 'a'],
+    notPerson: ['persona que', 'personas', 'humanos', 'humanidad'],
+    articles: true,
+    negation: ['no', 'nunca', 'sin'],
+  },
+  it: {
+    greeting: ['ciao', 'buongiorno', 'buonasera', 'salve', 'buon pomeriggio', 'ehi', 'ciao a tutti', 'buondì'],
+    thanks: ['grazie', 'grazie mille', 'grazie tante', 'molte grazie', 'grazie infinite', 'ti ringrazio', 'la ringrazio', 'vi ringrazio', 'grz', 'graize', 'grazi'],
+    goodbye: ['arrivederci', 'ciao ciao', 'a presto', 'buona giornata', 'buona serata', 'a dopo', 'alla prossima', 'addio', 'buonanotte', 'arrivederla', 'no grazie', 'niente altro', 'è tutto'],
+    acknowledgement: ['va bene', 'perfetto', 'capito', 'ho capito', 'ottimo', 'benissimo', 'bene', "d'accordo", 'daccordo', 'chiaro', 'certo', 'giusto', 'tutto chiaro', 'fantastico', 'eccellente', 'bello'],
+    smallTalkFillers: ['a te', 'a lei', 'a voi', 'per laiuto', "per l'aiuto", 'per le informazioni', 'per tutto', 'ancora', 'e', 'allora', 'ah', 'oh', 'di nuovo', 'davvero', 'tanto', 'tante', 'mille', 'tutti'],
+    person: ['operatore*', 'operatrice*', 'persona', 'persona reale', 'una persona', 'umano', 'essere umano', 'agente*', 'consulente*', 'assistente*', 'servizio clienti', 'addetto*', 'impiegato*', 'responsabile', 'qualcuno di reale', 'persona vera'],
+    someone: ['qualcuno'],
+    contact: ['parlare', 'contattare', 'chattare', 'passarmi', 'passami', 'mi passi', 'mettermi in contatto', 'collegarmi', 'collegami', 'trasferirmi', 'sentire', 'avere'],
+    want: ['voglio', 'vorrei', 'ho bisogno di', 'desidero', 'posso avere', 'mi serve'],
+    please: ['per favore', 'perfavore', 'per piacere', 'grazie', 'subito', 'urgente', 'adesso', 'pf'],
+    personFillers: ['un', 'una', 'uno', 'con', 'il', 'la', 'lo', 'l', 'reale', 'vera', 'vero', 'all', 'al', 'a'],
+    notPerson: ['persona che', 'persone'],
+    articles: true,
+    negation: ['non', 'mai', 'senza'],
+  },
+  nl: {
+    greeting: ['hoi', 'hallo', 'hey', 'goedemorgen', 'goedemiddag', 'goedenavond', 'dag', 'goededag', 'hallo allemaal', 'hoi hoi', 'hee', 'hai'],
+    thanks: ['dank je', 'dank je wel', 'dankjewel', 'dank u', 'dank u wel', 'dankuwel', 'bedankt', 'hartelijk dank', 'heel erg bedankt', 'erg bedankt', 'top bedankt', 'dankje'],
+    goodbye: ['doei', 'doeg', 'tot ziens', 'tot straks', 'tot later', 'fijne dag', 'fijne dag nog', 'een fijne dag', 'houdoe', 'dag dag', 'doeidoei', 'fijn weekend', 'tot de volgende keer', 'nee dank je', 'nee bedankt', 'dat was het'],
+    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed'],
+    // Not "mooi": folded like the wordings ("mooi" → "moi") it would read Finnish "moi" (hi) as "ok".
+    smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast'],
+    person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega'],
+    someone: ['iemand'],
+    contact: ['spreken', 'praten', 'chatten', 'doorverbinden', 'verbind me', 'verbind mij', 'verbinden', 'doorschakelen'],
+    contactAfter: true,
+    articles: true,
+    want: ['ik wil', 'ik zou graag', 'ik wil graag', 'ik heb nodig', 'mag ik', 'kan ik', 'graag'],
+    please: ['alsjeblieft', 'alstublieft', 'aub', 'graag', 'nu', 'svp', 'pls'],
+    personFillers: ['een', 'met', 'de', 'het', 'echte', 'echt'],
+    notPerson: ['persoon die', 'mensen die'],
+    negation: ['niet', 'geen', 'nooit', 'zonder'],
+  },
+  pt: {
+    greeting: ['olá', 'ola', 'oi', 'oii', 'bom dia', 'boa tarde', 'boa noite', 'e aí', 'eai', 'tudo bem', 'oi tudo bem', 'olá tudo bem', 'saudações'],
+    thanks: ['obrigado', 'obrigada', 'muito obrigado', 'muito obrigada', 'obg', 'brigado', 'brigada', 'valeu', 'agradeço', 'obrigadão', 'obrigadao', 'grato', 'grata'],
+    goodbye: ['tchau', 'até logo', 'até mais', 'até breve', 'adeus', 'tenha um bom dia', 'bom dia para você', 'até amanhã', 'falou', 'xau', 'fui', 'não obrigado', 'não obrigada', 'nao obrigado', 'é só isso', 'só isso'],
+    acknowledgement: ['beleza', 'certo', 'entendi', 'entendido', 'perfeito', 'ótimo', 'otimo', 'combinado', 'tá bom', 'ta bom', 'tá', 'blz', 'show', 'legal', 'maravilha', 'tranquilo', 'joia', 'de acordo', 'pode ser', 'compreendi', 'muito bem'],
+    smallTalkFillers: ['pela ajuda', 'por tudo', 'pela informação', 'a você', 'mesmo', 'de novo', 'e', 'então', 'ah', 'oh', 'muito', 'gente', 'pessoal', 'novamente'],
+    person: ['atendente*', 'pessoa', 'uma pessoa', 'pessoa real', 'humano', 'um humano', 'ser humano', 'agente*', 'operador*', 'consultor', 'consultora', 'representante*', 'funcionário*', 'funcionario*', 'suporte humano', 'atendimento humano', 'alguém real', 'gente de verdade', 'pessoa de verdade'],
+    someone: ['alguém', 'alguem'],
+    contact: ['falar', 'conversar', 'contatar', 'transferir', 'me transfere', 'me transfira', 'me passa', 'passar', 'me conecta', 'chamar', 'chama'],
+    want: ['quero', 'queria', 'gostaria', 'preciso', 'posso ter', 'desejo'],
+    please: ['por favor', 'pfv', 'pf', 'porfavor', 'agora', 'urgente', 'já'],
+    personFillers: ['um', 'uma', 'com', 'o', 'a', 'de verdade', 'real', 'ao'],
+    notPerson: ['pessoa que', 'pessoas'],
+    articles: true,
+    negation: ['não', 'nao', 'nunca', 'sem'],
+  },
+  pl: {
+    greeting: ['cześć', 'czesc', 'dzień dobry', 'dzien dobry', 'witam', 'witaj', 'hej', 'siema', 'dobry wieczór', 'halo', 'witam serdecznie', 'elo'],
+    thanks: ['dziękuję', 'dziekuje', 'dzięki', 'dzieki', 'dziękuję bardzo', 'bardzo dziękuję', 'dziękuje', 'dzięks', 'dziekuwa', 'serdecznie dziękuję', 'wielkie dzięki', 'dzieks', 'dziękujemy'],
+    goodbye: ['do widzenia', 'na razie', 'do zobaczenia', 'pa', 'pa pa', 'papa', 'miłego dnia', 'milego dnia', 'żegnam', 'zegnam', 'trzymaj się', 'dobranoc', 'nie dziękuję', 'nie dzięki', 'to wszystko'],
+    acknowledgement: ['jasne', 'rozumiem', 'dobrze', 'okej', 'w porządku', 'w porzadku', 'spoko', 'świetnie', 'swietnie', 'zrozumiałem', 'zrozumiałam', 'idealnie', 'git', 'zgoda', 'doskonale', 'pięknie'],
+    smallTalkFillers: ['bardzo', 'za pomoc', 'za informację', 'za wszystko', 'serdecznie', 'jeszcze raz', 'i', 'no', 'to', 'wielkie', 'ok'],
+    person: ['konsultant*', 'człowiek*', 'czlowiek*', 'osoba', 'osobą', 'osobę', 'pracownik*', 'operator*', 'doradc*', 'agent', 'agenta', 'agentem', 'obsług* klienta', 'obslug* klienta', 'prawdziw* osob*', 'żywym człowiekiem', 'zywym czlowiekiem'],
+    someone: ['kimś', 'kims', 'ktoś', 'ktos'],
+    contact: ['rozmawiać', 'rozmawiac', 'porozmawiać', 'porozmawiac', 'pogadać', 'pogadac', 'połączyć', 'polaczyc', 'połącz', 'polacz', 'przełączyć', 'przelaczyc', 'skontaktować'],
+    want: ['chcę', 'chce', 'chciałbym', 'chcialbym', 'chciałabym', 'chcialabym', 'potrzebuję', 'potrzebuje', 'poproszę', 'poprosze', 'proszę o'],
+    please: ['proszę', 'prosze', 'pls', 'teraz', 'pilne'],
+    personFillers: ['z', 'ze', 'prawdziwym', 'prawdziwą', 'z prawdziwym', 'żywym', 'zywym'],
+    notPerson: ['osoby', 'osób', 'ludzie'],
+    negation: ['nie', 'bez'],
+  },
+  tr: {
+    greeting: ['merhaba', 'merhabalar', 'selam', 'selamlar', 'günaydın', 'gunaydin', 'iyi günler', 'iyi gunler', 'iyi akşamlar', 'iyi aksamlar', 'selamün aleyküm', 'slm', 'mrb'],
+    thanks: ['teşekkürler', 'tesekkurler', 'teşekkür ederim', 'tesekkur ederim', 'çok teşekkürler', 'çok teşekkür ederim', 'sağol', 'sağolun', 'sagol', 'sagolun', 'eyvallah', 'eyv', 'tşk', 'tsk', 'tşkler', 'tskler', 'teşekkürlerr', 'teşekkür'],
+    goodbye: ['hoşça kal', 'hoşçakal', 'hosca kal', 'hoşça kalın', 'görüşürüz', 'gorusuruz', 'güle güle', 'gule gule', 'iyi günler dilerim', 'kendine iyi bak', 'bay bay', 'iyi geceler', 'hayır teşekkürler', 'yok teşekkürler', 'bu kadar'],
+    acknowledgement: ['tamam', 'tamamdır', 'tamamdir', 'anladım', 'anladim', 'peki', 'olur', 'harika', 'süper', 'mükemmel', 'mukemmel', 'anlaşıldı', 'anlasildi', 'güzel', 'guzel', 'oldu', 'tmm', 'okey'],
+    smallTalkFillers: ['çok', 'cok', 'yardımınız için', 'yardiminiz icin', 'için', 'icin', 've', 'ederim', 'ederiz', 'size', 'sana', 'de', 'da', 'o zaman', 'hocam', 'abi', 'abla'],
+    person: ['müşteri temsilci*', 'musteri temsilci*', 'temsilci*', 'insan*', 'gerçek bir insan*', 'canlı destek*', 'canli destek*', 'canlı desteğ*', 'operatör*', 'operator*', 'yetkili*', 'çalışan*', 'calisan*', 'müşteri hizmetleri*', 'musteri hizmetleri*', 'gerçek kişi*', 'gercek kisi*'],
+    someone: ['birisi*', 'birine', 'biriyle'],
+    contact: ['görüşmek', 'gorusmek', 'konuşmak', 'konusmak', 'bağla*', 'bagla*', 'bağlanmak', 'aktar*', 'görüşebilir*', 'konuşabilir*', 'konusabilir*', 'gorusebilir*', 'yönlendir*', 'yonlendir*', 'ulaşmak', 'ulasmak', 'bağlayın', 'bağlar mısınız'],
+    want: ['istiyorum', 'istiyoruz', 'lazım', 'lazim', 'rica ediyorum'],
+    contactAfter: true,
+    please: ['lütfen', 'lutfen', 'lutfn', 'acil', 'hemen', 'şimdi'],
+    personFillers: ['bir', 'ile', 'gerçek', 'gercek', 'ile görüşmek', 'bi'],
+    notPerson: ['insanlar', 'insanlık', 'insanlik', 'biri mi', 'birinin', 'birini'],
+    negation: ['değil', 'degil', 'istemiyorum', 'gerek yok', 'yok'],
+  },
+  ja: {
+    greeting: ['こんにちは', 'こんにちわ', 'こんばんは', 'こんばんわ', 'おはよう', 'おはようございます', 'はじめまして', 'どうも', 'もしもし', 'やあ'],
+    thanks: ['ありがとう', 'ありがとうございます', 'ありがとうございました', 'どうもありがとう', 'どうもありがとうございます', 'サンキュー', 'あざす', 'あざっす', '感謝します', '助かりました', '助かります', 'ありがと'],
+    goodbye: ['さようなら', 'さよなら', 'じゃあね', 'じゃあまた', 'またね', 'では失礼します', '失礼します', 'バイバイ', 'おやすみなさい', 'おやすみ', 'ではまた', 'また今度'],
+    acknowledgement: ['了解', '了解です', '了解しました', 'わかりました', '分かりました', 'はい', 'はい分かりました', 'なるほど', '承知しました', 'かしこまりました', 'オッケー', 'いいですね', '大丈夫です', 'りょ', 'ok です', '理解しました'],
+    smallTalkFillers: ['です', 'ね', 'よ', 'ございます', 'とても', '本当に', 'ほんとうに', 'また', 'では', 'じゃあ', 'あ', 'ああ', 'えー', 'ー', '〜', 'w', 'ｗ'],
+    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人'],
+    someone: ['人', '誰か'],
+    // Not "と話す" (to talk with): "人と話すのが苦手です" says talking to people is hard.
+    contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送'],
+    contactAfter: true,
+    notPerson: ['人間関係', '人間工学'],
+  },
+  zh: {
+    greeting: ['你好', '您好', '嗨', '哈喽', '哈啰', '早上好', '下午好', '晚上好', '早', '早安', '大家好', '在吗', '在么', '你好呀', '你好啊', '喂'],
+    thanks: ['谢谢', '谢谢你', '谢谢您', '多谢', '感谢', '非常感谢', '感谢您', '太感谢了', '谢啦', '谢了', '3q', '谢谢啦', '十分感谢', '萬分感謝', '謝謝', '多謝', '感謝'],
+    goodbye: ['再见', '拜拜', '回见', '下次见', '再會', '再見', '晚安', '祝您愉快', '祝你愉快', '先这样', '88'],
+    acknowledgement: ['好的', '好', '好吧', '明白', '明白了', '知道了', '了解', '了解了', '收到', '行', '可以', '没问题', '懂了', 'ok的', '嗯', '嗯嗯', '好嘞', '好滴', '清楚了', '太好了', '完美'],
+    smallTalkFillers: ['你', '您', '了', '啊', '呀', '哦', '噢', '喔', '啦', '嘛', '吧', '呢', '的', '非常', '很', '真', '真的', '那', '那就', '那么', '就', '大家', '亲', '哈哈', '呵呵'],
+    person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人'],
+    // Not "和" or "跟" (with): "和客服说过了" told customer service before; "和真人说话" has its verb.
+    contact: ['转', '转接', '找', '我要', '要', '接', '联系', '叫', '换', '说话', '聊', '对话', '沟通', '谈'],
+    contactAfter: true,
+    notPerson: ['人工流产', '人工智能', '人工智慧', '人工湖', '人工合成', '人工降雨', '人工林', '人工成本', '客服电话', '客服时间'],
+    negation: ['不', '别', '不要', '没'],
+  },
+  ko: {
+    greeting: ['안녕하세요', '안녕', '안녕하십니까', '하이', '반갑습니다', '좋은 아침', '안뇽', '여보세요'],
+    thanks: ['감사합니다', '감사해요', '고마워요', '고맙습니다', '고마워', '땡큐', '감사', 'ㄱㅅ', '감솨', '정말 감사합니다', '대단히 감사합니다', '감사드립니다'],
+    goodbye: ['안녕히 계세요', '안녕히 가세요', '잘 있어요', '다음에 봐요', '수고하세요', '수고하셨습니다', '바이', '좋은 하루 되세요', '좋은 하루'],
+    acknowledgement: ['알겠습니다', '알겠어요', '알았어요', '알겠어', '네', '네네', '넵', '좋아요', '좋습니다', '확인했습니다', '이해했습니다', '오케이', '그렇군요', 'ㅇㅋ', 'ㅇㅇ', '괜찮아요'],
+    smallTalkFillers: ['정말', '진짜', '너무', '많이', '아', '네', '요', 'ㅎㅎ', 'ㅋㅋ', 'ㅠㅠ', '그럼', '다시'],
+    person: ['상담원', '상담사', '직원', '사람', '담당자', '매니저', '실제 사람', '진짜 사람', '상담'],
+    contact: ['연결', '바꿔', '통화', '얘기', '이야기', '대화', '불러', '요청', '상담하고', '만나'],
+    contactAfter: true,
+    notPerson: ['사람들', '직원들이', '사람이 많'],
+    negation: ['안', '않', '말고', '싫어'],
+  },
+  ru: {
+    greeting: ['привет', 'здравствуйте', 'здравствуй', 'добрый день', 'доброе утро', 'добрый вечер', 'приветствую', 'здрасьте', 'хай', 'салют', 'доброго дня'],
+    thanks: ['спасибо', 'спс', 'благодарю', 'спасибо большое', 'большое спасибо', 'огромное спасибо', 'спасибки', 'пасиб', 'пасибо', 'спасибо огромное', 'благодарствую'],
+    goodbye: ['до свидания', 'пока', 'всего доброго', 'всего хорошего', 'до встречи', 'хорошего дня', 'прощайте', 'счастливо', 'пока пока', 'удачи', 'спокойной ночи', 'нет спасибо', 'это всё', 'это все', 'больше ничего'],
+    acknowledgement: ['ок', 'понятно', 'хорошо', 'ясно', 'ладно', 'отлично', 'окей', 'договорились', 'принято', 'понял', 'поняла', 'супер', 'класс', 'замечательно', 'прекрасно', 'угу', 'ага', 'норм', 'всё понятно', 'все понятно'],
+    smallTalkFillers: ['вам', 'тебе', 'за помощь', 'за информацию', 'за ответ', 'ещё раз', 'еще раз', 'и', 'ну', 'тогда', 'а', 'очень', 'вообще', 'всё', 'все', 'большое'],
+    person: ['оператор*', 'человек*', 'живой человек', 'живым человеком', 'сотрудник', 'сотрудника', 'сотруднику', 'сотрудником', 'менеджер*', 'консультант*', 'специалист*', 'агент', 'агента', 'агентом', 'представител*', 'живого человека'],
+    someone: ['кем нибудь', 'кем-нибудь', 'кто нибудь', 'кого нибудь', 'кем то'],
+    contact: ['поговорить', 'позовите', 'позови', 'соедините', 'соедини', 'переключите', 'переключи', 'связаться', 'свяжите', 'пообщаться', 'дайте', 'нужен', 'нужна', 'переведите', 'общаться'],
+    want: ['хочу', 'хотел бы', 'хотела бы', 'можно', 'нужен', 'нужно', 'дайте'],
+    contactAfter: true,
+    please: ['пожалуйста', 'пж', 'пжл', 'плиз', 'срочно', 'сейчас'],
+    personFillers: ['с', 'со', 'живым', 'живой', 'настоящим', 'реальным', 'к'],
+    notPerson: ['человеческий', 'человечество', 'человека который', 'людей'],
+    negation: ['не', 'нет', 'без'],
+  },
+  sv: {
+    greeting: ['hej', 'hejsan', 'hej hej', 'hallå', 'god morgon', 'god dag', 'god kväll', 'tjena', 'tja', 'morsning'],
+    thanks: ['tack', 'tack så mycket', 'tusen tack', 'stort tack', 'tackar', 'tack tack', 'tack för hjälpen', 'tack snälla'],
+    goodbye: ['hej då', 'hejdå', 'adjö', 'vi ses', 'ha en bra dag', 'ha det bra', 'ha det', 'ses'],
+    acknowledgement: ['okej', 'uppfattat', 'förstår', 'jag förstår', 'toppen', 'perfekt', 'bra', 'fint', 'kanon', 'precis', 'absolut', 'jättebra', 'grymt', 'utmärkt', 'schysst'],
+    smallTalkFillers: ['så mycket', 'för hjälpen', 'för det', 'igen', 'och', 'då', 'ni', 'dig', 'er', 'alla'],
+    person: ['människa', 'en människa', 'riktig person', 'verklig person', 'person', 'handläggare', 'agent', 'operatör', 'kundtjänst', 'medarbetare', 'personal', 'kundservice', 'rådgivare'],
+    someone: ['någon'],
+    contact: ['prata', 'tala', 'chatta', 'koppla', 'kopplas', 'koppla mig', 'kontakta', 'få prata', 'få tala'],
+    want: ['jag vill', 'jag vill ha', 'jag behöver', 'kan jag få', 'får jag'],
+    please: ['tack', 'snälla', 'nu', 'omgående'],
+    personFillers: ['en', 'med', 'riktig', 'till'],
+    articles: true,
+    negation: ['inte', 'ingen', 'aldrig', 'utan'],
+  },
+  da: {
+    greeting: ['hej', 'hejsa', 'godmorgen', 'goddag', 'god morgen', 'god aften', 'halløj', 'dav'],
+    thanks: ['tak', 'mange tak', 'tusind tak', 'tak skal du have', 'tak for hjælpen', 'tak tak', 'takker'],
+    goodbye: ['farvel', 'hej hej', 'vi ses', 'hav en god dag', 'god dag', 'hav det godt', 'ses'],
+    acknowledgement: ['okay', 'forstået', 'fint', 'godt', 'perfekt', 'super', 'fedt', 'det er fint', 'i orden', 'jeg forstår', 'selvfølgelig', 'selvfolgelig', 'klart', 'top'],
+    smallTalkFillers: ['for hjælpen', 'for det', 'igen', 'og', 'så', 'jer', 'dig', 'skal du have'],
+    person: ['menneske', 'et menneske', 'rigtig person', 'medarbejder*', 'kundeservice', 'agent', 'operatør', 'person', 'rådgiver*'],
+    someone: ['nogen'],
+    contact: ['tale', 'snakke', 'chatte', 'stille mig om', 'forbind', 'forbinde', 'kontakte', 'viderestille'],
+    want: ['jeg vil', 'jeg vil gerne', 'jeg har brug for', 'kan jeg få', 'må jeg få'],
+    please: ['tak', 'venligst', 'nu'],
+    personFillers: ['en', 'et', 'med', 'rigtig', 'til'],
+    articles: true,
+    negation: ['ikke', 'ingen', 'aldrig', 'uden'],
+  },
+  no: {
+    greeting: ['hei', 'heisann', 'hallo', 'god morgen', 'god dag', 'god kveld', 'hei hei'],
+    thanks: ['takk', 'tusen takk', 'mange takk', 'takk skal du ha', 'takk for hjelpen', 'takker'],
+    goodbye: ['ha det', 'ha det bra', 'ha en fin dag', 'ha en god dag', 'vi snakkes', 'snakkes', 'adjø'],
+    acknowledgement: ['skjønner', 'forstått', 'greit', 'flott', 'bra', 'supert', 'den er grei', 'det er greit', 'jeg skjønner', 'perfekt', 'topp', 'ålreit', 'fint'],
+    smallTalkFillers: ['for hjelpen', 'for det', 'igjen', 'og', 'så', 'dere', 'deg', 'skal du ha'],
+    person: ['menneske', 'et menneske', 'ekte person', 'ekte menneske', 'medarbeider*', 'kundeservice', 'kundestøtte', 'agent', 'operatør', 'person', 'rådgiver*', 'saksbehandler*'],
+    someone: ['noen'],
+    contact: ['snakke', 'prate', 'chatte', 'sett meg over', 'koble', 'koble meg', 'kontakte', 'få snakke'],
+    want: ['jeg vil', 'jeg vil ha', 'jeg trenger', 'kan jeg få', 'får jeg'],
+    please: ['takk', 'vær så snill', 'nå', 'snarest'],
+    personFillers: ['en', 'et', 'med', 'ekte', 'til'],
+    articles: true,
+    negation: ['ikke', 'ingen', 'aldri', 'uten'],
+  },
+  fi: {
+    greeting: ['moi', 'moikka', 'hei', 'terve', 'huomenta', 'hyvää huomenta', 'hyvää päivää', 'päivää', 'iltaa', 'hyvää iltaa', 'moro', 'morjens'],
+    thanks: ['kiitos', 'kiitti', 'kiitoksia', 'kiitos paljon', 'paljon kiitoksia', 'kiitos avusta', 'kiitos kovasti', 'kiitokset', 'kitos'],
+    goodbye: ['näkemiin', 'nakemiin', 'heippa', 'hei hei', 'moikka moikka', 'nähdään', 'mukavaa päivänjatkoa', 'hyvää päivänjatkoa', 'hei sitten', 'moi moi'],
+    acknowledgement: ['selvä', 'selva', 'okei', 'ymmärrän', 'ymmärretty', 'hyvä', 'hienoa', 'loistavaa', 'täydellistä', 'jees', 'joo', 'just niin', 'oke'],
+    smallTalkFillers: ['paljon', 'kovasti', 'avusta', 'vielä', 'ja', 'sitten', 'teille', 'sinulle'],
+    person: ['ihminen', 'ihmisen', 'ihmisen kanssa', 'oikea ihminen', 'oikean ihmisen', 'asiakaspalvelija*', 'asiakaspalvelu*', 'työntekijä*', 'henkilö', 'henkilön', 'agentti*', 'operaattori*', 'virkailija*'],
+    someone: ['jonkun', 'joku'],
+    contact: ['puhua', 'jutella', 'keskustella', 'yhdistä', 'yhdistäkää', 'ohjaa', 'ohjatkaa', 'saada puhua', 'päästä puhumaan', 'puhumaan'],
+    want: ['haluan', 'haluaisin', 'tarvitsen', 'saanko', 'voinko'],
+    please: ['kiitos', 'kiitos kiitos', 'heti', 'nyt'],
+    personFillers: ['oikea', 'oikean', 'kanssa'],
+    negation: ['en', 'ei', 'älä', 'ilman'],
+  },
+  cs: {
+    greeting: ['ahoj', 'dobrý den', 'dobry den', 'dobré ráno', 'dobrý večer', 'čau', 'cau', 'zdravím', 'zdravim', 'nazdar'],
+    thanks: ['děkuji', 'dekuji', 'díky', 'diky', 'děkuju', 'dekuju', 'děkuji moc', 'moc děkuji', 'mockrát děkuji', 'dík', 'děkuji pěkně', 'díky moc'],
+    goodbye: ['nashledanou', 'na shledanou', 'měj se', 'mějte se', 'hezký den', 'pěkný den', 'čau čau', 'sbohem', 'zatím'],
+    acknowledgement: ['dobře', 'dobre', 'rozumím', 'rozumim', 'jasně', 'jasne', 'v pořádku', 'v poradku', 'výborně', 'vyborne', 'perfektní', 'fajn', 'paráda', 'chápu', 'beru na vědomí'],
+    smallTalkFillers: ['moc', 'mockrát', 'za pomoc', 'za informace', 'pěkně', 'ještě jednou', 'a', 'tak', 'vám'],
+    person: ['operátor*', 'operator*', 'člověk*', 'clovek*', 'živý člověk', 'zivy clovek', 'živým člověkem', 'pracovník*', 'pracovnik*', 'konzultant*', 'poradce', 'zákaznick* podpor*', 'skutečn* osob*', 'osoba', 'osobou', 'osobu'],
+    someone: ['někým', 'nekym', 'někoho', 'nekoho'],
+    contact: ['mluvit', 'promluvit', 'hovořit', 'hovorit', 'spojit', 'spojte', 'přepojte', 'prepojte', 'přepojit', 'kontaktovat', 'chatovat'],
+    want: ['chci', 'chtěl bych', 'chtel bych', 'chtěla bych', 'potřebuji', 'potrebuji', 'můžu', 'mohu'],
+    please: ['prosím', 'prosim', 'hned', 'teď', 'ted'],
+    personFillers: ['s', 'se', 'skutečným', 'živým', 'zivym', 'k'],
+    notPerson: ['osoby', 'lidé', 'lidi'],
+    negation: ['ne', 'nechci', 'bez'],
+  },
+  ar: {
+    greeting: ['مرحبا', 'مرحباً', 'أهلا', 'اهلا', 'أهلاً', 'السلام عليكم', 'سلام', 'صباح الخير', 'مساء الخير', 'هلا', 'اهلا وسهلا', 'أهلا وسهلا', 'مرحبا بك'],
+    thanks: ['شكرا', 'شكراً', 'شكرا لك', 'شكرا جزيلا', 'شكراً جزيلاً', 'مشكور', 'مشكورين', 'جزاك الله خيرا', 'ألف شكر', 'الف شكر', 'تسلم', 'يعطيك العافية', 'شكرًا'],
+    goodbye: ['مع السلامة', 'وداعا', 'وداعاً', 'إلى اللقاء', 'الى اللقاء', 'في أمان الله', 'باي', 'يوم سعيد', 'تصبح على خير'],
+    acknowledgement: ['حسنا', 'حسناً', 'تمام', 'فهمت', 'ممتاز', 'طيب', 'موافق', 'أوكي', 'اوكي', 'جميل', 'رائع', 'واضح', 'مفهوم', 'ماشي', 'حاضر'],
+    smallTalkFillers: ['لك', 'لكم', 'جزيلا', 'جدا', 'على المساعدة', 'على مساعدتك', 'و', 'كثيرا', 'مرة أخرى', 'يا', 'أخي', 'اخي'],
+    person: ['موظف', 'موظفا', 'الموظف', 'شخص', 'شخصا', 'انسان', 'ممثل', 'ممثلا', 'خدمة العملاء', 'مندوب', 'بشري', 'شخص حقيقي', 'وكيل', 'مسؤول', 'الدعم الفني'],
+    someone: ['أحد', 'احد', 'حد'],
+    contact: ['التحدث', 'التكلم', 'اتكلم', 'أتكلم', 'أتحدث', 'اتحدث', 'الحديث', 'تحويلي', 'حولني', 'حوّلني', 'اوصلني', 'أوصلني', 'وصلني', 'كلم', 'أكلم', 'اكلم', 'التواصل', 'تواصل', 'المحادثة', 'محادثة', 'ربطي'],
+    want: ['أريد', 'اريد', 'ابغى', 'أبغى', 'ابي', 'أبي', 'عايز', 'بدي', 'أحتاج', 'احتاج', 'ممكن'],
+    please: ['من فضلك', 'لو سمحت', 'رجاء', 'رجاءً', 'الآن', 'حالا'],
+    personFillers: ['مع', 'حقيقي', 'ب', 'الى', 'إلى'],
+    negation: ['لا', 'لم', 'لن', 'ليس', 'مش', 'ما', 'بدون'],
+  },
+};
+
+/* ------------------------------------------------------------------------------------ */
+/* Normalizing text into words                                                          */
+/* ------------------------------------------------------------------------------------ */
+
+/** Scripts written without spaces: each character is a word of its own, and phrases are runs of them. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー〜]/u;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+/** Punctuation that ends a clause: a request for a person and what it is about stay within one. */
+const CLAUSE_END = /[.!?;,:。！？；，、…\n\r؟،]/u;
+/** Emoji that are words of the wordings ("👍" is "ok"); every other emoji or symbol is dropped. */
+const EMOJI_WORDS = new Set(['👍', '👌', '🆗', '✅', '🙏', '👋']);
+/** Letters that no decomposition takes apart. */
+const FOLDED_LETTERS: Record<string, string> = { ß: 'ss', ł: 'l', ı: 'i', ø: 'o', æ: 'ae', œ: 'oe', đ: 'd', ð: 'd', þ: 'th', ё: 'е', й: 'и' };
+/** Arabic letters written in several forms, and its optional vowel marks. */
+const ARABIC_FOLDS: Record<string, string> = { 'أ': 'ا', 'إ': 'ا', 'آ': 'ا', 'ٱ': 'ا', 'ة': 'ه', 'ى': 'ي', 'ؤ': 'و', 'ئ': 'ي' };
+const ARABIC_MARKS = /[\u064B-\u065F\u0670\u0640]/u;
+const COMBINING_MARK = /\p{M}/u;
+/** The scripts whose accents matching ignores (NFKC has already joined kana and Hangul with their marks). */
+const ACCENTED_SCRIPT = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u;
+/** An emoticon, whose letters ("D", "P") must not become words. */
+const EMOTICON = /(?:^|\s)[:;=8xX][-'^]?[)(DPpO3\]\[/\\|*]+(?=\s|$)|<3/gu;
+
+/** A unit of the message: a word (or one character of an unspaced script), or the end of a clause. */
+interface Unit {
+  word: string;
+  /** True for a character of an unspaced script (Chinese, Japanese, Korean). */
+  unspaced: boolean;
+}
+const CLAUSE: Unit = { word: '|', unspaced: false };
+
+/** Counts the matcher's steps (characters read, words compared), so a test can show its work grows linearly. */
+interface Work {
+  steps: number;
+}
+
+/** Folds one character of a word: lower case, no accents (where the script has them), one spelling of Arabic letters. */
+function foldCharacter(character: string): string {
+  const folded = FOLDED_LETTERS[character] ?? ARABIC_FOLDS[character];
+  if (folded !== undefined) return folded;
+  // A mark standing alone: Arabic vowels, or the dot Turkish "İ" keeps when lower-cased ("i̇yi").
+  if (ARABIC_MARKS.test(character) || COMBINING_MARK.test(character)) return '';
+  if (!ACCENTED_SCRIPT.test(character)) return character;
+  let out = '';
+  for (const part of character.normalize('NFD')) if (!COMBINING_MARK.test(part)) out += part;
+  return out;
+}
+
+/**
+ * A spaced word as matching compares it: German "ae/oe/ue" read as the umlaut they
+ * spell (which then loses its accent like "ä"), and letters typed repeatedly
+ * ("thaaanks", "hallo" → "halo") once. Applied alike to the wordings and the message.
+ */
+function foldWord(word: string): string {
+  let out = '';
+  let previous = '';
+  for (let i = 0; i < word.length; i++) {
+    const character = word[i]!;
+    if (word[i + 1] === 'e' && (character === 'a' || character === 'o' || character === 'u') && i > 0) i += 1;
+    if (character === previous) continue;
+    out += character;
+    previous = character;
+  }
+  return out;
+}
+
+/**
+ * The message as units: NFKC, lower case, accents and emoji folded, apostrophes inside
+ * words dropped ("d'accord" → "daccord"), other punctuation a clause end or a space.
+ * One pass over the characters.
+ */
+function unitsOf(text: string, work: Work): Unit[] {
+  const units: Unit[] = [];
+  let word = '';
+  const endWord = () => {
+    if (word !== '') units.push({ word: foldWord(word), unspaced: false });
+    word = '';
+  };
+  const endClause = () => {
+    endWord();
+    if (units.length > 0 && units[units.length - 1] !== CLAUSE) units.push(CLAUSE);
+  };
+  const normalized = text.replace(EMOTICON, ' ').normalize('NFKC').toLowerCase();
+  const characters = Array.from(normalized);
+  for (let i = 0; i < characters.length; i++) {
+    work.steps += 1;
+    const character = characters[i]!;
+    if (EMOJI_WORDS.has(character)) {
+      endWord();
+      units.push({ word: character, unspaced: false });
+    } else if (UNSPACED.test(character)) {
+      endWord();
+      units.push({ word: character, unspaced: true });
+    } else if (LETTER_OR_DIGIT.test(character) || COMBINING_MARK.test(character)) {
+      word += foldCharacter(character);
+    } else if ((character === "'" || character === '’' || character === '`') && word !== '' && LETTER_OR_DIGIT.test(characters[i + 1] ?? '')) {
+      // "d'accord", "can't": one word ("mettez-moi" stays two).
+    } else if (CLAUSE_END.test(character)) {
+      endClause();
+    } else {
+      endWord();
+    }
+  }
+  endWord();
+  while (units[units.length - 1] === CLAUSE) units.pop();
+  return units;
+}
+
+/** The words of a wording, as the message's units are matched against them. */
+function wordsOf(wording: string): string[] {
+  return unitsOf(wording, { steps: 0 })
+    .filter((unit) => unit !== CLAUSE)
+    .map((unit) => unit.word);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The wordings, indexed                                                                */
+/* ------------------------------------------------------------------------------------ */
+
+type Role = SmallTalkAct | 'smallTalkFiller' | 'person' | 'someone' | 'contact' | 'contactFollowing' | 'want' | 'askFor' | 'please' | 'personFiller' | 'notPerson' | 'negation';
+/** The fields of LanguageWordings that list wordings (the others say how the language orders them). */
+type WordingField = Exclude<keyof LanguageWordings, 'contactAfter' | 'articles'>;
+
+const SMALL_TALK_ROLES: ReadonlySet<Role> = new Set<Role>(['greeting', 'thanks', 'goodbye', 'acknowledgement', 'smallTalkFiller']);
+
+/** A wording as words, with what it is and the language it belongs to. A word ending in `*` matches any word it begins. */
+interface Phrase {
+  words: string[];
+  role: Role;
+  /** The language it is listed under (null: language-neutral), which says how that language orders a request. */
+  language: string | null;
+  /** The language it tells the customer writes in: `language`, unless other languages list the same wording ("hej", "agent", "perfekt"). */
+  tells: string | null;
+}
+
+/** Wordings by their first word (for a stem, by the stem with its `*`), longest first. */
+type PhraseIndex = Map<string, Phrase[]>;
+
+const ROLE_OF_FIELD: Record<WordingField, Role> = {
+  greeting: 'greeting',
+  thanks: 'thanks',
+  goodbye: 'goodbye',
+  acknowledgement: 'acknowledgement',
+  smallTalkFillers: 'smallTalkFiller',
+  person: 'person',
+  someone: 'someone',
+  contact: 'contact',
+  contactFollowing: 'contactFollowing',
+  want: 'want',
+  askFor: 'askFor',
+  please: 'please',
+  personFillers: 'personFiller',
+  notPerson: 'notPerson',
+  negation: 'negation',
+};
+
+function buildIndex(): PhraseIndex {
+  const index: PhraseIndex = new Map();
+  const add = (wordings: LanguageWordings, language: string | null) => {
+    for (const [field, role] of Object.entries(ROLE_OF_FIELD) as [WordingField, Role][]) {
+      for (const wording of wordings[field] ?? []) {
+        const words = wording.split(/\s+/u).flatMap((part) => (part.endsWith('*') ? [wordsOf(part.slice(0, -1)).join('') + '*'] : wordsOf(part)));
+        if (words.length === 0) continue;
+        const list = index.get(words[0]!) ?? [];
+        list.push({ words, role, language, tells: language });
+        index.set(words[0]!, list);
+      }
+    }
+  };
+  add(NEUTRAL, null);
+  for (const [language, wordings] of Object.entries(WORDINGS)) add(wordings, language);
+  // A wording listed under several languages ("hej", "agent", "perfekt") does not tell which one the customer writes.
+  const languagesOf = new Map<string, Set<string | null>>();
+  const keyOf = (phrase: Phrase) => `${SMALL_TALK_ROLES.has(phrase.role) ? 'small talk' : 'person'}:${phrase.words.join(' ')}`;
+  for (const phrase of [...index.values()].flat()) languagesOf.set(keyOf(phrase), (languagesOf.get(keyOf(phrase)) ?? new Set()).add(phrase.language));
+  for (const list of index.values()) {
+    for (const phrase of list) if (languagesOf.get(keyOf(phrase))!.size > 1) phrase.tells = null;
+    list.sort((a, b) => b.words.length - a.words.length);
+  }
+  return index;
+}
+
+const INDEX = buildIndex();
+/** The longest stem a `*` wording has; a word's beginnings are looked up up to this length. */
+const LONGEST_STEM = Math.max(...[...INDEX.values()].flat().flatMap((phrase) => phrase.words.filter((word) => word.endsWith('*')).map((word) => word.length - 1)));
+
+/** Every spaced word the wordings use (stems without their `*`), for typo correction; those that name a person; those of small talk. */
+const VOCABULARY = new Set<string>();
+const PERSON_WORDS = new Set<string>();
+const SMALL_TALK_WORDS = new Set<string>();
+for (const phrases of INDEX.values()) {
+  for (const phrase of phrases) {
+    for (const word of phrase.words) {
+      VOCABULARY.add(word.replace(/\*$/u, ''));
+      if (phrase.role === 'person' || phrase.role === 'someone') PERSON_WORDS.add(word.replace(/\*$/u, ''));
+      if (SMALL_TALK_ROLES.has(phrase.role)) SMALL_TALK_WORDS.add(word);
+    }
+  }
+}
+
+const LONGEST_VOCABULARY_WORD = Math.max(...[...VOCABULARY].map((word) => word.length));
+
+/** Words shorter than this are never corrected ("great" is one letter from "treat"), and those of exactly this length only into a person-word ("humen", "agnet"). */
+const MIN_TYPO_LENGTH = 5;
+
+/**
+ * Vocabulary words by each form with one letter left out (and whole), for finding a
+ * word one typo away in a few lookups (the "symmetric delete" method).
+ */
+const BY_DELETION = new Map<string, string[]>();
+for (const word of VOCABULARY) {
+  if (word.length < MIN_TYPO_LENGTH || UNSPACED.test(word)) continue;
+  for (const variant of new Set([word, ...deletionsOf(word)])) {
+    const list = BY_DELETION.get(variant) ?? [];
+    list.push(word);
+    BY_DELETION.set(variant, list);
+  }
+}
+
+function deletionsOf(word: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < word.length; i++) out.push(word.slice(0, i) + word.slice(i + 1));
+  return out;
+}
+
+/** True when `a` becomes `b` by one insertion, deletion, substitution or swap of neighbours. */
+function oneEditApart(a: string, b: string): boolean {
+  if (a === b) return false;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/** The vocabulary word a message word is a one-letter typo of, or the word itself. */
+function corrected(word: string, work: Work): string {
+  // A word longer than every wording cannot be one letter from one (and its variants would cost its length squared).
+  if (word.length < MIN_TYPO_LENGTH || word.length > LONGEST_VOCABULARY_WORD + 1 || VOCABULARY.has(word)) return word;
+  const candidates = new Set<string>();
+  for (const variant of [word, ...deletionsOf(word)]) {
+    work.steps += variant.length;
+    for (const candidate of BY_DELETION.get(variant) ?? []) candidates.add(candidate);
+  }
+  for (const candidate of candidates) {
+    work.steps += 1;
+    if (!oneEditApart(word, candidate)) continue;
+    // Small talk must be the whole message, so a typo there is safe to read. A person-word
+    // only by a swapped or wrong letter inside it ("humen", "agnet"): "humans" (humano),
+    // "agents" (agente) and "advise" (adviser) are other words.
+    if (SMALL_TALK_WORDS.has(candidate) && word.length > MIN_TYPO_LENGTH) return candidate;
+    if (PERSON_WORDS.has(candidate) && word.length === candidate.length && word[0] === candidate[0] && word.at(-1) === candidate.at(-1)) return candidate;
+  }
+  return word;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Matching                                                                             */
+/* ------------------------------------------------------------------------------------ */
+
+/** The wordings of a role that start at `at` (longest first), stems included. */
+function phrasesAt(units: readonly Unit[], at: number, roles: ReadonlySet<Role>, work: Work): Phrase[] {
+  const unit = units[at]!;
+  if (unit === CLAUSE) return [];
+  const keys = [unit.word];
+  if (!unit.unspaced) for (let length = Math.min(LONGEST_STEM, unit.word.length); length >= 2; length--) keys.push(unit.word.slice(0, length) + '*');
+  const found: Phrase[] = [];
+  for (const key of keys) {
+    for (const phrase of INDEX.get(key) ?? []) {
+      work.steps += 1;
+      if (roles.has(phrase.role) && matchesAt(units, at, phrase, work)) found.push(phrase);
+    }
+  }
+  return found.sort((a, b) => b.words.length - a.words.length);
+}
+
+function matchesAt(units: readonly Unit[], at: number, phrase: Phrase, work: Work): boolean {
+  if (at + phrase.words.length > units.length) return false;
+  for (let k = 0; k < phrase.words.length; k++) {
+    work.steps += 1;
+    const word = phrase.words[k]!;
+    const unit = units[at + k]!;
+    if (unit === CLAUSE) return false;
+    if (word.endsWith('*') ? !unit.word.startsWith(word.slice(0, -1)) : unit.word !== word) return false;
+  }
+  return true;
+}
+
+/** Spaced words with a typo corrected; unspaced characters as they are. */
+function correctedUnits(units: readonly Unit[], work: Work): Unit[] {
+  return units.map((unit) => (unit === CLAUSE || unit.unspaced ? unit : { word: corrected(unit.word, work), unspaced: false }));
+}
+
+/** When small talk combines acts, the one that says most about where the conversation is: "ok thanks bye" ends it. */
+const SMALL_TALK_PRECEDENCE: SmallTalkAct[] = ['goodbye', 'thanks', 'greeting', 'acknowledgement'];
+/** Small talk is short: a longer message says something else too. */
+const MAX_SMALL_TALK_UNITS = 24;
+
+/** The small-talk act a message is when every word of it is small talk, else null. */
+function smallTalkOf(units: readonly Unit[], work: Work): RecognizedAct | null {
+  const words = units.filter((unit) => unit !== CLAUSE);
+  if (words.length === 0 || words.length > MAX_SMALL_TALK_UNITS) return null;
+  const acts: Phrase[] = [];
+  for (let at = 0; at < words.length; ) {
+    const [longest] = phrasesAt(words, at, SMALL_TALK_ROLES, work);
+    if (!longest) return null;
+    if (longest.role !== 'smallTalkFiller') acts.push(longest);
+    at += longest.words.length;
+  }
+  if (acts.length === 0) return null;
+  const act = SMALL_TALK_PRECEDENCE.find((candidate) => acts.some((phrase) => phrase.role === candidate))!;
+  const language = acts.find((phrase) => phrase.role === act && phrase.tells)?.tells ?? acts.find((phrase) => phrase.tells)?.tells ?? null;
+  return { act, language };
+}
+
+const PERSON_ROLES: ReadonlySet<Role> = new Set<Role>(['person', 'someone', 'contact', 'contactFollowing', 'want', 'askFor', 'please', 'personFiller', 'notPerson', 'negation']);
+/** How many units apart a person and a wording of contact may be, within one clause. */
+const CONTACT_REACH = 6;
+/** The same for Chinese, Japanese and Korean, where a unit is one character and one-character wordings ("转", "找") are common inside other words. */
+const UNSPACED_CONTACT_REACH = 3;
+/** How many units a wording of wanting may stand before its person ("I want a real human"). */
+const WANT_REACH = 3;
+/** How many units before a wording of contact a negation turns it around ("I do not want to talk"). */
+const NEGATION_REACH = 3;
+
+interface Found {
+  phrase: Phrase;
+  start: number;
+  end: number;
+}
+
+/** The longest wording a person request is made of that starts at each unit (undefined where none does). */
+function personWordingsAt(units: readonly Unit[], work: Work): (Found | undefined)[] {
+  const at: (Found | undefined)[] = new Array(units.length);
+  for (let i = 0; i < units.length; i++) {
+    const [longest] = phrasesAt(units, i, PERSON_ROLES, work);
+    if (longest) at[i] = { phrase: longest, start: i, end: i + longest.words.length };
+  }
+  return at;
+}
+
+/** The longest wording (in units) of any role, so a look around a person reaches every wording that ends near it. */
+const LONGEST_WORDING = Math.max(...[...INDEX.values()].flat().map((phrase) => phrase.words.length));
+/** A person named alone stands in a short clause ("a real human please"). */
+const MAX_ALONE_CLAUSE = 8;
+
+/**
+ * The request for a person in a message, if any. Each person-word looks at the
+ * wordings within a fixed reach around it in its own clause, so the work per word is
+ * bounded and the whole pass linear.
+ */
+function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | null {
+  const at = personWordingsAt(units, work);
+  const clauseOf = clauseNumbers(units);
+  for (let start = 0; start < units.length; start++) {
+    const person = at[start];
+    if (!person || (person.phrase.role !== 'person' && person.phrase.role !== 'someone')) continue;
+    const { end, phrase } = person;
+    const near: Found[] = [];
+    let cancelled = false;
+    for (let i = Math.max(0, start - CONTACT_REACH - LONGEST_WORDING); i < Math.min(units.length, end + CONTACT_REACH); i++) {
+      work.steps += 1;
+      const other = at[i];
+      if (!other || other === person || clauseOf[i] !== clauseOf[start]) continue;
+      // "human resources", "人工智能": a wording that covers the person-word and is no person.
+      if (other.phrase.role === 'notPerson' && other.start <= start && other.end > start) cancelled = true;
+      near.push(other);
+    }
+    if (cancelled) continue;
+    const negatedBefore = (position: number) =>
+      near.some((other) => other.phrase.role === 'negation' && other.end <= position && position - other.end < NEGATION_REACH);
+    const reach = units[start]!.unspaced ? UNSPACED_CONTACT_REACH : CONTACT_REACH;
+    const before = (other: Found, within: number) => other.end <= start && start - other.end < within;
+    // Chinese, Japanese and Korean share characters: "人" (Japanese someone) with "要" (Chinese want) is Chinese "主要敌人".
+    const sameScriptLanguage = (other: Found) => !units[start]!.unspaced || other.phrase.language === phrase.language;
+    const contact = near.find(
+      (other) =>
+        other.phrase.role === 'contact' &&
+        sameScriptLanguage(other) &&
+        (before(other, reach)
+          ? introduced(other.phrase, person, units, near)
+          : other.start >= end && other.start - end < reach && mayFollow(other, person, units, near, at, work)),
+    ) ?? near.find((other) => other.phrase.role === 'contactFollowing' && other.start >= end && other.start - end < WANT_REACH);
+    if (contact && !negatedBefore(Math.min(contact.start, start))) return { act: 'ask_for_person', language: phrase.tells ?? contact.phrase.tells };
+    if (phrase.role === 'someone') continue;
+    const want = near.find((other) => (other.phrase.role === 'want' || other.phrase.role === 'askFor') && before(other, WANT_REACH));
+    if (want && !negatedBefore(want.start) && endsClause(units, end, at, work)) return { act: 'ask_for_person', language: phrase.tells ?? want.phrase.tells };
+    if (standsAlone(units, person, clauseOf, at, work)) return { act: 'ask_for_person', language: phrase.tells };
+  }
+  return null;
+}
+
+/**
+ * True when a wording of contact may come after its person: its language puts the verb
+ * last, and the person follows an article ("einen Mitarbeiter sprechen", "mit einem
+ * Menschen reden"; not "Wie viele Menschen sprechen Deutsch?"), or the two make the
+ * clause alone ("Mitarbeiter sprechen").
+ */
+function mayFollow(contact: Found, person: Found, units: readonly Unit[], near: readonly Found[], at: readonly (Found | undefined)[], work: Work): boolean {
+  if (!(contact.phrase.language && WORDINGS[contact.phrase.language]?.contactAfter)) return false;
+  const startsClause = person.start === 0 || units[person.start - 1] === CLAUSE;
+  return introduced(contact.phrase, person, units, near) || (startsClause && contact.start === person.end && endsClause(units, contact.end, at, work));
+}
+
+/**
+ * True when the person follows an article, a preposition or a wording of contact or
+ * wanting (or begins with an article: "einen Menschen"), where the contact's language
+ * has articles.
+ */
+function introduced(contact: Phrase, person: Found, units: readonly Unit[], near: readonly Found[]): boolean {
+  const language = contact.language ? WORDINGS[contact.language] : undefined;
+  if (units[person.start]!.unspaced || !language?.articles) return true;
+  if (person.phrase.words.length > 1 && ARTICLES.has(person.phrase.words[0]!)) return true;
+  return near.some((other) => other.end === person.start && INTRODUCING_ROLES.has(other.phrase.role));
+}
+
+const INTRODUCING_ROLES: ReadonlySet<Role> = new Set<Role>(['personFiller', 'contact', 'want', 'askFor']);
+/** The one-word wordings that stand around a person: articles, prepositions, "real". */
+const ARTICLES: ReadonlySet<string> = new Set(
+  [...INDEX.values()].flat().flatMap((phrase) => (phrase.role === 'personFiller' && phrase.words.length === 1 ? phrase.words : [])),
+);
+
+/** True when nothing but "please" and the like follows a person in its clause ("can I get a human?", "I want a real person not a bot"). */
+function endsClause(units: readonly Unit[], end: number, at: readonly (Found | undefined)[], work: Work): boolean {
+  for (let i = end; i < units.length && units[i] !== CLAUSE; ) {
+    work.steps += 1;
+    const wording = at[i];
+    if (wording?.phrase.role !== 'please' && wording?.phrase.role !== 'personFiller') return false;
+    i = wording.end;
+  }
+  return true;
+}
+
+/** Each unit's clause number. */
+function clauseNumbers(units: readonly Unit[]): number[] {
+  let clause = 0;
+  return units.map((unit) => (unit === CLAUSE ? ++clause : clause));
+}
+
+/**
+ * True when the person's clause is short and holds nothing but the person, "please"
+ * and words that stand around a person ("a real human", "Mitarbeiter bitte", "人工客服").
+ */
+function standsAlone(units: readonly Unit[], person: Found, clauseOf: readonly number[], at: readonly (Found | undefined)[], work: Work): boolean {
+  const clause = clauseOf[person.start];
+  let first = person.start;
+  while (first > 0 && clauseOf[first - 1] === clause && units[first - 1] !== CLAUSE && person.start - first < MAX_ALONE_CLAUSE) first--;
+  let last = person.end;
+  while (last < units.length && units[last] !== CLAUSE && last - person.end < MAX_ALONE_CLAUSE) last++;
+  if ((first > 0 && units[first - 1] !== CLAUSE) || (last < units.length && units[last] !== CLAUSE)) return false;
+  // Walk the clause wording by wording: each must stand around a person.
+  for (let i = first; i < last; ) {
+    work.steps += 1;
+    const wording = i === person.start ? person : at[i];
+    if (!wording || !ALONE_ROLES.has(wording.phrase.role)) return false;
+    i = wording.end;
+  }
+  return true;
+}
+
+const ALONE_ROLES: ReadonlySet<Role> = new Set<Role>(['person', 'please', 'personFiller']);
+
+/**
+ * The act a whole message is, or null when it asks or tells anything else (it then goes to search).
+ *
+ * A request for a person wins over everything else in the message ("my parcel is
+ * broken, I want to talk to a human"); small talk must be the whole message
+ * ("ok thanks bye", "super, danke dir!"), and when it combines acts the returned one is
+ * the goodbye, else the thanks, else the greeting, else the acknowledgement.
+ */
+export function recognizeConversationAct(message: string): RecognizedAct | null {
+  return recognize(message, { steps: 0 });
+}
+
+/** The steps `recognizeConversationAct` takes on a message (for showing that they grow linearly with its length). */
+export function recognitionSteps(message: string): number {
+  const work = { steps: 0 };
+  recognize(message, work);
+  return work.steps;
+}
+
+/**
+ * The most of a message that is read: a request for a person is made at its start or its
+ * end ("…, I want to talk to a human"), and a long message is no small talk. Keeps a
+ * message of the service's largest allowed size (100,000 characters) from costing a
+ * second of blocked process (it took 0.8 s of Chinese characters read whole).
+ */
+const READ_MAX_CHARS = 2000;
+
+function recognize(message: string, work: Work): RecognizedAct | null {
+  if (typeof message !== 'string') return null;
+  const units = correctedUnits(unitsOf(boundedSearchText(message, READ_MAX_CHARS), work), work);
+  return personRequestOf(units, work) ?? smallTalkOf(units, work);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Replies                                                                              */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * The built-in replies, per language: short, warm, and without a shop's name (the caller
+ * may add it). Written so the speaker has no grammatical gender ("Ravi de…", "Рад…" would
+ * make the assistant a man).
+ */
+const REPLIES: Record<string, Record<SmallTalkAct, string>> = {
+  en: {
+    greeting: 'Hello! How can I help you today?',
+    thanks: "You're welcome! Is there anything else I can help you with?",
+    goodbye: 'Goodbye, and have a lovely day!',
+    acknowledgement: 'Glad I could help. Anything else I can do for you?',
+  },
+  de: {
+    greeting: 'Hallo! Wie kann ich Ihnen helfen?',
+    thanks: 'Gern geschehen! Kann ich sonst noch etwas für Sie tun?',
+    goodbye: 'Auf Wiedersehen und einen schönen Tag!',
+    acknowledgement: 'Freut mich, dass ich helfen konnte. Gibt es noch etwas?',
+  },
+  fr: {
+    greeting: 'Bonjour ! Comment puis-je vous aider ?',
+    thanks: 'Avec plaisir ! Puis-je vous aider pour autre chose ?',
+    goodbye: 'Au revoir et bonne journée !',
+    acknowledgement: 'Parfait ! Puis-je faire autre chose pour vous ?',
+  },
+  es: {
+    greeting: '¡Hola! ¿En qué puedo ayudarte?',
+    thanks: '¡De nada! ¿Hay algo más en lo que pueda ayudarte?',
+    goodbye: '¡Hasta luego y que tengas un buen día!',
+    acknowledgement: 'Me alegra haberte ayudado. ¿Algo más?',
+  },
+  it: {
+    greeting: 'Ciao! Come posso aiutarti?',
+    thanks: 'Prego! Posso aiutarti con qualcos’altro?',
+    goodbye: 'Arrivederci e buona giornata!',
+    acknowledgement: 'Bene! C’è altro in cui posso aiutarti?',
+  },
+  nl: {
+    greeting: 'Hallo! Waarmee kan ik je helpen?',
+    thanks: 'Graag gedaan! Kan ik je nog ergens anders mee helpen?',
+    goodbye: 'Tot ziens en nog een fijne dag!',
+    acknowledgement: 'Fijn dat ik kon helpen. Is er nog iets?',
+  },
+  pt: {
+    greeting: 'Olá! Como posso ajudar?',
+    thanks: 'De nada! Posso ajudar em mais alguma coisa?',
+    goodbye: 'Até logo e tenha um ótimo dia!',
+    acknowledgement: 'Que bom que pude ajudar. Mais alguma coisa?',
+  },
+  pl: {
+    greeting: 'Dzień dobry! W czym mogę pomóc?',
+    thanks: 'Nie ma za co! Czy mogę pomóc w czymś jeszcze?',
+    goodbye: 'Do widzenia i miłego dnia!',
+    acknowledgement: 'Świetnie! Czy mogę jeszcze w czymś pomóc?',
+  },
+  tr: {
+    greeting: 'Merhaba! Size nasıl yardımcı olabilirim?',
+    thanks: 'Rica ederim! Başka bir konuda yardımcı olabilir miyim?',
+    goodbye: 'Hoşça kalın, iyi günler!',
+    acknowledgement: 'Yardımcı olabildiysem ne mutlu. Başka bir şey var mı?',
+  },
+  ja: {
+    greeting: 'こんにちは！どのようなご用件でしょうか？',
+    thanks: 'どういたしまして！他にお手伝いできることはありますか？',
+    goodbye: 'ご利用ありがとうございました。良い一日を！',
+    acknowledgement: 'お役に立ててうれしいです。他に何かございますか？',
+  },
+  zh: {
+    greeting: '您好！请问有什么可以帮您？',
+    thanks: '不客气！还有什么可以帮您的吗？',
+    goodbye: '再见，祝您愉快！',
+    acknowledgement: '很高兴能帮到您。还有其他问题吗？',
+  },
+  ko: {
+    greeting: '안녕하세요! 무엇을 도와드릴까요?',
+    thanks: '천만에요! 더 도와드릴 일이 있을까요?',
+    goodbye: '안녕히 가세요. 좋은 하루 보내세요!',
+    acknowledgement: '도움이 되어 기쁩니다. 더 필요한 것이 있으신가요?',
+  },
+  ru: {
+    greeting: 'Здравствуйте! Чем могу помочь?',
+    thanks: 'Пожалуйста! Могу ли я помочь чем-то ещё?',
+    goodbye: 'До свидания, хорошего дня!',
+    acknowledgement: 'Отлично! Если появятся вопросы, пишите.',
+  },
+  sv: {
+    greeting: 'Hej! Hur kan jag hjälpa dig?',
+    thanks: 'Varsågod! Är det något mer jag kan hjälpa till med?',
+    goodbye: 'Hej då och ha en fin dag!',
+    acknowledgement: 'Kul att jag kunde hjälpa till. Något mer?',
+  },
+  da: {
+    greeting: 'Hej! Hvordan kan jeg hjælpe dig?',
+    thanks: 'Det var så lidt! Er der andet, jeg kan hjælpe med?',
+    goodbye: 'Farvel og hav en god dag!',
+    acknowledgement: 'Dejligt, at jeg kunne hjælpe. Andet?',
+  },
+  no: {
+    greeting: 'Hei! Hvordan kan jeg hjelpe deg?',
+    thanks: 'Bare hyggelig! Er det noe mer jeg kan hjelpe med?',
+    goodbye: 'Ha det bra, og ha en fin dag!',
+    acknowledgement: 'Godt at jeg kunne hjelpe. Noe mer?',
+  },
+  fi: {
+    greeting: 'Hei! Miten voin auttaa?',
+    thanks: 'Ole hyvä! Voinko auttaa jossain muussa?',
+    goodbye: 'Näkemiin ja hyvää päivänjatkoa!',
+    acknowledgement: 'Kiva, että pystyin auttamaan. Jotain muuta?',
+  },
+  cs: {
+    greeting: 'Dobrý den! S čím vám mohu pomoci?',
+    thanks: 'Rádo se stalo! Mohu vám pomoci ještě s něčím?',
+    goodbye: 'Na shledanou a hezký den!',
+    acknowledgement: 'Výborně! Mohu pomoci ještě s něčím?',
+  },
+  ar: {
+    greeting: 'مرحبًا! كيف يمكنني مساعدتك؟',
+    thanks: 'على الرحب والسعة! هل يمكنني مساعدتك في شيء آخر؟',
+    goodbye: 'مع السلامة، أتمنى لك يومًا سعيدًا!',
+    acknowledgement: 'يسعدني أنني استطعت المساعدة. هل هناك شيء آخر؟',
+  },
+};
+
+/** The languages the built-in replies are written in. */
+export const ACT_REPLY_LANGUAGES: readonly string[] = Object.freeze(Object.keys(REPLIES));
+
+/** The built-in short reply to a small-talk act in a language; falls back to English. Takes a primary subtag or a full tag ("de-AT"). */
+export function defaultActReply(act: SmallTalkAct, language: string): string {
+  const primary = language.split(/[-_]/u)[0]!.toLowerCase();
+  return (REPLIES[primary] ?? REPLIES.en!)[act];
+}

@@ -1,0 +1,432 @@
+/**
+ * The conversation acts a whole message can be (greeting, thanks, goodbye,
+ * acknowledgement, a request for a person), recognized before search in many
+ * languages, and the built-in replies to small talk.
+ *
+ * The first wordings below were written down from how customers write in support
+ * chats (typos, no punctuation, mixed case) before the matcher was written; later
+ * batches were each measured before the matcher was changed for them (LATER_WORDINGS).
+ * The recall test allows a few misses rather than listing every wording in the module.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import {
+  ACT_REPLY_LANGUAGES,
+  defaultActReply,
+  recognitionSteps,
+  recognizeConversationAct,
+  type ConversationAct,
+  type SmallTalkAct,
+} from '../../src/chat/conversation-acts';
+
+/** Real-world wordings per act, across languages (en de fr es it nl pt pl tr ja zh ko ru sv da no fi cs ar). */
+const WORDINGS: Record<ConversationAct, string[]> = {
+  greeting: [
+    'hi', 'Hi!', 'hello', 'Hello there', 'hey', 'heyyy', 'hiya', 'good morning', 'Good evening!', 'hallo',
+    'Hallo!', 'guten Tag', 'Guten Morgen', 'moin', 'servus', 'Grüß Gott', 'gruess dich', 'hola', 'Hola!', 'buenos días',
+    'buenas tardes', 'bonjour', 'Bonsoir', 'salut', 'ciao', 'buongiorno', 'hej', 'hej hej', 'goedemiddag', 'hoi',
+    'olá', 'ola bom dia', 'boa tarde', 'cześć', 'dzien dobry', 'merhaba', 'selam', 'iyi günler', 'こんにちは', 'おはようございます',
+    '你好', '您好', '안녕하세요', '안녕', 'привет', 'здравствуйте', 'Добрый день', 'hei', 'moi', 'ahoj', 'dobrý den',
+    'مرحبا', 'السلام عليكم', 'god morgen', 'hallo zusammen', 'hi 👋',
+  ],
+  thanks: [
+    'thanks!', 'thank you', 'Thank you so much', 'thx', 'ty', 'thanks a lot', 'thaaanks', 'thnaks', 'many thanks', 'cheers',
+    'ok danke', 'danke', 'Danke schön', 'dankeschön', 'vielen dank', 'Vielen Dank!!', 'danke dir', 'super, danke dir!', 'merci', 'merci beaucoup',
+    'Merci bcp', 'gracias', 'muchas gracias', 'grazie', 'grazie mille', 'dank je wel', 'bedankt', 'dankjewel', 'obrigado', 'obrigada',
+    'muito obrigado', 'dziękuję', 'dziekuje bardzo', 'dzięki', 'teşekkürler', 'tesekkur ederim', 'sağol', 'ありがとう', 'ありがとうございます', '谢谢',
+    '谢谢你', '多谢', '감사합니다', '고마워요', 'спасибо', 'Спасибо большое', 'tack', 'tack så mycket', 'tak', 'takk', 'kiitos',
+    'děkuji', 'شكرا', 'thanks 🙏', 'ok thanks',
+  ],
+  goodbye: [
+    'bye', 'Bye!', 'goodbye', 'bye bye', 'see you', 'have a nice day', 'ok thanks bye', 'tschüss', 'tschuess', 'tschüssi',
+    'auf wiedersehen', 'bis dann', 'ciao ciao', 'au revoir', 'bonne journée', 'adiós', 'adios', 'hasta luego', 'arrivederci', 'tot ziens',
+    'doei', 'tchau', 'até logo', 'do widzenia', 'na razie', 'hoşça kal', 'görüşürüz', 'さようなら', 'じゃあね', '再见',
+    '拜拜', '안녕히 계세요', 'до свидания', 'пока', 'hej då', 'ha det', 'farvel', 'näkemiin', 'nashledanou', 'مع السلامة',
+    'thanks, bye', 'danke, tschüss', 'merci, au revoir',
+  ],
+  acknowledgement: [
+    'ok', 'OK', 'okay', 'okey', 'oki', 'k', 'alright', 'all right', 'got it', 'perfect',
+    'great', 'super', 'cool', 'sounds good', 'understood', 'alles klar', 'ok super', 'passt', 'verstanden', 'prima',
+    "d'accord", 'parfait', 'entendu', 'vale', 'perfecto', 'entendido', 'va bene', 'perfetto', 'capito', 'oké',
+    'prima, helder', 'beleza', 'entendi', 'jasne', 'rozumiem', 'tamam', 'anladım', '了解しました', '好的', '明白了',
+    '알겠습니다', 'понятно', 'хорошо', 'okej', 'selvfølgelig', 'selvä', 'dobře', 'حسنا', '👍', '👌',
+  ],
+  ask_for_person: [
+    'can I talk to a human?', 'can I talk to someone real', 'I want to speak to an agent', 'real person please', 'get me a human',
+    'human please', 'talk to a human', 'agent', 'i need to speak with a representative', 'let me talk to a real person',
+    'connect me to customer service', 'can i speak to a live agent pls', 'my parcel is broken, I want to talk to a human', 'transfer me to a person',
+    'Mitarbeiter bitte', 'ich möchte mit einem Menschen sprechen', 'kann ich einen Mitarbeiter sprechen', 'mit einem echten menschen sprechen bitte',
+    'ich will mit jemandem reden', 'verbinden Sie mich mit einem Mitarbeiter',
+    'je veux parler à un conseiller', 'je voudrais parler a un humain', 'un conseiller svp',
+    'quiero hablar con una persona', 'puedo hablar con un agente?', 'vorrei parlare con un operatore', 'posso parlare con una persona reale',
+    'ik wil een medewerker spreken', 'kan ik met een mens praten', 'quero falar com um atendente', 'posso falar com uma pessoa',
+    'chcę rozmawiać z konsultantem', 'chce porozmawiac z czlowiekiem', 'müşteri temsilcisi ile görüşmek istiyorum', 'canlı destek',
+    '人工客服', '转人工', '我要找人工', 'オペレーターと話したい', '担当者につないでください', '상담원 연결', '상담원이랑 통화하고 싶어요',
+    'позовите оператора', 'хочу поговорить с оператором', 'jag vill prata med en människa', 'kan jeg tale med en medarbejder',
+    'jeg vil snakke med et menneske', 'haluan puhua ihmisen kanssa', 'chci mluvit s operátorem', 'أريد التحدث مع موظف',
+  ],
+};
+
+/**
+ * Wordings written later, each batch measured on the matcher as it was before any
+ * change for it: 156 of 161 recognized (the batch written after the first version),
+ * then 118 of 131 (the batch from "i want to talk with a real human being" and "ok thank
+ * you so much" on). Kept so later changes keep them.
+ */
+const LATER_WORDINGS: Record<ConversationAct, string[]> = {
+  greeting: [
+    'hello!!', 'Hi :)', 'hey hey', 'good morning team', 'Hallo ihr Lieben', 'Moin!', 'Guten Abend zusammen', 'Bonjour !', 'coucou', 'Hola, buenas',
+    'ciao!', 'Buongiorno a tutti', 'goedemorgen', 'Olá!', 'bom dia', 'Dzień dobry', 'Merhabalar', 'こんばんは', '您好！', '안녕하세요!', 'Здравствуйте!',
+    'Hejsan', 'Hei!', 'Ahoj', 'أهلا', 'hello?', 'hi hi', 'Servus!', 'Grüezi', 'Salut !', 'hi there!', 'hey guys', 'good morning!', 'Guten Tag!',
+    'hallo zusammen', 'bonjour !', 'hola!',
+  ],
+  thanks: [
+    'thank you very much!', 'Thanks so much :)', 'thank u', 'tysm', 'Thanks a ton', 'Danke!!', 'Danke sehr', 'Dankeschön :)', 'herzlichen Dank',
+    'Merci !', 'mille mercis', 'Gracias!!', 'mil gracias', 'Grazie!', 'grazie tante', 'Bedankt!', 'Obrigada!', 'valeu', 'Dzięki!', 'Teşekkür ederim',
+    'どうもありがとうございます', '非常感谢', '감사해요', 'Спасибо!', 'Tack!', 'Mange tak', 'Takk skal du ha', 'Kiitos!', 'Děkuji', 'شكرا جزيلا', 'thanks for your help!',
+    'danke für die Hilfe', 'thank you for the quick answer', 'ok thank you so much', 'great thanks!', 'perfect, thank you', 'cool thx',
+    'awesome, thanks a lot!', 'thanks that helps', 'ah ok danke', 'okay, vielen dank!', 'Danke, das hilft mir', 'super, danke schön',
+    'alles klar, danke!', 'merci bien', 'ok merci beaucoup', 'parfait merci', "d'accord merci", 'vale gracias', 'perfecto, muchas gracias',
+    'ok grazie', 'grazie mille!', 'perfetto grazie', 'ok dank je', 'prima, bedankt!', 'ok obrigado', 'beleza, valeu', 'dzięki wielkie',
+    'ok dziękuję', 'tamam teşekkürler', 'çok teşekkür ederim', 'わかりました、ありがとうございます', '好的，谢谢', '네 감사합니다', 'хорошо, спасибо', 'ок спасибо', 'ok tack',
+    'ok tak', 'ok takk', 'selvä kiitos', 'dobře, děkuji', 'تمام شكرا',
+  ],
+  goodbye: [
+    'bye!', 'Goodbye :)', 'see ya', 'bye for now', 'Tschüss!', 'Schönen Tag noch', 'bis bald', 'Au revoir !', 'bonne soirée', 'Adiós!',
+    'hasta pronto', 'Arrivederci!', 'Tot ziens!', 'Tchau!', 'Do widzenia', 'Görüşürüz', 'さようなら！', '再见！', '안녕히 계세요', 'Пока!', 'Hej då!', 'Ha det bra',
+    'Näkemiin!', 'Nashledanou', 'مع السلامة', 'have a good one', 'take care!', 'thanks, have a nice day', 'ok bye', 'Danke, schönen Tag noch!',
+    'ok great, bye', "Thanks, that's all", 'Danke und tschüss', 'ok gracias adiós', '谢谢！再见',
+  ],
+  acknowledgement: [
+    'ok!', 'okay.', 'OK cool', 'alright then', 'got it!', 'Perfect!', 'great!', 'sounds good!', 'understood.', 'Alles klar!', 'ok, passt',
+    'Verstanden!', 'Super!', "D'accord !", 'parfait', 'Vale!', 'Perfecto', 'Va bene!', 'perfetto', 'Oké', 'Prima!', 'Certo', 'Jasne', 'Tamam',
+    '了解です', '好的！', '알겠습니다!', 'Хорошо', 'Okej!', 'Selvä', 'حسنا', '👍👍', 'ok 👍', 'ok verstanden', 'ok passt', 'oké top',
+  ],
+  ask_for_person: [
+    'I want to talk to a person', 'can i talk to someone?', 'speak to a human please', 'I need a human', 'Let me speak to a manager',
+    'can you connect me with an agent', 'representative', 'talk to agent', 'transfer me to a human agent please', 'is there a human I can talk to?',
+    'I want a real person not a bot', 'Ich möchte einen Mitarbeiter sprechen', 'Kann ich mit jemandem sprechen?',
+    'Bitte verbinden Sie mich mit einem Menschen', 'ich will einen echten Menschen', "Je voudrais parler à quelqu'un",
+    'Puis-je parler à un conseiller ?', 'Quiero hablar con un agente', 'necesito hablar con alguien', 'Voglio parlare con un operatore',
+    'Kan ik een medewerker spreken?', 'Quero falar com um humano', 'Chcę rozmawiać z człowiekiem', 'temsilciye bağlanmak istiyorum', '我要人工客服',
+    '转人工客服', '担当者と話したいです', '상담원 연결해주세요', 'Хочу поговорить с человеком', 'Jag vill prata med en människa', 'Jeg vil gerne tale med en medarbejder',
+    'Kan jeg snakke med en person?', 'Haluan puhua asiakaspalvelijan kanssa', 'Chci mluvit s člověkem', 'أريد التحدث مع شخص حقيقي',
+    'i want to talk with a real human being', 'pls let me speak with someone', 'can u connect me to a real person', 'human agent pls',
+    'I need a real person to help me', 'get me a manager', 'I want to speak to your supervisor', 'talk to support agent',
+    'let me chat with a person', 'is it possible to talk to a human?', 'how can i talk to a human', 'how do i speak to a real person',
+    'i wanna talk to someone', 'REAL PERSON', 'connect me with customer support', 'mitarbeiter sprechen', 'ich will mit einem mitarbeiter reden',
+    'bitte einen menschen', 'kann ich bitte mit jemandem vom kundenservice sprechen', 'ich möchte gerne mit einem echten menschen chatten',
+    'Verbinden Sie mich bitte mit dem Kundenservice', 'echter mensch bitte', 'gibt es einen menschen mit dem ich sprechen kann',
+    'puis-je parler avec un humain', 'je veux un conseiller', 'mettez-moi en relation avec un conseiller', 'parler à un humain',
+    'puedo hablar con alguien', 'quiero un agente humano', 'necesito hablar con un asesor', 'pásame con un humano',
+    'posso parlare con un operatore?', 'voglio un operatore', 'operatore per favore', 'mi passi un operatore', 'ik wil met een mens praten',
+    'medewerker alstublieft', 'kan ik iemand spreken', 'quero falar com atendente', 'posso falar com alguém?', 'atendente por favor',
+    'quero atendimento humano', 'chcę porozmawiać z człowiekiem', 'konsultant proszę', 'połącz mnie z konsultantem',
+    'temsilci ile görüşmek istiyorum', 'müşteri temsilcisine bağlanmak istiyorum', 'gerçek bir insanla konuşmak istiyorum', 'canlı desteğe bağlan',
+    '我想和人工客服说话', '找人工', '人工服务', '请转人工', '我要真人', '担当者と話したいです', 'オペレーターに繋いでください', '人と話したい', 'スタッフと話したい', '상담원과 통화하고 싶어요', '상담사 연결해 주세요', '직원 연결',
+    '사람이랑 얘기하고 싶어요', 'соедините с оператором', 'оператора пожалуйста', 'хочу живого человека', 'можно поговорить с человеком?',
+    'kan jag prata med en människa', 'koppla mig till kundtjänst', 'jeg vil tale med et menneske', 'kan jeg snakke med en person',
+    'haluan puhua asiakaspalvelijan kanssa', 'voinko puhua ihmisen kanssa', 'chci mluvit s operátorem', 'můžu mluvit s člověkem?',
+    'أريد التحدث مع موظف خدمة العملاء', 'ممكن اكلم موظف', 'حولني الى موظف',
+  ],
+};
+
+/** Messages that ask or tell something else: they go to search. */
+const NOT_ACTS = [
+  'Hi, where is my order?',
+  'thanks, but how do I return it?',
+  'ok so what about shipping to Austria',
+  'Danke, und wie lange dauert der Versand?',
+  'refund',
+  'Versand',
+  'hello I have a question about my invoice',
+  'ok and the return label?',
+  'super fast shipping?',
+  'great, can I pay with PayPal too?',
+  'merci, et pour la livraison en Belgique ?',
+  'hola, cuánto cuesta el envío',
+  '你好，我的订单在哪里？',
+  'gracias, y si no me llega?',
+  'perfect size chart?',
+  'is ok to wash at 60 degrees?',
+  'bye bye plastic packaging?',
+  'I see. What a terrible war !',
+  'human guinea pig',
+  'thanks for the quick delivery, the shoes fit',
+  'hi, my order ZX-123 has not arrived',
+  'perfect, and when does it ship?',
+  'ok, but the size is wrong',
+  'bonjour, je voudrais retourner un article',
+  'ciao, vorrei cambiare taglia',
+  'Danke, aber das Paket ist immer noch nicht da',
+  'thanks!! where do I find the invoice',
+  'Hallo, ich habe eine Frage zu meiner Bestellung',
+  'Alles klar, und was kostet der Versand?',
+  "Merci, mais je n'ai pas reçu le remboursement",
+  'Gracias, pero el paquete no ha llegado',
+  'Grazie, ma il pacco è danneggiato',
+  'Bedankt, maar het pakket is beschadigd',
+  'Obrigado, mas o pacote não chegou',
+  'Dziękuję, ale paczka nie dotarła',
+  'Teşekkürler ama paket gelmedi',
+  'ありがとう、でも荷物が届きません',
+  '谢谢，但是包裹还没到',
+  '감사합니다, 그런데 배송이 안 왔어요',
+  'Спасибо, но посылка не пришла',
+  'Tack, men paketet har inte kommit',
+  'Kiitos, mutta paketti ei ole tullut',
+  'Děkuji, ale balík nepřišel',
+  'شكرا، لكن الطرد لم يصل',
+  // A word that begins like a person-word is no person.
+  'Agentur',
+  'Mitarbeiterrabatt',
+  'asesoramiento',
+  'osobiście',
+  'сотрудничество',
+  'henkilökohtainen',
+  'Personalausweis',
+  'humans',
+];
+
+/** Messages that mention people without asking to speak to one. */
+const MENTIONS_OF_PEOPLE = [
+  'can a person pick up my parcel?',
+  'my human resources department needs an invoice',
+  'is a real person reading this?',
+  'am I talking to a human?',
+  'can someone else receive the package for me?',
+  'my agent in Germany will sign for the delivery',
+  'the delivery person left it at the door',
+  'how do I contact customer service by phone?',
+  'do you need a person to sign for delivery?',
+  'spreche ich mit einem Menschen?',
+  'kann eine andere Person das Paket abholen?',
+  'I do not want to talk to a human, just tell me the price',
+  'was this written by a person?',
+  'wie viele Mitarbeiter habt ihr?',
+  'Does your customer service speak German?',
+  'Wie viele Menschen sprechen Deutsch?',
+  'Mensch, wo bleibt mein Paket?',
+  'Can I have a person collect it at the store?',
+  'I talked to an agent yesterday and he said I get a refund',
+  'Ich habe gestern mit einem Mitarbeiter gesprochen',
+  "J'ai parlé à un conseiller hier",
+  '客服电话是多少？',
+  'what are your customer service hours?',
+  'Sprechen Ihre Mitarbeiter Englisch?',
+  'Spreken jullie medewerkers Engels?',
+  'オペレーターの対応時間は何時ですか？',
+  '人工客服几点上班？',
+  '和客服说过了还是没解决',
+  '상담원 운영 시간이 어떻게 되나요?',
+  'I would like a person to sign for it',
+  'I want to talk about my order',
+  'Je voudrais parler de ma commande',
+  'Quiero hablar de mi devolución',
+  'Оператор сказал мне, что будет возврат',
+  'Can someone help me with my order?',
+  'Başka biri paketi alabilir mi?',
+  'هل يمكن لشخص آخر استلام الطلب؟',
+  'Do you have a human size mannequin?',
+  'Can I return it in person?',
+  'Does someone check the returns?',
+  'I spoke to someone yesterday',
+  'I want to know if a person can pick it up',
+  'Ich möchte wissen, ob ein Mitarbeiter das prüfen kann',
+  'Kann ich persönlich vorbeikommen?',
+  '¿Puede otra persona recoger el pedido?',
+  '我想知道人工客服的电话',
+];
+
+/** The shared evaluation sets sit beside the repository (../shared/eval); a worktree one level deeper finds them one folder up. */
+function sharedEvalDir(): string {
+  for (let dir = path.resolve(__dirname, '../..'); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const candidate = path.join(path.dirname(dir), 'shared/eval');
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  throw new Error('the shared evaluation sets (../shared/eval beside the repository) were not found');
+}
+
+/** Every customer message of a JSONL set: `turns[].user` (conversations) or `user` (single questions). */
+function userMessagesOf(file: string): string[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .flatMap((line) => {
+      const record = JSON.parse(line) as { user?: string; turns?: { user: string }[] };
+      return record.turns ? record.turns.map((turn) => turn.user) : [record.user!];
+    });
+}
+
+const SMALL_TALK: SmallTalkAct[] = ['greeting', 'thanks', 'goodbye', 'acknowledgement'];
+const actOf = (message: string) => recognizeConversationAct(message)?.act ?? null;
+
+describe('recognizing conversation acts', () => {
+  const lists = (Object.keys(WORDINGS) as ConversationAct[]).flatMap((act) => [
+    { act, list: 'first', wordings: WORDINGS[act] },
+    { act, list: 'later', wordings: LATER_WORDINGS[act] },
+  ]);
+  it.each(lists)('recognizes at least 95% of the real-world wordings of $act ($list list), in many languages', ({ act, wordings }) => {
+    expect(wordings.length).toBeGreaterThanOrEqual(30);
+    const missed = wordings.filter((message) => actOf(message) !== act).map((message) => `${message} → ${actOf(message)}`);
+    // At most 5% may be missed; beyond that the failure lists every miss.
+    const allowed = Math.floor(wordings.length * 0.05);
+    expect(missed.length <= allowed ? [] : missed).toEqual([]);
+  });
+
+  it('takes small talk alone or combined, naming the act that ends the message', () => {
+    expect(recognizeConversationAct('ok thanks bye')).toEqual({ act: 'goodbye', language: 'en' });
+    expect(recognizeConversationAct('super, danke dir!')).toEqual({ act: 'thanks', language: 'de' });
+    expect(recognizeConversationAct('Guten Morgen 😊')).toEqual({ act: 'greeting', language: 'de' });
+    expect(recognizeConversationAct('OK!!')).toEqual({ act: 'acknowledgement', language: null });
+    expect(recognizeConversationAct('👍')).toEqual({ act: 'acknowledgement', language: null });
+    expect(recognizeConversationAct('Hello? Is anyone there?')).toEqual({ act: 'greeting', language: 'en' });
+    expect(recognizeConversationAct('no thanks, that is all')).toEqual({ act: 'goodbye', language: 'en' });
+  });
+
+  it('names the language the wording belongs to', () => {
+    expect(recognizeConversationAct('vielen dank')?.language).toBe('de');
+    expect(recognizeConversationAct('merci beaucoup')?.language).toBe('fr');
+    expect(recognizeConversationAct('grazie mille')?.language).toBe('it');
+    expect(recognizeConversationAct('dank je wel')?.language).toBe('nl');
+    expect(recognizeConversationAct('ありがとう')?.language).toBe('ja');
+    expect(recognizeConversationAct('谢谢')?.language).toBe('zh');
+    expect(recognizeConversationAct('감사합니다')?.language).toBe('ko');
+    expect(recognizeConversationAct('спасибо')?.language).toBe('ru');
+    expect(recognizeConversationAct('Mitarbeiter bitte')).toEqual({ act: 'ask_for_person', language: 'de' });
+    expect(recognizeConversationAct('人工客服')).toEqual({ act: 'ask_for_person', language: 'zh' });
+    expect(recognizeConversationAct('je veux parler à un agent')).toEqual({ act: 'ask_for_person', language: 'fr' });
+  });
+
+  it('names no language for a wording that several languages share, so the conversation decides', () => {
+    expect(recognizeConversationAct('hallo')).toEqual({ act: 'greeting', language: null });
+    expect(recognizeConversationAct('hej')).toEqual({ act: 'greeting', language: null });
+    expect(recognizeConversationAct('perfekt')).toEqual({ act: 'acknowledgement', language: null });
+    expect(recognizeConversationAct('agent')).toEqual({ act: 'ask_for_person', language: null });
+  });
+
+  it('is insensitive to case, accents, "ae/oe/ue", repeated letters and common typos', () => {
+    for (const message of ['TSCHÜSS', 'tschuess', 'tschuss', 'Tschüüüss']) expect(actOf(message)).toBe('goodbye');
+    for (const message of ['thaaaanks', 'thnx', 'thanx', 'tahnks', 'Thank youuu']) expect(actOf(message)).toBe('thanks');
+    for (const message of ['dziekuje', 'tesekkurler', 'merci beaucoups', 'gracais']) expect(actOf(message)).toBe('thanks');
+    for (const message of ['i want to talk to a humen', 'can i speak to an agnet', 'Mitarbieter bitte']) expect(actOf(message)).toBe('ask_for_person');
+  });
+
+  it('leaves a message that also asks or tells something to search', () => {
+    const recognized = NOT_ACTS.filter((message) => actOf(message) !== null);
+    expect(recognized).toEqual([]);
+  });
+
+  it('asks for a person even when the message also states the problem', () => {
+    expect(actOf('my parcel is broken, I want to talk to a human')).toBe('ask_for_person');
+    expect(actOf('Das Paket ist kaputt angekommen. Ich möchte bitte mit einem Mitarbeiter sprechen')).toBe('ask_for_person');
+    expect(actOf('hi, I have been waiting for two weeks, get me a real person')).toBe('ask_for_person');
+    expect(actOf('Your bot does not understand me. Human please!')).toBe('ask_for_person');
+    expect(actOf('thanks, can I also talk to a human about this?')).toBe('ask_for_person');
+    expect(actOf('Hallo, ich möchte mit einem Mitarbeiter sprechen')).toBe('ask_for_person');
+  });
+
+  it('finds a request for a person at the start or the end of a long message', () => {
+    const complaint = 'The parcel came late and the box was wet. '.repeat(100);
+    expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');
+    expect(actOf(`Mitarbeiter bitte! ${complaint}`)).toBe('ask_for_person');
+    expect(actOf(complaint)).toBeNull();
+  });
+
+  it('does not take a mention of people (or a question whether one is reading) for a request to speak to one', () => {
+    const recognized = MENTIONS_OF_PEOPLE.filter((message) => actOf(message) !== null);
+    expect(recognized).toEqual([]);
+  });
+
+  it('recognizes no question of the shared evaluation sets or of the help-center dialogues as an act', () => {
+    const dir = sharedEvalDir();
+    const files = [
+      ...fs.readdirSync(dir).flatMap((set) =>
+        ['cases.jsonl', 'unanswerable.jsonl'].map((name) => path.join(dir, set, name)).filter((file) => fs.existsSync(file)),
+      ),
+      path.resolve(__dirname, '../../eval/help-center-dialogues.jsonl'),
+    ];
+    const questions = files.flatMap(userMessagesOf);
+    expect(files.length).toBeGreaterThanOrEqual(9);
+    expect(questions.length).toBeGreaterThan(1000);
+    // The help-center dialogues ask this one to find the contact article; issue 41 names it
+    // as the very request for a person that must be handed over instead of searched.
+    const REQUEST_FOR_A_PERSON = 'Can I talk to a real human?';
+    expect(questions).toContain(REQUEST_FOR_A_PERSON);
+    expect(actOf(REQUEST_FOR_A_PERSON)).toBe('ask_for_person');
+    const recognized = questions.filter((question) => question !== REQUEST_FOR_A_PERSON && recognizeConversationAct(question) !== null);
+    expect(recognized).toEqual([]);
+  });
+
+  /** Hostile shapes: long runs of one character, of act words, of person-words and contact words without punctuation, of CJK. */
+  const hostile = fc.oneof(
+    fc.string({ maxLength: 4000, unit: 'binary' }),
+    fc.string({ maxLength: 4000, unit: 'grapheme' }),
+    fc.tuple(fc.constantFrom('a', 'e', ' ', '人', 'ー', '👍', "'", '-', 'ü', '\u0301', '\u3000', ':)', 'ab', 'humen '), fc.integer({ min: 1, max: 4000 })).map(([c, n]) => c.repeat(n).slice(0, 4000)),
+    fc.integer({ min: 1, max: 4000 }).map((n) => 'qwertzuiopasdfghjklyxcvbnm'.repeat(160).slice(0, n)),
+    fc
+      .array(fc.constantFrom('talk to', 'a', 'human', 'thanks', 'ok', 'bitte', 'mitarbeiter', '人工', '转', 'not', 'real person', 'please', 'humen', 'thaaanks', 'you', ',', '!'), { maxLength: 800 })
+      .map((words) => words.join(' ').slice(0, 4000)),
+  );
+
+  it('never throws on hostile input up to 4,000 characters, and its work grows linearly with the length', () => {
+    fc.assert(
+      fc.property(hostile, (text) => {
+        expect(() => recognizeConversationAct(text)).not.toThrow();
+        // Steps (characters read, wordings compared), not time: a fixed number per character.
+        expect(recognitionSteps(text)).toBeLessThanOrEqual(STEPS_PER_CHARACTER * (text.length + 1));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('takes the same steps per character on a long message as on a short one', () => {
+    const sentence = 'ok thanks, can I talk to a real human please? Mitarbeiter bitte 人工客服 ';
+    const perCharacter = (text: string) => recognitionSteps(text) / text.length;
+    const short = perCharacter(sentence);
+    // Within the first 2,000 characters, which the matcher reads whole.
+    const long = perCharacter(sentence.repeat(Math.floor(1900 / sentence.length)));
+    expect(long).toBeLessThanOrEqual(short * 1.5);
+  });
+});
+
+/** The most steps the matcher may take per character of a message (a constant: the work is linear). */
+const STEPS_PER_CHARACTER = 100;
+
+describe('the built-in replies to small talk', () => {
+  const REQUIRED = ['de', 'fr', 'es', 'it', 'nl', 'pt', 'pl', 'tr', 'ja', 'zh', 'en', 'ko', 'ru'];
+
+  it('exist for every small-talk act in every required language, each its own short text', () => {
+    for (const language of REQUIRED) expect(ACT_REPLY_LANGUAGES).toContain(language);
+    for (const language of ACT_REPLY_LANGUAGES) {
+      const replies = SMALL_TALK.map((act) => defaultActReply(act, language));
+      for (const reply of replies) {
+        expect(reply.trim().length).toBeGreaterThan(1);
+        expect(reply.length).toBeLessThanOrEqual(120);
+      }
+      expect(new Set(replies).size).toBe(SMALL_TALK.length);
+      if (language !== 'en') expect(replies).not.toEqual(SMALL_TALK.map((act) => defaultActReply(act, 'en')));
+    }
+  });
+
+  it('offer help after a greeting and ask whether there is anything else after thanks', () => {
+    expect(defaultActReply('greeting', 'en')).toMatch(/help/i);
+    expect(defaultActReply('thanks', 'en')).toMatch(/welcome/i);
+    expect(defaultActReply('thanks', 'en')).toMatch(/anything else/i);
+    expect(defaultActReply('greeting', 'de')).toMatch(/helfen/i);
+    expect(defaultActReply('thanks', 'de')).toMatch(/gern/i);
+  });
+
+  it('fall back to English for a language they do not know, and accept a region subtag', () => {
+    expect(defaultActReply('goodbye', 'xx')).toBe(defaultActReply('goodbye', 'en'));
+    expect(defaultActReply('thanks', 'de-AT')).toBe(defaultActReply('thanks', 'de'));
+    expect(defaultActReply('thanks', 'PT')).toBe(defaultActReply('thanks', 'pt'));
+  });
+
+  it('read the recognized language of a wording', () => {
+    const recognized = recognizeConversationAct('merci beaucoup')!;
+    expect(defaultActReply(recognized.act as SmallTalkAct, recognized.language!)).toBe(defaultActReply('thanks', 'fr'));
+  });
+});

@@ -1,0 +1,91 @@
+import { AIMessage, ToolMessage } from '@langchain/core/messages';
+import { HAND_OFF_TO_PERSON, handOffOf, type HandOff } from '../../src/agent/tools/hand-off-to-person';
+import { defaultActReply } from '../../src/chat/conversation-acts';
+import { groundedByTools, judgeTurn, toolFailedIn, type TurnFindings } from '../../src/chat/escalation';
+import type { SentToolCall } from '../../src/connectors/guarded-tool';
+import { shopFileSchema } from '../../src/shop/shop-file';
+import { actReply } from '../../src/shop/shop-words';
+
+/** A turn that found a well-covered answer and nothing else. */
+const ANSWERED: TurnFindings = {
+  customerAsked: false,
+  handOff: null,
+  toolFailed: false,
+  groundedByTools: false,
+  confidence: 0.8,
+  threshold: 0.3,
+  nothingAnswers: false,
+  knowledgeUnavailable: false,
+};
+const HAND_OFF: HandOff = { kind: 'hand_off', summary: 'Wants a person.', reason: null };
+
+describe('the judge', () => {
+  it('answers a covered question, and gives no reason', () => {
+    expect(judgeTurn(ANSWERED)).toEqual({ escalated: false, reason: null });
+  });
+
+  it.each([
+    ['customer_asked', { customerAsked: true, handOff: HAND_OFF, toolFailed: true, confidence: 0 }],
+    ['model', { handOff: HAND_OFF, toolFailed: true, confidence: 0 }],
+    ['tool_failed', { toolFailed: true, groundedByTools: true, confidence: 0 }],
+    ['knowledge_unavailable', { knowledgeUnavailable: true, confidence: 0 }],
+    ['not_in_help_center', { confidence: 0.29 }],
+    ['not_in_help_center', { nothingAnswers: true }],
+  ] as const)('escalates as %s, the stronger reason first', (reason, found) => {
+    expect(judgeTurn({ ...ANSWERED, ...found })).toEqual({ escalated: true, reason });
+  });
+
+  it('does not judge an answer a tool grounded by the help center', () => {
+    expect(judgeTurn({ ...ANSWERED, groundedByTools: true, confidence: 0, nothingAnswers: true, knowledgeUnavailable: true })).toEqual({ escalated: false, reason: null });
+  });
+});
+
+describe("what the judge reads from the turn's tool traffic", () => {
+  const call = (id: string, name: string) => new AIMessage({ content: '', tool_calls: [{ id, name, args: {} }] });
+  const sent = (failed: boolean): SentToolCall => ({ kind: 'sent_tool_call', sent_arguments: {}, bound: [], model_arguments: {}, ...(failed ? { outcome: 'failed', failure: 'http_503' } : { outcome: 'answered' }) });
+  const result = (id: string, name: string, artifact: unknown) => new ToolMessage({ content: 'x', tool_call_id: id, name, artifact });
+
+  it('a refused request (4xx) is not a failed system', () => {
+    const refused: SentToolCall = { kind: 'sent_tool_call', sent_arguments: {}, bound: [], model_arguments: {}, outcome: 'failed', failure: 'http_400' };
+    expect(toolFailedIn([call('1', 'quote'), result('1', 'quote', refused)])).toBe(false);
+  });
+
+  it('a failed system counts only when no later call of the same tool succeeded', () => {
+    const failedOnce = [call('1', 'quote'), result('1', 'quote', sent(true))];
+    expect(toolFailedIn(failedOnce)).toBe(true);
+    expect(toolFailedIn([...failedOnce, call('2', 'quote'), result('2', 'quote', sent(false))])).toBe(false);
+    expect(toolFailedIn([...failedOnce, call('2', 'other'), result('2', 'other', sent(false))])).toBe(true);
+  });
+
+  it("the model's hand-off is found, and does not count as a tool that grounded the answer", () => {
+    const turn = [call('h', HAND_OFF_TO_PERSON), result('h', HAND_OFF_TO_PERSON, HAND_OFF)];
+    expect(handOffOf(turn)).toEqual(HAND_OFF);
+    expect(groundedByTools(turn)).toBe(false);
+    expect(groundedByTools([...turn, result('2', 'lookup_order', undefined)])).toBe(true);
+  });
+});
+
+describe("the shop file's words for small talk and its agents' hand-off", () => {
+  const parse = (extra: Record<string, unknown>) =>
+    shopFileSchema.parse({ name: 'Pine & Pebble', agents: [{ key: 'help', description: 'd', instructions: 'i', hand_off: false }], ...extra });
+
+  it('replies in the shop’s words per language, else in the built-in reply of that language, never in the default language’s', () => {
+    const { words } = parse({ words: { acts: { greeting: 'Hello from Pine & Pebble!' }, de: { acts: { thanks: 'Gern, Ihr Pine & Pebble.' } } } });
+    expect(actReply(words, 'en', 'greeting', 'en')).toBe('Hello from Pine & Pebble!');
+    expect(actReply(words, 'en', 'thanks', 'de')).toBe('Gern, Ihr Pine & Pebble.');
+    expect(actReply(words, 'en', 'greeting', 'de')).toBe(defaultActReply('greeting', 'de'));
+    expect(actReply(words, 'en', 'goodbye', 'en')).toBe(defaultActReply('goodbye', 'en'));
+  });
+
+  it('refuses an unknown act and an empty reply, with their paths', () => {
+    expect(() => parse({ words: { acts: { shrug: 'hm' } } })).toThrow(/shrug/);
+    const empty = shopFileSchema.safeParse({ name: 'P', agents: [{ key: 'help', description: 'd', instructions: 'i' }], words: { de: { acts: { greeting: ' ' } } } });
+    expect(empty.success).toBe(false);
+    expect(JSON.stringify(empty.error?.issues)).toContain('"de","acts","greeting"');
+  });
+
+  it('keeps hand_off: false on the agent, and defaults it to true', () => {
+    expect(parse({}).agents[0]!.hand_off).toBe(false);
+    expect(shopFileSchema.parse({ name: 'P', agents: [{ key: 'help', description: 'd', instructions: 'i' }] }).agents[0]!.hand_off).toBe(true);
+  });
+});

@@ -41,7 +41,7 @@ import { TraceDeletion } from './privacy/trace-deletion';
 import { createShopAgents, type SharedGraphParts } from './shop/agents';
 import { loadConfiguredShop, type Shop } from './shop/load-shop';
 import { DEMO_CUSTOMER, seedSampleData } from './shop/sample-shop';
-import { widgetWordSets, wordsFor } from './shop/shop-words';
+import { actReply, widgetWordSets, wordsFor } from './shop/shop-words';
 import { FALLBACK_LANGUAGE } from './chat/conversation-language';
 import type { SqlDatabase } from './store/database';
 import { applyMigrations } from './store/migrations';
@@ -142,6 +142,8 @@ export async function createDependencies(config: Config, logger: Logger, databas
       tracing,
       logger,
       prices: config.modelPrices,
+      redactor,
+      actReply: (act, language) => actReply(shop.words, shop.languages[0] ?? FALLBACK_LANGUAGE, act, language),
       languages: {
         detector: languageDetector,
         shopLanguages: shop.languages,

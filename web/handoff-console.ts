@@ -17,6 +17,23 @@ export interface HandoffSummary {
   handler?: 'bot' | 'human';
   agent_name?: string | null;
   waiting_since?: string | null;
+  /** Why the conversation was last escalated (docs/escalation.md). */
+  escalation_reason?: string | null;
+  /** The model's summary for the person who takes over (hand_off_to_person). */
+  handoff_summary?: string | null;
+}
+
+/** How the console names an escalation reason; an unknown one is shown as it came. */
+export function describeEscalationReason(reason: string | null | undefined): string | null {
+  if (!reason) return null;
+  const names: Record<string, string> = {
+    not_in_help_center: 'not in the help center',
+    customer_asked: 'the customer asked for a person',
+    model: 'the assistant handed it over',
+    tool_failed: "a shop's system failed",
+    knowledge_unavailable: 'the knowledge base was unavailable',
+  };
+  return names[reason] ?? reason;
 }
 
 export interface HandoffConsoleParts {
@@ -221,6 +238,8 @@ export function createHandoffConsole(parts: HandoffConsoleParts) {
       { type: 'button', class: 'session waiting', 'data-session-id': s.session_id },
       el('span', { class: 'session-top' }, el('span', { class: 'session-title' }, s.title || s.session_id), el('span', { class: 'badge escalated' }, waitedFor(s.waiting_since))),
       el('span', { class: 'session-last' }, s.last_message ?? ''),
+      s.escalation_reason ? el('span', { class: 'session-reason' }, `Why: ${describeEscalationReason(s.escalation_reason)}`) : null,
+      s.handoff_summary ? el('span', { class: 'handoff-summary customer-text', dir: 'auto' }, s.handoff_summary) : null,
     );
     button.addEventListener('click', () => parts.openSession(s.session_id));
     return el('li', {}, button);

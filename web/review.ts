@@ -6,7 +6,7 @@
  */
 import { ApiError, apiErrorOf, getJson } from './api';
 import { el, renderAnswerText, sourceHref, sourcePage, type Child } from './dom';
-import { createHandoffConsole } from './handoff-console';
+import { createHandoffConsole, describeEscalationReason } from './handoff-console';
 import { knowledgePage } from './knowledge';
 import { toolsPage } from './shop-tools';
 import { languageName } from '../src/knowledge/language/language-names';
@@ -26,6 +26,8 @@ interface SessionSummary {
   handler?: 'bot' | 'human';
   agent_name?: string | null;
   waiting_since?: string | null;
+  escalation_reason?: string | null;
+  handoff_summary?: string | null;
 }
 
 interface SessionPage {
@@ -82,6 +84,10 @@ interface HistoryMessage {
   timestamp: string;
   confidence?: number;
   escalated?: boolean;
+  /** Why an escalated answer was escalated. */
+  escalation_reason?: string | null;
+  /** The model's summary for the person who takes over, on the answer that handed over. */
+  handoff_summary?: string;
   sources?: Source[];
   tool_calls?: ToolCall[];
   tool_call_id?: string;
@@ -115,6 +121,9 @@ interface History {
   /** The customer's language as the conversation keeps it (ISO 639-1), null until told. */
   language?: string | null;
   usage?: ConversationUsage;
+  /** Why the conversation was last escalated, and the model's summary for the person who takes over. */
+  escalation_reason?: string | null;
+  handoff_summary?: string | null;
 }
 
 interface MemoryView {
@@ -516,7 +525,8 @@ function renderFacts(sessionId: string, summary: SessionSummary | undefined, con
     ['Messages', String(conversation.total ?? conversation.count)],
     ...(conversation.usage ? ([['Tokens', describeUsage(conversation.usage)]] as [string, Child][]) : []),
     ...(conversation.usage?.cost !== undefined ? ([['Estimated cost', describeCost(conversation.usage)]] as [string, Child][]) : []),
-    ['Escalated', summary ? (summary.escalated ? 'yes, handed to a human' : 'no') : 'unknown'],
+    ['Escalated', describeEscalation(summary, conversation)],
+    ...(conversation.handoff_summary ? ([['Hand-off summary', el('p', { class: 'handoff-summary customer-text', dir: 'auto' }, conversation.handoff_summary)]] as [string, Child][]) : []),
   ];
   if (summary) {
     facts.push(['Started', timeElement(summary.created_at)], ['Last activity', timeElement(summary.updated_at)]);
@@ -530,6 +540,13 @@ function renderFacts(sessionId: string, summary: SessionSummary | undefined, con
     );
   }
   detailFacts.hidden = false;
+}
+
+/** "yes, the customer asked for a person": whether, and why, the conversation was handed to a human. */
+function describeEscalation(summary: SessionSummary | undefined, conversation: History): string {
+  const why = describeEscalationReason(conversation.escalation_reason);
+  if (why) return `yes: ${why}`;
+  return summary ? (summary.escalated ? 'yes, handed to a human' : 'no') : 'unknown';
 }
 
 /** The conversation's tokens: prompt (and how much of it the provider's cache served) and completion. */
@@ -617,7 +634,8 @@ function systemEntry(m: HistoryMessage): HTMLLIElement {
 
 function answerEntry(m: HistoryMessage): HTMLLIElement {
   const confidence = typeof m.confidence === 'number' ? el('span', { class: 'badge' }, `confidence ${m.confidence.toFixed(2)}`) : null;
-  const escalated = m.escalated ? el('span', { class: 'badge escalated' }, 'Escalated') : null;
+  const why = describeEscalationReason(m.escalation_reason);
+  const escalated = m.escalated ? el('span', { class: 'badge escalated' }, why ? `Escalated: ${why}` : 'Escalated') : null;
   const rated = m.feedback
     ? el('span', { class: `badge rated-${m.feedback.rating}` }, m.feedback.rating === 'up' ? 'Rated helpful' : 'Rated not helpful')
     : null;
@@ -632,6 +650,9 @@ function answerEntry(m: HistoryMessage): HTMLLIElement {
     : null;
   const who = m.author?.type === 'human' ? `${m.author.name} (support team)` : 'Support agent (AI)';
   const entry = el('li', { class: `entry assistant${m.author?.type === 'human' ? ' human' : ''}` }, entryHeader(who, m, confidence, escalated, rated, usage), text);
+  if (m.handoff_summary) {
+    entry.append(el('blockquote', { class: 'handoff-summary' }, el('strong', {}, 'Summary for the person who takes over: '), customerText(m.handoff_summary)));
+  }
   if (m.feedback?.comment) {
     entry.append(el('blockquote', { class: 'feedback-comment' }, el('strong', {}, "Customer's comment: "), customerText(m.feedback.comment)));
   }

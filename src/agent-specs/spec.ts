@@ -14,4 +14,6 @@ export interface AgentSpec {
   /** The agent's default memory strategy; a conversation's or a request's setting wins. */
   memoryStrategy?: MemoryStrategyInput;
   memoryInjection?: boolean;
+  /** Whether the model is offered hand_off_to_person (built in, not listed in `tools`); default true. */
+  handOff?: boolean;
 }

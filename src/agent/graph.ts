@@ -5,7 +5,7 @@ import { tracedNode, tracedTools } from '../observability/instrument';
 import type { Tracing } from '../observability/langfuse';
 import { traceText } from '../observability/personal-data';
 import { makeApplyMemoryNode, type ApplyMemoryOptions } from './nodes/apply-memory';
-import { makeGenerateResponseNode, routeAfterResponse, type GenerateResponseOptions } from './nodes/generate-response';
+import { makeGenerateResponseNode, routeAfterResponse, routeAfterTools, type GenerateResponseOptions } from './nodes/generate-response';
 import { makeRetrieveNode } from './nodes/retrieve';
 import { makeRewriteQueryNode, type RewriteQueryOptions } from './nodes/rewrite-query';
 import { derivedFromTools } from './tool-list';
@@ -14,12 +14,15 @@ import { SupportState, type SupportStateType, type SupportStateUpdate } from './
 /** Everything the nodes need: the retriever, the memory step's parts and the model's. */
 export interface SupportGraphParts extends ApplyMemoryOptions, GenerateResponseOptions, Omit<RewriteQueryOptions, 'logger'> {
   retriever: Retriever;
+  /** Retrieval confidence below this means the help center does not cover the question (word coverage is put on its scale). */
+  escalationThreshold: number;
   /** Each node (and model and tool call) as an observation of the request's trace; off when omitted. */
   tracing?: Tracing;
 }
 
 /**
- * START → rewrite_query → retrieve → apply_memory → generate_response ⇄ tools → END.
+ * START → rewrite_query → retrieve → apply_memory → generate_response ⇄ tools → END
+ * (after the tools too, when the model called hand_off_to_person).
  * Exported so tests can compile it with their own parts.
  */
 export function buildSupportGraph(parts: SupportGraphParts) {
@@ -63,7 +66,7 @@ export function buildSupportGraph(parts: SupportGraphParts) {
       'generate_response',
       tracedNode(tracing, 'generate_response', 'span', makeGenerateResponseNode(parts), {
         output: (update) => ({
-          output: update.response !== undefined ? { escalated: update.escalated } : { tool_calls: toolCallNames(update) },
+          output: update.response !== undefined ? { nothing_answers: update.nothing_answers } : { tool_calls: toolCallNames(update) },
         }),
       }),
     )
@@ -76,7 +79,7 @@ export function buildSupportGraph(parts: SupportGraphParts) {
     .addEdge('retrieve', 'apply_memory')
     .addEdge('apply_memory', 'generate_response')
     .addConditionalEdges('generate_response', routeAfterResponse, ['tools', END])
-    .addEdge('tools', 'generate_response');
+    .addConditionalEdges('tools', routeAfterTools, ['generate_response', END]);
 }
 
 function toolCallNames(update: SupportStateUpdate): string[] {

@@ -45,11 +45,12 @@ export const SupportState = Annotation.Root({
   compacted_by_tool: Annotation<Record<string, number>>,
   /** This turn's tool calls and results, in order (appended as the graph loops). */
   messages: Annotation<BaseMessage[]>({ reducer: messagesStateReducer, default: () => [] }),
+  /** The answer's text, unset when the turn ended with the model's hand-off (hand_off_to_person). */
   response: Annotation<string>,
   /** Similarity of the best retrieved passage, 0–1. */
   confidence: Annotation<number>,
-  /** True when confidence fell below the threshold and a human was offered. */
-  escalated: Annotation<boolean>,
+  /** The offline responder read the passages and found no sentence that answers (the judge weighs it: src/chat/escalation.ts). */
+  nothing_answers: Annotation<boolean>,
   /** Summed over the answering node's model calls of the turn (generate_response; the calls beside it are side_calls). */
   usage: Annotation<TokenUsage>({ reducer: addUsage, default: () => NO_USAGE }),
   /** The turn's model calls beside the answer's (summary, query rewrite), each with its usage, in order. */

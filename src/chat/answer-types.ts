@@ -3,6 +3,7 @@ import type { EffectiveMemory, MemorySettings, MemoryStrategyInput } from '../me
 import type { MemoryReport } from '../memory/strategies';
 import type { IdempotencyClaimToken } from '../store/types';
 import type { RedactionCounts } from '../privacy/redaction';
+import type { EscalationReason } from './escalation';
 import type { QueuedMessage } from './handoff';
 import type { StageTimings } from './stage-timings';
 
@@ -60,6 +61,10 @@ export interface ChatAnswer {
   response: string;
   confidence: number;
   escalated: boolean;
+  /** Why the answer went to a person (docs/escalation.md); null when it was not escalated. */
+  escalation_reason: EscalationReason | null;
+  /** The model's summary for the person who takes over, when it called hand_off_to_person (redacted). */
+  handoff_summary?: string;
   sources: SourceReference[];
   /**
    * Summed over every model call of the turn (the answer's, the rolling summary's, the query

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { SupportGraph } from '../agent/graph';
+import { ANSWER_TEXT_SEPARATOR, answerText } from '../agent/nodes/generate-response';
+import { DEGRADED_KNOWLEDGE } from '../agent/state';
+import { handOffOf } from '../agent/tools/hand-off-to-person';
+import type { SearchQuery } from '../knowledge/search-query';
+import type { ContextMessage } from '../memory/context';
+import type { MemoryReport } from '../memory/strategies';
+import { NO_USAGE, type SideModelCall, type TokenUsage } from '../models/token-usage';
+import type { Redactor } from '../privacy/redaction';
 import { isSameCustomer, type ConversationIdentity, type CustomerSentences } from '../agent/tools/conversation-customer';
 import { documentsFoundBySearch } from '../agent/tools/search-knowledge-base';
 import type { AgentSpec } from '../agent-specs/spec';
@@ -14,22 +22,31 @@ import { traceText } from '../observability/personal-data';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { IdentityStore } from '../store/identity-store';
-import type { ChatStore, NewMessage, SessionRecord, ToolCall } from '../store/types';
+import type { ChatStore, NewMessage, RetrievedDocument, SessionRecord, StoredMessage, ToolCall } from '../store/types';
 import { isSentToolCall, type SentToolCall } from '../connectors/guarded-tool';
-import type { AnswerListener, ChatAnswer, ChatOutcome, ChatRequest, MemoryOutcome } from './answer-types';
+import type { AnswerListener, ChatAnswer, ChatOutcome, ChatRequest } from './answer-types';
 import type { LanguageDetector } from '../knowledge/language/detect';
 import { resolveTurnLanguage, type TurnLanguage } from './conversation-language';
 import { turnBill, type PriceTable } from './cost';
 import { queuedMessageOf, type QueuedMessage } from './handoff';
+import { defaultActReply, recognizeConversationAct, type ConversationAct, type RecognizedAct, type SmallTalkAct } from './conversation-acts';
 import { citedSources, round, streamGraph } from './graph-run';
+import { groundedByTools, HUMAN_HANDOFF_OFFER, judgeTurn, toolFailedIn, type Verdict } from './escalation';
 import { HistoryLoader, toContextMessage } from './history-loader';
 import { NODE_STAGES, roundStages, StageClock } from './stage-timings';
 
-/** An agent ready to answer: its spec and its compiled graph. */
+/** An agent ready to answer: its spec, its compiled graph, and what its judge needs. */
 export interface AgentRuntime {
   spec: AgentSpec;
   graph: SupportGraph;
+  escalation: {
+    /** Retrieval confidence below this: the help center does not cover the question (ESCALATION_CONFIDENCE_THRESHOLD). */
+    threshold: number;
+    /** What an escalated answer ends with, asked at answer time (outside support hours it promises no person); default HUMAN_HANDOFF_OFFER. */
+    offer?: (language: string) => string;
+  };
 }
+
 
 export interface ChatServiceParts {
   store: ChatStore;
@@ -59,6 +76,78 @@ export interface ChatServiceParts {
     /** The shop's sentences the tools pass on (sign-in, tool failure) in a language: the shop file's words for it. */
     sentencesFor?: (language: string) => CustomerSentences;
   };
+  /** The reply to small talk in a language: the shop file's words (`acts`); absent: the built-in reply (defaultActReply). */
+  actReply?: (act: SmallTalkAct, language: string) => string;
+  /** REDACT, for the model's hand-off summary (stored and shown to people); absent: stored as written. */
+  redactor?: Redactor;
+}
+
+/** One customer turn as the stages see it. */
+interface Turn {
+  request: ChatRequest;
+  sessionId: string;
+  session: SessionRecord | null;
+  agent: AgentRuntime;
+  userId: string | null;
+  /** The verified customer (customer token), or null: anonymous for personal data. */
+  customerId: string | null;
+  memory: EffectiveMemory;
+  /** The customer's language for this turn, and whether the conversation keeps it (the acts stage may tell it for small talk). */
+  language: TurnLanguage;
+  traceId: string | null;
+  startedAt: number;
+  clock: StageClock;
+}
+
+/** What the history-and-memory stage loaded for the graph. */
+interface TurnContext {
+  loaded: StoredMessage[];
+  /** The load's bound left out older messages the strategy would have been given. */
+  olderLeftOut: boolean;
+  memoryInjection: boolean;
+  crossSessionMemory: string | null;
+}
+
+/** What the answering stage (an act, or the graph) produced: what the judge weighs and the later stages store and record. */
+interface TurnRun {
+  /** The act the acts stage answered, or null when the graph did. */
+  act: ConversationAct | null;
+  /** The answer's text before the judge's ending (empty when nothing was written: a request for a person, a silent hand-off). */
+  response: string;
+  /** This turn's tool calls and results, in order. */
+  messages: BaseMessage[];
+  /** The graph's retrieval and the model's knowledge searches: the answer's sources. */
+  retrievedDocuments: RetrievedDocument[];
+  searchQuery: SearchQuery | null;
+  /** The graph's own retrieval (the retrieval record), without the model's searches. */
+  graphDocuments?: RetrievedDocument[];
+  confidence: number;
+  nothingAnswers: boolean;
+  /** The model that wrote the answer; NO_MODEL when none was called. */
+  model: string;
+  usage: TokenUsage;
+  sideCalls: SideModelCall[];
+  memoryReport: MemoryReport;
+  modelHistory: ContextMessage[];
+  compactedByTool: Record<string, number>;
+  degraded: string[];
+  /** What was streamed to the listener already. */
+  streamed: string;
+  timeToFirstTokenMs: number | null;
+  historyOlderLeftOut: boolean;
+  memoryInjection: boolean;
+}
+
+/** The model of an answer no model wrote (an act's reply). */
+const NO_MODEL = 'none';
+
+/** The memory report of a turn that sent the model nothing. */
+function unsentMemory(memory: EffectiveMemory): MemoryReport {
+  return { strategy: memory.settings.mode, tokens_before: 0, tokens_after: 0, compacted_items: 0, summarized: false, trimmed_turns: 0, triggered_by: null };
+}
+
+function modelHistoryTokens(run: TurnRun): number {
+  return run.modelHistory.reduce((sum, m) => sum + m.tokens, 0);
 }
 
 /** Stands in when no detector is given: it never tells a language. */
@@ -124,13 +213,14 @@ export class ChatService {
         const outcome = await this.respond({ request, sessionId, session, agent, userId, customerId, memory, language, traceId, startedAt, clock }, signal, listener);
         const { answer } = outcome;
         root.update({
-          output: { response: traceText(tracing, answer.response), confidence: answer.confidence, escalated: answer.escalated },
+          output: { response: traceText(tracing, answer.response), confidence: answer.confidence, escalated: answer.escalated, escalation_reason: answer.escalation_reason },
           // The turn's bill, every model call counted (each call is also a generation of this trace).
-          metadata: { usage: answer.usage, ...(answer.cost !== undefined && { cost: answer.cost }) },
+          metadata: { usage: answer.usage, ...(answer.cost !== undefined && { cost: answer.cost }), escalation_reason: answer.escalation_reason },
         });
         if (traceId) {
           tracing.score({ traceId, name: 'confidence', value: answer.confidence, dataType: 'NUMERIC' });
           tracing.score({ traceId, name: 'escalated', value: answer.escalated ? 1 : 0, dataType: 'BOOLEAN' });
+          if (answer.escalation_reason) tracing.score({ traceId, name: 'escalation_reason', value: answer.escalation_reason, dataType: 'CATEGORICAL' });
         }
         return outcome;
       });
@@ -141,29 +231,68 @@ export class ChatService {
     }
   }
 
-  /** Load, graph, persist: the request's steps inside its trace. */
-  private async respond(
-    turn: {
-      request: ChatRequest;
-      sessionId: string;
-      session: SessionRecord | null;
-      agent: AgentRuntime;
-      userId: string | null;
-      /** The verified customer (customer token), or null: anonymous for personal data. */
-      customerId: string | null;
-      memory: EffectiveMemory;
-      /** The customer's language for this turn, and whether the conversation keeps it. */
-      language: TurnLanguage;
-      traceId: string | null;
-      startedAt: number;
-      clock: StageClock;
-    },
-    signal?: AbortSignal,
-    listener?: AnswerListener,
-  ): Promise<ChatOutcome> {
-    const { store, tokenCounter, logger, tracing } = this.parts;
-    const { request, sessionId, session, agent, userId, customerId, memory, language, traceId, startedAt, clock } = turn;
+  /**
+   * The turn inside its trace, stage by stage: the conversation act (small talk and
+   * "a person, please" are answered here, unsearched), else the history and memory,
+   * then the graph (rewrite, retrieve, answer); the judge, who decides whether the
+   * answer goes to a person and why; storing the turn; recording it.
+   */
+  private async respond(turn: Turn, signal?: AbortSignal, listener?: AnswerListener): Promise<ChatOutcome> {
+    const act = this.recognizeAct(turn);
+    const run = act ? this.answerAct(turn, act) : await this.runGraph(turn, await this.loadContext(turn), signal, listener);
+    const verdict = this.judge(turn, run);
+    const answer = this.composeAnswer(turn, run, verdict, listener);
+    const takenOver = await this.persist(turn, run, answer);
+    this.record(turn, run, answer);
+    const { clock } = turn;
+    return { answer, sessionCreated: turn.session === null, stages: roundStages(clock.stages), ...(takenOver && { takenOver }) };
+  }
 
+  /** Acts: the conversation act the message is (small talk, or asking for a person), or null for a question to search for. */
+  private recognizeAct(turn: Turn): RecognizedAct | null {
+    return recognizeConversationAct(turn.request.message);
+  }
+
+  /**
+   * An act's answer, without search or model: small talk gets the shop's short reply
+   * in the customer's language; a customer who asks for a person gets nothing here
+   * (the judge escalates the turn and the shop's hand-over sentence is the answer).
+   * The act's own language answers only when nothing better told the turn's language
+   * (a short greeting must not flip the conversation's).
+   */
+  private answerAct(turn: Turn, act: RecognizedAct): TurnRun {
+    const told = turn.language.source === 'request' || turn.language.source === 'detected' || turn.language.source === 'conversation';
+    if (act.language && !told) turn.language = { language: act.language, source: 'detected', keep: false };
+    const reply = this.parts.actReply ?? defaultActReply;
+    const response = act.act === 'ask_for_person' ? '' : reply(act.act, turn.language.language);
+    turn.clock.lap('model');
+    return {
+      act: act.act,
+      response,
+      messages: [],
+      retrievedDocuments: [],
+      searchQuery: null,
+      // Nothing was looked up, and nothing is in doubt: what the customer said is answered as said.
+      confidence: 1,
+      nothingAnswers: false,
+      model: NO_MODEL,
+      usage: NO_USAGE,
+      sideCalls: [],
+      memoryReport: unsentMemory(turn.memory),
+      modelHistory: [],
+      compactedByTool: {},
+      degraded: [],
+      streamed: '',
+      timeToFirstTokenMs: null,
+      historyOlderLeftOut: false,
+      memoryInjection: false,
+    };
+  }
+
+  /** History and memory: the durable history the strategy needs, and the customer's cross-session memory. */
+  private async loadContext(turn: Turn): Promise<TurnContext> {
+    const { store, logger, tracing } = this.parts;
+    const { sessionId, session, memory, customerId, clock } = turn;
     const history = await tracing.observe('load_history', 'span', { mode: memory.settings.mode }, async (span) => {
       const loaded = await this.history.load(sessionId, session, memory.settings);
       const { messages } = loaded;
@@ -185,18 +314,23 @@ export class ChatService {
     const memoryInjection = memory.memoryInjection && customerId !== null;
     const crossSession = memoryInjection ? await store.latestUserSummary(customerId!, sessionId) : null;
     clock.lap('window');
+    return { loaded, olderLeftOut: history.olderLeftOut, memoryInjection, crossSessionMemory: crossSession?.summary ?? null };
+  }
 
+  /** The graph: rewrite the query, retrieve, apply the memory strategy, answer (with tool rounds). */
+  private async runGraph(turn: Turn, context: TurnContext, signal?: AbortSignal, listener?: AnswerListener): Promise<TurnRun> {
+    const { request, sessionId, session, agent, userId, customerId, memory, language, startedAt, clock } = turn;
     const input = {
       query: request.message,
       session_id: sessionId,
       user_id: userId,
-      conversation_history: loaded.map(toContextMessage),
+      conversation_history: context.loaded.map(toContextMessage),
       history_tokens_total: session?.tokenCount ?? 0,
       history_messages_total: session?.messageCount ?? 0,
       memory_settings: memory.settings,
       memory_state: { summary: session?.summary ?? null, summarizedThroughSeq: session?.summarizedThroughSeq ?? null },
-      memory_injection: memoryInjection,
-      cross_session_memory: crossSession?.summary ?? null,
+      memory_injection: context.memoryInjection,
+      cross_session_memory: context.crossSessionMemory,
       language: language.language,
     };
     // A tool may end the turn with an HTTP error (too many wrong order proofs: 429): nothing is stored then.
@@ -220,45 +354,103 @@ export class ChatService {
       },
     );
     if (stoppedBy) throw stoppedBy;
-    const { result, timeToFirstTokenMs } = streamed;
-
-    // The graph's retrieval and any knowledge searches the model made are the answer's sources.
-    const sources = citedSources([...result.retrieved_documents, ...documentsFoundBySearch(result.messages)]);
-    const confidence = round(result.confidence);
-    const latencyMs = Math.round(performance.now() - startedAt);
-    const outcome: MemoryOutcome = {
-      ...result.memory_report,
-      ...(result.memory_report.input_ceiling && {
-        input_ceiling: { ...result.memory_report.input_ceiling, history_cut: history.olderLeftOut },
-      }),
-      source: memory.source,
-      settings: memory.settings,
-      memory_injection: memoryInjection,
-    };
-    const historyTokens = result.model_history.reduce((sum, m) => sum + m.tokens, 0);
-    // Every call on the bill: the answer's, and the summary's and query rewrite's beside it.
-    const answerCalls = result.messages.filter((m) => m.getType() === 'ai').length + 1;
-    const bill = turnBill(this.parts.prices ?? {}, { model: result.model, usage: result.usage, calls: answerCalls }, result.side_calls);
-    const cost = bill.cost;
-    const answer: ChatAnswer = {
-      session_id: sessionId,
-      message_id: '', // the stored answer's id, below
-      agent_type: agent.spec.key,
-      response: result.response,
-      confidence,
-      escalated: result.escalated,
-      sources,
-      usage: bill.usage,
-      ...(cost !== null && { cost }),
-      history: { messages: result.model_history.length, tokens: historyTokens },
-      memory: outcome,
+    const { result } = streamed;
+    return {
+      act: null,
+      response: result.response ?? answerText(result.messages),
+      messages: result.messages,
+      // The graph's retrieval and any knowledge searches the model made are the answer's sources.
+      retrievedDocuments: [...result.retrieved_documents, ...documentsFoundBySearch(result.messages)],
+      searchQuery: result.search_query,
+      graphDocuments: result.retrieved_documents,
+      confidence: result.confidence,
+      nothingAnswers: result.nothing_answers ?? false,
+      model: result.model,
+      usage: result.usage,
+      sideCalls: result.side_calls,
+      memoryReport: result.memory_report,
+      modelHistory: result.model_history,
+      compactedByTool: result.compacted_by_tool,
       degraded: result.degraded,
+      streamed: streamed.streamedText,
+      timeToFirstTokenMs: streamed.timeToFirstTokenMs,
+      historyOlderLeftOut: context.olderLeftOut,
+      memoryInjection: context.memoryInjection,
+    };
+  }
+
+  /** The judge: whether the answer goes to a person, and why (src/chat/escalation.ts decides, once). */
+  private judge(turn: Turn, run: TurnRun): Verdict {
+    return judgeTurn({
+      customerAsked: run.act === 'ask_for_person',
+      handOff: handOffOf(run.messages),
+      toolFailed: toolFailedIn(run.messages),
+      groundedByTools: groundedByTools(run.messages),
+      confidence: run.confidence,
+      threshold: turn.agent.escalation.threshold,
+      nothingAnswers: run.nothingAnswers,
+      knowledgeUnavailable: run.degraded.includes(DEGRADED_KNOWLEDGE),
+    });
+  }
+
+  /**
+   * The answer as the customer gets it: an escalated answer ends with the shop's
+   * hand-over sentence (or is only that sentence, when nothing was written before it).
+   * After the model's hand-off the model's own words stand alone when it wrote some: it
+   * already told the customer. A streamed answer gets what was not streamed yet.
+   */
+  private composeAnswer(turn: Turn, run: TurnRun, verdict: Verdict, listener?: AnswerListener): ChatAnswer {
+    const { request, sessionId, agent, language } = turn;
+    const toldByModel = verdict.reason === 'model' && run.response !== '';
+    const handOver = verdict.escalated && !toldByModel ? (agent.escalation.offer?.(language.language) ?? HUMAN_HANDOFF_OFFER) : null;
+    const response = handOver === null ? run.response : [run.response, handOver].filter((t) => t !== '').join(ANSWER_TEXT_SEPARATOR);
+    // What was added after the model's words (the hand-over sentence) streams last, so the pieces add up to the stored response.
+    if (listener && response.startsWith(run.streamed) && response.length > run.streamed.length) listener.onToken?.(response.slice(run.streamed.length));
+    const handOff = handOffOf(run.messages);
+    const bill = this.bill(run);
+    return {
+      session_id: sessionId,
+      message_id: '', // the stored answer's id, in persist
+      agent_type: agent.spec.key,
+      response,
+      confidence: round(run.confidence),
+      escalated: verdict.escalated,
+      escalation_reason: verdict.reason,
+      ...(handOff && { handoff_summary: this.redact(handOff.summary) }),
+      sources: citedSources(run.retrievedDocuments),
+      usage: bill.usage,
+      ...(bill.cost !== null && { cost: bill.cost }),
+      history: { messages: run.modelHistory.length, tokens: modelHistoryTokens(run) },
+      memory: {
+        ...run.memoryReport,
+        ...(run.memoryReport.input_ceiling && { input_ceiling: { ...run.memoryReport.input_ceiling, history_cut: run.historyOlderLeftOut } }),
+        source: turn.memory.source,
+        settings: turn.memory.settings,
+        memory_injection: run.memoryInjection,
+      },
+      degraded: run.degraded,
       language: language.language,
       ...(request.redacted && { redacted: request.redacted }),
     };
+  }
+
+  /** Every call on the bill: the answer's, and the summary's and query rewrite's beside it. */
+  private bill(run: TurnRun) {
+    const modelCalls = run.messages.filter((m) => m.getType() === 'ai').length + (run.model !== NO_MODEL && run.response !== '' ? 1 : 0);
+    return turnBill(this.parts.prices ?? {}, { model: run.model, usage: run.usage, calls: run.act ? 0 : modelCalls }, run.sideCalls);
+  }
+
+  /**
+   * Persist: the question, any tool calls and results, and the answer in one
+   * transaction, only while the bot still holds the conversation (a person may have
+   * taken it over meanwhile: then only the question is stored, and returned here).
+   */
+  private async persist(turn: Turn, run: TurnRun, answer: ChatAnswer): Promise<QueuedMessage | undefined> {
+    const { store, tokenCounter, logger, tracing } = this.parts;
+    const { request, sessionId, agent, userId, language, traceId, startedAt, clock } = turn;
     // What each connector tool actually sent, by tool call id: stored on the call the model made.
     const sentCalls = new Map(
-      result.messages.flatMap((m) => (ToolMessage.isInstance(m) && isSentToolCall(m.artifact) ? [[m.tool_call_id, m.artifact] as const] : [])),
+      run.messages.flatMap((m) => (ToolMessage.isInstance(m) && isSentToolCall(m.artifact) ? [[m.tool_call_id, m.artifact] as const] : [])),
     );
     const turnMessages: NewMessage[] = [
       {
@@ -267,28 +459,30 @@ export class ChatService {
         tokenCount: tokenCounter.countMessage({ content: request.message }),
         ...(request.redacted && { metadata: { redacted: request.redacted } }),
       },
-      ...result.messages.map((m) => this.toNewMessage(m, sentCalls)),
+      ...run.messages.map((m) => this.toNewMessage(m, sentCalls)),
       {
         role: 'assistant',
-        content: result.response,
-        tokenCount: tokenCounter.countMessage({ content: result.response }),
-        confidence,
-        escalated: result.escalated,
+        content: answer.response,
+        tokenCount: tokenCounter.countMessage({ content: answer.response }),
+        confidence: answer.confidence,
+        escalated: answer.escalated,
+        ...(answer.escalation_reason && { escalationReason: answer.escalation_reason }),
         metadata: {
-          model: result.model,
-          usage: bill.usage,
-          ...(cost !== null && { cost }),
-          latency_ms: latencyMs,
-          sources,
+          model: run.model,
+          usage: answer.usage,
+          ...(answer.cost !== undefined && { cost: answer.cost }),
+          latency_ms: Math.round(performance.now() - startedAt),
+          sources: answer.sources,
+          ...(run.act && { act: run.act }),
+          ...(answer.handoff_summary !== undefined && { handoff_summary: answer.handoff_summary }),
           // Why these passages: how the query was made, and each document's place and score on each side.
-          retrieval: retrievalRecord(result.search_query, result.retrieved_documents),
-          memory: result.memory_report,
+          ...(run.searchQuery && { retrieval: retrievalRecord(run.searchQuery, run.graphDocuments ?? []) }),
+          memory: run.memoryReport,
           // Feedback on this answer becomes a score on its trace.
           ...(traceId && { trace_id: traceId }),
         },
       },
     ];
-    // Stored only while the bot still holds the conversation (a person may have taken it over meanwhile).
     const stored = await tracing.observe('persist', 'span', { messages: turnMessages.length }, () =>
       store.appendAnswerTurn({
         sessionId,
@@ -299,9 +493,9 @@ export class ChatService {
         messages: turnMessages,
       }),
     );
-    let takenOver: QueuedMessage | undefined;
     // The conversation keeps a language told with confidence (after the turn, which created the session if it was new).
     if (language.keep) await store.setSessionLanguage(sessionId, language.language);
+    let takenOver: QueuedMessage | undefined;
     if (stored.outcome === 'stored') answer.message_id = stored.messages.at(-1)!.id;
     else {
       takenOver = queuedMessageOf(stored.queued);
@@ -309,37 +503,50 @@ export class ChatService {
     }
     clock.lap('persist');
     clock.stages.total = performance.now() - startedAt;
+    return takenOver;
+  }
 
-    this.parts.metrics.recordMemory(result.memory_report, result.compacted_by_tool);
+  /** Record: the metrics and the log line of the answer (the trace gets it in answer()). */
+  private record(turn: Turn, run: TurnRun, answer: ChatAnswer): void {
+    const { logger, metrics } = this.parts;
+    const { sessionId, agent, memory, language, startedAt, clock } = turn;
+    metrics.recordMemory(run.memoryReport, run.compactedByTool);
     logger.debug({ session_id: sessionId, stages: roundStages(clock.stages) }, 'Answer stages (ms)');
-    this.parts.metrics.recordAnswer({
+    metrics.recordAnswer({
       agentType: agent.spec.key,
-      model: result.model,
-      usage: result.usage,
-      historyMessages: result.model_history.length,
-      historyTokens,
-      escalated: result.escalated,
-      timeToFirstTokenMs,
+      model: run.model,
+      usage: run.usage,
+      historyMessages: run.modelHistory.length,
+      historyTokens: answer.history.tokens,
+      escalated: answer.escalated,
+      escalationReason: answer.escalation_reason,
+      timeToFirstTokenMs: run.timeToFirstTokenMs,
     });
     logger.info(
       {
         session_id: sessionId,
         agent_type: agent.spec.key,
-        model: result.model,
-        ...bill.usage,
-        confidence,
-        escalated: result.escalated,
-        tool_calls: result.messages.filter((m) => m.getType() === 'tool').length,
-        memory: { ...result.memory_report, source: memory.source, memory_injection: memoryInjection },
-        latency_ms: latencyMs,
+        model: run.model,
+        ...answer.usage,
+        confidence: answer.confidence,
+        escalated: answer.escalated,
+        escalation_reason: answer.escalation_reason,
+        ...(run.act && { act: run.act }),
+        tool_calls: run.messages.filter((m) => m.getType() === 'tool').length,
+        memory: { ...run.memoryReport, source: memory.source, memory_injection: run.memoryInjection },
+        latency_ms: Math.round(performance.now() - startedAt),
         language: language.language,
         language_source: language.source,
-        ...(result.degraded.length > 0 && { degraded: result.degraded }),
-        ...(timeToFirstTokenMs !== null && { streamed: true, time_to_first_token_ms: timeToFirstTokenMs }),
+        ...(run.degraded.length > 0 && { degraded: run.degraded }),
+        ...(run.timeToFirstTokenMs !== null && { streamed: true, time_to_first_token_ms: run.timeToFirstTokenMs }),
       },
       'Answered chat message',
     );
-    return { answer, sessionCreated: session === null, stages: roundStages(clock.stages), ...(takenOver && { takenOver }) };
+  }
+
+  /** Stored text is redacted as the customer's messages are (REDACT): the model may repeat a card number in its summary. */
+  private redact(text: string): string {
+    return this.parts.redactor?.redact(text).text ?? text;
   }
 
   /**

@@ -13,7 +13,7 @@ import type { AnswerListener, SourceReference } from './answer-types';
  * updates is the later node's). With a listener it also streams: the sources
  * once retrieval is done (again after a knowledge search adds some), then the
  * text pieces of the answering node's model calls (the summarizer's, in
- * apply_memory, never leak). Returns the final state, like invoke.
+ * apply_memory, never leak). Returns the final state, like invoke, and the text streamed.
  */
 export async function streamGraph(
   graph: SupportGraph,
@@ -52,12 +52,8 @@ export async function streamGraph(
     }
   }
   if (!result) throw new Error('The graph stream ended without a final state');
-  // What the node added after the model (the offer of a human agent) streams last,
-  // so the pieces always add up to the stored response.
-  if (listener && result.response.startsWith(pieces.text) && result.response.length > pieces.text.length) {
-    listener.onToken?.(result.response.slice(pieces.text.length));
-  }
-  return { result, timeToFirstTokenMs };
+  // What the judge adds after the model's words (the hand-over sentence) streams after this (ChatService).
+  return { result, timeToFirstTokenMs, streamedText: pieces.text };
 }
 
 /** One entry per document (its best chunk's score, and that chunk's url and page when it has them), most similar first. */

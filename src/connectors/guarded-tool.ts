@@ -45,6 +45,8 @@ export interface SentToolCall {
   bound: string[];
   /** What the model asked for, as it asked. */
   model_arguments: Record<string, unknown>;
+  /** The shop's system failed: it timed out, could not be reached or answered 5xx (the turn escalates as tool_failed). */
+  failed?: true;
 }
 
 /** Whether a ToolMessage's artifact is a connector's SentToolCall. */
@@ -145,6 +147,7 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
         if (!value) return [`The signed-in customer's e-mail address is not known to this service, so ${spec.name} was not called.`, record(null)];
         args[name] = value;
       }
+      let failed = false;
       const text = await ctx.tracing.observe(`${spec.trace.kind} ${spec.name}`, 'span', { source: spec.trace.source, operation: spec.name, method: spec.trace.method }, async (span) => {
         const startedAt = performance.now();
         const deadline = AbortSignal.timeout(spec.timeoutMs);
@@ -166,7 +169,10 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
           const reason = timedOut ? 'timeout' : error instanceof NetworkGuardError ? error.reason : (error as Error)?.name ?? 'error';
           ctx.logger.warn({ tool: spec.name, source: spec.trace.source, reason }, `${spec.trace.kind === 'action' ? 'Action' : 'MCP tool'} ${spec.name} failed (${reason})`);
           result = { text, failed: true, bytes: 0 };
+          failed = true;
         }
+        // The system itself failing (5xx) is a failure too; a 404 or a refusal is an answer the model can give.
+        if (result.status !== undefined && result.status >= 500) failed = true;
         const redacted = ctx.redactor.redact(result.text).text;
         let shown = result.failed ? { text: redacted, cut: false } : cutToTokens(redacted, spec.maxResultTokens, ctx.tokenCounter);
         // Cut while it streamed in (the byte cap) but short in tokens: still say it is a part.
@@ -186,7 +192,7 @@ export function guardedTool(spec: GuardedToolSpec, ctx: ConnectorContext): Struc
         });
         return shown.text;
       });
-      return [text, record(sentArguments)];
+      return [text, { ...record(sentArguments), ...(failed ? { failed: true as const } : {}) }];
     },
     {
       name: spec.name,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { memoryStrategySchema } from '../memory/settings';
+import { ESCALATION_REASONS } from '../chat/escalation';
 import type { SessionCursor } from '../store/types';
 
 /** Client-chosen session ids such as `session-123` are fine; nothing that needs escaping. */
@@ -136,7 +137,7 @@ export const searchTextSchema = z
   .optional()
   .transform((q) => (q === '' ? undefined : q));
 
-/** GET /api/v1/chat/sessions?limit=&cursor=&q=&escalated= */
+/** GET /api/v1/chat/sessions?limit=&cursor=&q=&escalated=&handler=&waiting=&escalation_reason= */
 export function sessionListQuerySchema() {
   return z.object({
     limit: z.coerce
@@ -152,6 +153,7 @@ export function sessionListQuerySchema() {
     handler: z.enum(['bot', 'human'], { error: 'handler must be bot or human' }).optional(),
     waiting: z.enum(['true', 'false'], { error: 'waiting must be true or false' }).optional()
       .transform((v) => (v === undefined ? undefined : v === 'true')),
+    escalation_reason: z.enum(ESCALATION_REASONS, { error: `escalation_reason must be one of ${ESCALATION_REASONS.join(', ')}` }).optional(),
   });
 }
 

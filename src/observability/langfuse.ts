@@ -28,15 +28,13 @@ export interface TraceAttributes {
   metadata?: Record<string, string>;
 }
 
-export interface ScoreInput {
+export type ScoreInput = {
   traceId: string;
   name: string;
-  value: number;
-  dataType: 'NUMERIC' | 'BOOLEAN';
   comment?: string;
   /** A stable id makes a later score with the same id replace this one (a changed rating). */
   id?: string;
-}
+} & ({ value: number; dataType: 'NUMERIC' | 'BOOLEAN' } | { value: string; dataType: 'CATEGORICAL' });
 
 /**
  * Tracing of chat requests. With Langfuse keys set, every request is one trace

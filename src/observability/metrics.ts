@@ -12,6 +12,8 @@ export interface AnswerMetrics {
   historyMessages: number;
   historyTokens: number;
   escalated: boolean;
+  /** Why it was escalated (one of ESCALATION_REASONS, src/chat/escalation.ts), null when it was not: a bounded label. */
+  escalationReason: string | null;
   /** Streamed answers only. */
   timeToFirstTokenMs: number | null;
 }
@@ -96,15 +98,15 @@ export class Metrics {
 
   private readonly escalations = new Counter({
     name: 'chat_escalations_total',
-    help: 'Answers escalated to a human agent (low retrieval confidence), by agent type',
-    labelNames: ['agent_type'] as const,
+    help: 'Answers escalated to a human agent, by agent type and reason (not_in_help_center, customer_asked, model, tool_failed, knowledge_unavailable)',
+    labelNames: ['agent_type', 'reason'] as const,
     registers: [this.registry],
   });
 
   private readonly answers = new Counter({
     name: 'chat_answers_total',
-    help: 'Answers stored, by agent type and whether they were streamed',
-    labelNames: ['agent_type', 'streamed'] as const,
+    help: 'Answers stored, by agent type, whether they were streamed, and why they were escalated (none: answered)',
+    labelNames: ['agent_type', 'streamed', 'escalation_reason'] as const,
     registers: [this.registry],
   });
 
@@ -143,8 +145,8 @@ export class Metrics {
     this.recordModelTokens(answer.model, 'answer', answer.usage);
     this.historyMessages.observe(answer.historyMessages);
     this.historyTokens.observe(answer.historyTokens);
-    if (answer.escalated) this.escalations.inc({ agent_type: answer.agentType });
-    this.answers.inc({ agent_type: answer.agentType, streamed: String(answer.timeToFirstTokenMs !== null) });
+    if (answer.escalated) this.escalations.inc({ agent_type: answer.agentType, reason: answer.escalationReason ?? 'none' });
+    this.answers.inc({ agent_type: answer.agentType, streamed: String(answer.timeToFirstTokenMs !== null), escalation_reason: answer.escalationReason ?? 'none' });
     if (answer.timeToFirstTokenMs !== null) {
       this.timeToFirstToken.observe({ agent_type: answer.agentType }, answer.timeToFirstTokenMs / 1000);
     }

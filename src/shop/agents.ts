@@ -1,6 +1,8 @@
 import type { StructuredTool } from '@langchain/core/tools';
 import { compileSupportGraph, type SupportGraphParts } from '../agent/graph';
-import { toolsNow, type ToolList } from '../agent/tool-list';
+import { derivedFromTools, type ToolList } from '../agent/tool-list';
+import { withHandOffInstructions } from '../agent/prompts';
+import { createHandOffTool } from '../agent/tools/hand-off-to-person';
 import { createSupportTools, type SupportToolParts } from '../agent/tools';
 import { DESCRIBED_TITLES_MAX, KnowledgeTitles } from '../agent/tools/search-knowledge-base';
 import type { AgentSpec } from '../agent-specs/spec';
@@ -13,7 +15,7 @@ import { connectShopSystems } from './shop-tools';
 import { escalationOffer } from './shop-words';
 
 /** Everything an agent's graph needs that is the same for every agent of the shop. */
-export type SharedGraphParts = Omit<SupportGraphParts, 'tools' | 'instructions' | 'escalationOffer'>;
+export type SharedGraphParts = Omit<SupportGraphParts, 'tools' | 'instructions'>;
 
 /** The shop's agents, ready to answer, and the connections to its own systems to let go of on shutdown. */
 export interface ShopAgents {
@@ -59,23 +61,27 @@ export async function createShopAgents(parts: {
   };
   const systems = await connectShopSystems(shop, parts.connectors);
   // Read per answer: an MCP server's tools join once it connects, the knowledge tool's description follows what is stored.
-  const agents = compileAgents(shop.agents, () => [...builtInNow(), ...systems.tools()], {
-    ...parts.graph,
-    escalationOffer: escalationOffer(shop.words, parts.supportHours),
-  });
+  const agents = compileAgents(shop.agents, () => [...builtInNow(), ...systems.tools()], parts.graph, escalationOffer(shop.words, parts.supportHours));
   return { agents, defaultAgentType: shop.agents[0]!.key, shopTools: () => systems.tools(), close: () => systems.close() };
 }
 
-/** One graph per agent, by key (the default first), each with the instructions and exactly the tools it names (read per answer). */
-export function compileAgents(agents: AgentSpec[], tools: ToolList, shared: Omit<SupportGraphParts, 'tools' | 'instructions'>): Map<string, AgentRuntime> {
+/**
+ * One graph per agent, by key (the default first), each with the instructions and exactly the
+ * tools it names (read per answer), plus hand_off_to_person unless the agent turned it off.
+ */
+export function compileAgents(
+  agents: AgentSpec[],
+  tools: ToolList,
+  shared: SharedGraphParts,
+  offer?: (language: string) => string,
+): Map<string, AgentRuntime> {
   const runtimes = new Map<string, AgentRuntime>();
+  const handOff = createHandOffTool();
   for (const spec of agents) {
-    const graph = compileSupportGraph({
-      ...shared,
-      tools: () => toolsNow(tools).filter((t) => spec.tools.includes(t.name)),
-      instructions: spec.instructions,
-    });
-    runtimes.set(spec.key, { spec, graph });
+    const own = derivedFromTools(tools, (now) => [...now.filter((t) => spec.tools.includes(t.name)), ...(spec.handOff === false ? [] : [handOff])]);
+    const instructions = spec.handOff === false ? spec.instructions : withHandOffInstructions(spec.instructions);
+    const graph = compileSupportGraph({ ...shared, tools: own, instructions });
+    runtimes.set(spec.key, { spec, graph, escalation: { threshold: shared.escalationThreshold, ...(offer && { offer }) } });
   }
   return runtimes;
 }

@@ -99,6 +99,7 @@ export function loadShop(options: { file: string; sample: boolean; env: Readonly
       tools: a.tools,
       ...(a.memory && { memoryStrategy: a.memory }),
       ...(a.memory_injection !== undefined && { memoryInjection: a.memory_injection }),
+      ...(!a.hand_off && { handOff: false }),
     })),
     actions: content.actions,
     mcpServers: content.mcp_servers,

@@ -26,6 +26,8 @@ const agentSchema = z.strictObject({
   memory: memoryStrategySchema.optional(),
   /** Whether a verified customer's earlier conversations are summarised into the prompt by default. */
   memory_injection: z.boolean().optional(),
+  /** Whether the model may hand the conversation to a person (the built-in hand_off_to_person tool); default true. */
+  hand_off: z.boolean().default(true),
 });
 
 /** Days and a time range: `mon-fri: 09:00-17:00`, `sat: [10:00-14:00, 22:00-02:00]`. */
@@ -71,6 +73,17 @@ const widgetShape = {
   outside_hours: text(1000),
 };
 
+/**
+ * The short replies to small talk (docs/escalation.md, Conversation acts), each optional: a reply the
+ * shop leaves out is the built-in one in the customer's language (defaultActReply).
+ */
+const actRepliesSchema = z.strictObject({
+  greeting: text(500).optional(),
+  thanks: text(500).optional(),
+  goodbye: text(500).optional(),
+  acknowledgement: text(500).optional(),
+});
+
 const wordSetShape = {
   /** Appended to an escalated answer while people answer (or when no hours are set). */
   human_offer: text(1000).default(WORD_DEFAULTS.human_offer),
@@ -82,6 +95,8 @@ const wordSetShape = {
   sign_in: text(1000).default(WORD_DEFAULTS.sign_in),
   /** Told the customer when one of the shop's systems (an action, an MCP server) failed or timed out. */
   tool_failure: text(1000).default(WORD_DEFAULTS.tool_failure),
+  /** The replies to small talk in the default language. */
+  acts: actRepliesSchema.default({}),
   widget: z
     .strictObject({
       title: widgetShape.title,
@@ -100,6 +115,8 @@ const languageWordsSchema = z.strictObject({
   offline_notice: text(1000).optional(),
   sign_in: text(1000).optional(),
   tool_failure: text(1000).optional(),
+  /** The replies to small talk in this language; one left out is the built-in one in this language, not the default set's. */
+  acts: actRepliesSchema.optional(),
   widget: z
     .strictObject({
       title: widgetShape.title,

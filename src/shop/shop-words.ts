@@ -1,3 +1,4 @@
+import { defaultActReply, type SmallTalkAct } from '../chat/conversation-acts';
 import type { SupportHours } from '../chat/support-hours';
 import type { ShopWords, WordSet } from './shop-file';
 import type { WidgetLabel } from './widget-labels';
@@ -70,4 +71,14 @@ export function escalationOffer(words: ShopWords, supportHours: SupportHours): (
     if (open !== false) return set.human_offer;
     return set.outside_hours.replaceAll('{hours}', hours ?? '');
   };
+}
+
+/**
+ * The reply to small talk in a language: the shop's own for that language (`words.<lang>.acts`,
+ * or the top-level `words.acts` for the default language), else the built-in one in that
+ * language. Unlike the other words, a language never gets the default language's reply.
+ */
+export function actReply(words: ShopWords, defaultLanguage: string, act: SmallTalkAct, language: string): string {
+  const own = language === defaultLanguage ? words.acts : words.by_language[language]?.acts;
+  return own?.[act] ?? defaultActReply(act, language);
 }

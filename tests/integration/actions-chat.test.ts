@@ -4,6 +4,7 @@ import type { StructuredTool } from '@langchain/core/tools';
 import { compileSupportGraph } from '../../src/agent/graph';
 import { SIGN_IN_HINT } from '../../src/agent/tools/conversation-customer';
 import { ChatService } from '../../src/chat/chat-service';
+import { HUMAN_HANDOFF_OFFER } from '../../src/chat/escalation';
 import { loadConfig } from '../../src/config';
 import { loadActionTools } from '../../src/connectors/actions';
 import { actionSchema } from '../../src/connectors/connector-config';
@@ -100,7 +101,7 @@ beforeAll(async () => {
   chat = new ChatService({
     store,
     identity: new IdentityStore(db),
-    agents: new Map([['support', { spec, graph }]]),
+    agents: new Map([['support', { spec, graph, escalation: { threshold: 0 } }]]),
     defaultAgentType: 'support',
     tokenCounter,
     history: config.history,
@@ -147,7 +148,7 @@ describe('a shop’s action called by the model', () => {
 
   it('offers the model only the allowlisted operations, and the MCP server’s listed tool', async () => {
     stub.enqueueChat({ content: 'Hello.' });
-    await chat.answer({ message: 'Hi' });
+    await chat.answer({ message: 'What can you look up for me?' });
     const offered = (stub.chatRequests()[0]!.body.tools as Array<{ function: { name: string; parameters: { properties: object } } }>).map((t) => t.function);
     expect(offered.map((f) => f.name)).toEqual(['listMyOrders', 'exportOrders', 'slowReport', 'deliveryEstimate', 'shippingQuote']);
     // cancelOrder, getOrder and paymentMethod are in the document but not in the allowlist; the bound customerId is not an argument.
@@ -171,26 +172,28 @@ describe('a shop’s action called by the model', () => {
     expect(new TokenCounter(MODEL).countText(result!)).toBeLessThanOrEqual(200);
   });
 
-  it('gives the sentence after timeout_ms when the API sleeps, and the answer completes', async () => {
+  it('gives the sentence after timeout_ms when the API sleeps, and the answer completes, handed to a person as tool_failed', async () => {
     stub.enqueueChat({ toolCalls: [{ id: 'call_4', name: 'slowReport', arguments: {} }] }, { content: 'The report is not available right now.' });
     const startedAt = Date.now();
     const { answer } = await chat.answer({ message: 'The report?', customerId: ADA });
     expect(Date.now() - startedAt).toBeLessThan(10_000);
-    expect(answer.response).toBe('The report is not available right now.');
+    expect(answer).toMatchObject({ escalated: true, escalation_reason: 'tool_failed' });
+    expect(answer.response).toBe(`The report is not available right now.\n\n${HUMAN_HANDOFF_OFFER}`);
     expect(toolResultsSent()).toEqual([expect.stringMatching(/^slowReport did not answer within 800 ms/)]);
   });
 
   it('retries a 503 once, then gives the sentence', async () => {
     stub.enqueueChat({ toolCalls: [{ id: 'call_5', name: 'deliveryEstimate', arguments: {} }] }, { content: 'No estimate right now.' });
-    await chat.answer({ message: 'When will it come?', customerId: ADA });
+    const { answer } = await chat.answer({ message: 'When will it come?', customerId: ADA });
     expect(api.requests.map((r) => r.path)).toEqual(['/flaky', '/flaky']);
+    expect(answer).toMatchObject({ escalated: true, escalation_reason: 'tool_failed' });
     expect(toolResultsSent()).toEqual([expect.stringMatching(/^deliveryEstimate failed: the shop's system answered HTTP 503/)]);
   });
 
   it('calls an MCP server’s tool as a tool of the graph', async () => {
     stub.enqueueChat({ toolCalls: [{ id: 'call_6', name: 'shippingQuote', arguments: { postcode: '10115' } }] }, { content: 'Delivery costs 4.90.' });
     const { answer } = await chat.answer({ message: 'Shipping to 10115?' });
-    expect(answer.response).toBe('Delivery costs 4.90.');
+    expect(answer).toMatchObject({ response: 'Delivery costs 4.90.', escalated: false, escalation_reason: null });
     expect(toolResultsSent()).toEqual([JSON.stringify({ postcode: '10115', price: '4.90', days: 2 })]);
   });
 });

@@ -1,4 +1,4 @@
-import { HUMAN_HANDOFF_OFFER } from '../../src/agent/nodes/generate-response';
+import { HUMAN_HANDOFF_OFFER } from '../../src/chat/escalation';
 import { OFFLINE_NOTICE } from '../../src/models/extractive-chat-model';
 import { startTestService, type TestService } from '../support/test-service';
 

@@ -1,4 +1,4 @@
-import { HUMAN_HANDOFF_OFFER } from '../../src/agent/nodes/generate-response';
+import { HUMAN_HANDOFF_OFFER } from '../../src/chat/escalation';
 import type { OpenAIStub } from '../support/openai-stub';
 import { postStream, type SseEvent } from '../support/sse';
 import { startOfflineAndOnline, TEST_AGENT_KEY, type OfflineAndOnline, type TestService } from '../support/test-service';
@@ -145,14 +145,14 @@ describe('POST /api/v1/chat/stream with the real ChatOpenAI client', () => {
 
   it('sends heartbeats while the model is thinking', async () => {
     stub.enqueueChat({ delayMs: 450, content: 'Sorry for the wait.' });
-    const streamed = await postStream(streamURL(online), { message: 'Hello?', session_id: 'stream-heartbeat' });
+    const streamed = await postStream(streamURL(online), { message: 'How long does delivery take?', session_id: 'stream-heartbeat' });
     expect(streamed.comments.filter((c) => c === 'ping').length).toBeGreaterThanOrEqual(2);
     expect(streamed.events.at(-1)!.event).toBe('done');
   });
 
   it('reports a model failure as an error event and stores nothing', async () => {
     stub.enqueueChat({ status: 500, error: 'upstream exploded' });
-    const streamed = await postStream(streamURL(online), { message: 'Hello?', session_id: 'stream-fail' });
+    const streamed = await postStream(streamURL(online), { message: 'How long does delivery take?', session_id: 'stream-fail' });
     expect(streamed.events.at(-1)).toEqual({ event: 'error', data: { code: 'model_unavailable', message: expect.any(String) } });
     expect(JSON.stringify(streamed.events)).not.toContain('exploded');
     expect(await online.deps.store.getSession('stream-fail')).toBeNull();

@@ -324,9 +324,9 @@ export function describeIdentityAttacks(getHarness: () => IdentityHarness): void
       const strategy = { mode: 'summarize', context_limit: 2, keep_last_n_turns: 1 };
       const client = newClient();
       // Anonymous, claiming to be Amara: the label is stored with the session.
-      let reply = await chat(h.online, { message: 'Hi there', user_id: 'amara.okafor@example.com' }, client);
+      let reply = await chat(h.online, { message: 'Is my order on its way?', user_id: 'amara.okafor@example.com' }, client);
       const mateo = await customerTokenHeader('mateo.ruiz@example.com');
-      for (const message of ['Remember this.', 'And this.', 'Thanks!']) {
+      for (const message of ['Remember this.', 'And this.', 'And that too.']) {
         const next = continuing(reply);
         reply = await chat(h.online, { ...next.body, message, memory_strategy: strategy, memory_injection: true }, { ...client, ...next.headers, ...mateo });
         expect(reply.status).toBe(200);

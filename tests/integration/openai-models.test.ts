@@ -105,7 +105,7 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
   it('answers 502 when the model fails, and stores nothing of the turn', async () => {
     const before = await service.countRows('chat_messages');
     stub.enqueueChat({ status: 401, error: 'Incorrect API key provided: sk-abc***xyz' });
-    const { status, body } = await service.postChat({ message: 'Hello?', session_id: 'openai-fail' });
+    const { status, body } = await service.postChat({ message: 'How long does delivery take?', session_id: 'openai-fail' });
     expect(status).toBe(502);
     expect(body.error.code).toBe('model_unavailable');
     // The upstream text stays in the log: it can carry internals, here part of a key.
@@ -117,7 +117,7 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
   it('answers 502 when the model returns an empty answer, and stores nothing', async () => {
     const before = await service.countRows('chat_messages');
     stub.enqueueChat({ content: '   ' });
-    const { status, body } = await service.postChat({ message: 'Hello?', session_id: 'openai-empty' });
+    const { status, body } = await service.postChat({ message: 'How long does delivery take?', session_id: 'openai-empty' });
     expect(status).toBe(502);
     expect(body.error.message).toMatch(/empty answer/);
     expect(await service.countRows('chat_messages')).toBe(before);
@@ -126,7 +126,7 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
   it('answers 504 when the model does not answer within OPENAI_TIMEOUT_MS, and stores nothing', async () => {
     const before = await service.countRows('chat_messages');
     stub.enqueueChat({ delayMs: 5000, content: 'too late' });
-    const { status, body } = await service.postChat({ message: 'Hello?', session_id: 'openai-slow' });
+    const { status, body } = await service.postChat({ message: 'How long does delivery take?', session_id: 'openai-slow' });
     expect(status).toBe(504);
     expect(body.error.code).toBe('model_timeout');
     expect(await service.countRows('chat_messages')).toBe(before);
@@ -135,7 +135,7 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
   it('answers without the knowledge base when the embeddings fail, marked as such and escalated', async () => {
     stub.setEmbeddingsFailure(503);
     stub.enqueueChat({ content: 'I could not look that up just now.' });
-    const { status, body } = await service.postChat({ message: 'Hello?', session_id: 'openai-embed-fail' });
+    const { status, body } = await service.postChat({ message: 'How long does delivery take?', session_id: 'openai-embed-fail' });
     expect(status).toBe(200);
     expect(body).toMatchObject({ degraded: ['knowledge_unavailable'], confidence: 0, sources: [] });
     expect(stub.chatRequests()).toHaveLength(1);
@@ -149,7 +149,7 @@ describe('with OPENAI_API_KEY: the real OpenAI clients', () => {
     const request = fetch(`${service.baseURL}/api/v1/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message: 'Hello?', session_id: 'openai-hangup' }),
+      body: JSON.stringify({ message: 'How long does delivery take?', session_id: 'openai-hangup' }),
       signal: client.signal,
     });
     await waitFor(() => stub.chatRequests().length === 1);

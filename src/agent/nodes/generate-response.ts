@@ -11,13 +11,10 @@ import { truncateToolOutput } from '../../memory/context';
 import { applyInputCeiling, toolDefinitionTokens } from '../../memory/input-ceiling';
 import { OFFLINE_NOTHING_CLEARS } from '../../models/extractive-chat-model';
 import { buildPromptMessages } from '../prompts';
+import { handOffOf } from '../tools/hand-off-to-person';
 import { derivedFromTools, type ToolList } from '../tool-list';
 import type { Logger } from '../../observability/logger';
 import { DEGRADED_MODEL, type SupportStateType, type SupportStateUpdate } from '../state';
-
-/** Appended when confidence is below the threshold (and no tool grounded the answer): the customer is offered a person. */
-export const HUMAN_HANDOFF_OFFER =
-  'I am not confident I have the right answer, so I have flagged this conversation for our support team: a human agent can take over if you would like.';
 
 /** Rounds of tool calls in one turn before the model must answer with what it has. */
 export const MAX_TOOL_ROUNDS = 4;
@@ -27,7 +24,6 @@ export interface GenerateResponseOptions {
   modelName: string;
   /** The tools the model is offered, read per run (see ToolList). */
   tools: ToolList;
-  escalationThreshold: number;
   /** Deadline for each model call, retries included (OPENAI_TIMEOUT_MS). */
   timeoutMs: number;
   toolOutputMaxChars: number;
@@ -36,8 +32,6 @@ export interface GenerateResponseOptions {
   logger: Logger;
   /** Each model call as a generation (model, token usage) of the request's trace. */
   tracing?: Tracing;
-  /** What an escalated answer ends with, asked at answer time (outside SUPPORT_HOURS it promises no person); default HUMAN_HANDOFF_OFFER. */
-  escalationOffer?: (language?: string | null) => string;
   /** Send OpenAI's prompt_cache_key (promptCacheKeyFor the session) with every call (OPENAI_PROMPT_CACHE_KEY, default on). */
   sendPromptCacheKey?: boolean;
   /** Tokens of a message as a chat request costs it. */
@@ -59,7 +53,8 @@ export function promptCacheKeyFor(sessionId: string): string {
  * generate_response: sends the model the system prompt, the history as the
  * memory strategy left it, the question and this turn's tool results so far. A
  * reply with tool calls goes to the tools node and comes back here; a reply in
- * words is the answer, with its token usage and whether it had to be escalated.
+ * words is the answer, with its token usage and whether the offline responder found
+ * nothing that answers (the judge, after the graph, decides whether it is escalated).
  */
 export function makeGenerateResponseNode(options: GenerateResponseOptions) {
   // Bound and counted once per set of tools, not per run.
@@ -110,8 +105,9 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
       degraded = [DEGRADED_MODEL];
     }
     const usage = usageOf(reply);
+    const model = (reply.response_metadata?.model_name as string | undefined) ?? options.modelName;
     if (reply.tool_calls?.length && toolRounds < MAX_TOOL_ROUNDS) {
-      return { messages: [reply], usage, degraded, ...ceiling };
+      return { messages: [reply], usage, degraded, model, ...ceiling };
     }
 
     const finalText = reply.text.trim();
@@ -120,19 +116,13 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     }
     // What the model wrote beside its tool calls this turn ("Let me look that up.") was
     // streamed to the customer, so it stays part of the answer they are given and shown.
-    const answer = joinAnswerTexts([...spokenBesideToolCalls(state.messages), finalText]);
-    // Low retrieval confidence means the help center did not cover the question;
-    // an answer grounded in this turn's tool results (an order lookup) is not a guess.
-    const groundedByTools = state.messages.some((m) => m.getType() === 'tool');
-    // The offline responder read the passages and found no sentence that answers: that counts as low confidence.
-    const nothingClears = reply.response_metadata?.[OFFLINE_NOTHING_CLEARS] === true;
-    const escalated = (state.confidence < options.escalationThreshold || nothingClears) && !groundedByTools;
+    // Whether the answer goes to a person is the judge's to say (src/chat/escalation.ts), after the graph.
     return {
-      response: escalated ? `${answer}\n\n${options.escalationOffer?.(state.language) ?? HUMAN_HANDOFF_OFFER}` : answer,
-      escalated,
+      response: answerText(state.messages, finalText),
+      nothing_answers: reply.response_metadata?.[OFFLINE_NOTHING_CLEARS] === true,
       usage,
       degraded,
-      model: (reply.response_metadata?.model_name as string | undefined) ?? options.modelName,
+      model,
       ...ceiling,
     };
   };
@@ -185,9 +175,19 @@ function spokenBesideToolCalls(turn: BaseMessage[]): string[] {
   return turn.filter((m) => m.getType() === 'ai').map((m) => m.text.trim());
 }
 
+/** The answer's text: what the model said beside this turn's tool calls, then its final words (empty when it wrote none). */
+export function answerText(turn: BaseMessage[], finalText = ''): string {
+  return joinAnswerTexts([...spokenBesideToolCalls(turn), finalText]);
+}
+
 /** After generate_response: run the tools it asked for, or finish. */
 export function routeAfterResponse(state: SupportStateType): 'tools' | '__end__' {
   return state.response === undefined ? 'tools' : '__end__';
+}
+
+/** After the tools: the model answers with their results, unless it handed the conversation to a person (the turn ends there). */
+export function routeAfterTools(state: SupportStateType): 'generate_response' | '__end__' {
+  return handOffOf(state.messages) ? '__end__' : 'generate_response';
 }
 
 async function invokeWithDeadline(

@@ -233,6 +233,7 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
       escalated: query.escalated,
       handler: query.handler,
       waiting: query.waiting,
+      escalationReason: query.escalation_reason,
       limit: query.limit,
       after: query.cursor,
     });
@@ -245,6 +246,8 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
         last_message: s.lastMessage,
         message_count: s.messageCount,
         escalated: s.escalated,
+        escalation_reason: s.escalationReason,
+        handoff_summary: s.handoffSummary,
         handler: s.handler,
         agent_name: s.agentName,
         waiting: s.waitingSince !== null && s.handler === 'bot',
@@ -282,6 +285,9 @@ export function chatRoutes(parts: ChatRoutesParts): Router {
       total: session.messageCount,
       // The customer's language as the conversation keeps it: a person who takes over answers in it.
       language: session.language,
+      // Why the conversation was last escalated, and the model's summary for the person who takes over.
+      escalation_reason: session.escalationReason,
+      handoff_summary: session.handoffSummary,
     });
   });
 
@@ -344,6 +350,9 @@ export function toHistoryItem(m: StoredMessage) {
     ...toMessageItem(m),
     token_count: m.tokenCount,
     ...(m.confidence !== null && { confidence: m.confidence }),
+    ...(m.escalated !== null && { escalation_reason: m.escalationReason }),
+    ...(typeof m.metadata['handoff_summary'] === 'string' && { handoff_summary: m.metadata['handoff_summary'] }),
+    ...(typeof m.metadata['act'] === 'string' && { act: m.metadata['act'] }),
     ...(m.toolCalls?.length && { tool_calls: m.toolCalls }),
     ...(m.toolCallId !== null && { tool_call_id: m.toolCallId }),
     ...(m.name !== null && { name: m.name }),

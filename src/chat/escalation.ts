@@ -1,0 +1,87 @@
+import { ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { isHandOff, type HandOff } from '../agent/tools/hand-off-to-person';
+import { isSentToolCall } from '../connectors/guarded-tool';
+
+/**
+ * Why an answer was handed to a person (docs/escalation.md). Stored with the answer
+ * and on its conversation, a label of the answers metric, and on the Langfuse trace:
+ * a bounded set, so a new reason is added here and documented there.
+ */
+export const ESCALATION_REASONS = [
+  /** The help center holds nothing that answers: low retrieval confidence, or the offline responder found no sentence that does. */
+  'not_in_help_center',
+  /** The customer asked for a person (the acts stage). */
+  'customer_asked',
+  /** The model called hand_off_to_person. */
+  'model',
+  /** One of the shop's systems failed, and the customer got the shop's tool_failure sentence. */
+  'tool_failed',
+  /** The knowledge base could not be searched (the embedding model is down): nobody knows whether it holds the answer. */
+  'knowledge_unavailable',
+] as const;
+export type EscalationReason = (typeof ESCALATION_REASONS)[number];
+
+/** An answer is escalated exactly when it has a reason: there is no escalation without one. */
+export interface Verdict {
+  escalated: boolean;
+  reason: EscalationReason | null;
+}
+
+/** What the turn's stages found, which the judge weighs. */
+export interface TurnFindings {
+  /** The customer asked for a person (the acts stage). */
+  customerAsked: boolean;
+  /** The model's hand_off_to_person call this turn, if it made one. */
+  handOff: HandOff | null;
+  /** A tool of the shop's systems failed and no later call of it succeeded. */
+  toolFailed: boolean;
+  /** A tool's result answered this turn (an order lookup): not a guess, whatever retrieval found. */
+  groundedByTools: boolean;
+  /** Retrieval's confidence (retrievalConfidence) and the threshold below which the help center does not cover the question. */
+  confidence: number;
+  threshold: number;
+  /** The offline responder read the passages and found no sentence that answers. */
+  nothingAnswers: boolean;
+  /** The knowledge base could not be searched this turn. */
+  knowledgeUnavailable: boolean;
+}
+
+/** The hand-over sentence when the shop file sets none: what an escalated answer ends with. */
+export const HUMAN_HANDOFF_OFFER =
+  'I am not confident I have the right answer, so I have flagged this conversation for our support team: a human agent can take over if you would like.';
+
+const ANSWERED: Verdict = { escalated: false, reason: null };
+
+/**
+ * The judge: whether this turn's answer goes to a person, and why. The one place that
+ * decides it, so the answer, the stored turn, the metrics and the trace agree. The
+ * customer's wish comes first, then the model's own hand-off, then a failed system;
+ * only an answer no tool grounded is judged by the help center's coverage.
+ */
+export function judgeTurn(found: TurnFindings): Verdict {
+  const escalate = (reason: EscalationReason): Verdict => ({ escalated: true, reason });
+  if (found.customerAsked) return escalate('customer_asked');
+  if (found.handOff) return escalate('model');
+  if (found.toolFailed) return escalate('tool_failed');
+  if (found.groundedByTools) return ANSWERED;
+  if (found.knowledgeUnavailable) return escalate('knowledge_unavailable');
+  if (found.confidence < found.threshold || found.nothingAnswers) return escalate('not_in_help_center');
+  return ANSWERED;
+}
+
+/**
+ * Whether one of the shop's systems failed this turn with nothing to make up for it:
+ * a failed call whose tool did not succeed on a later call (the model may try again).
+ */
+export function toolFailedIn(turn: readonly BaseMessage[]): boolean {
+  const lastOutcome = new Map<string, boolean>();
+  for (const m of turn) {
+    if (ToolMessage.isInstance(m) && isSentToolCall(m.artifact)) lastOutcome.set(m.name ?? '', m.artifact.failed === true);
+  }
+  return [...lastOutcome.values()].some((failed) => failed);
+}
+
+/** Whether a tool's result (not the model's hand-off) answered this turn. */
+export function groundedByTools(turn: readonly BaseMessage[]): boolean {
+  return turn.some((m) => ToolMessage.isInstance(m) && !isHandOff(m.artifact));
+}

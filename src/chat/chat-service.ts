@@ -265,7 +265,6 @@ export class ChatService {
     if (act.language && !told) turn.language = { language: act.language, source: 'detected', keep: false };
     const reply = this.parts.actReply ?? defaultActReply;
     const response = act.act === 'ask_for_person' ? '' : reply(act.act, turn.language.language);
-    turn.clock.lap('model');
     return {
       act: act.act,
       response,

@@ -289,7 +289,7 @@ export function describeIdentityAttacks(getHarness: () => IdentityHarness): void
       const client = newClient();
       // Ingrid, verified, leaves a summary behind.
       let reply = await chat(h.online, { message: 'I prefer WhatsApp.', memory_strategy: strategy, memory_injection: true }, { ...client, ...ingrid });
-      for (const message of ['My office is in Ljubljana.', 'Thanks!']) {
+      for (const message of ['My office is in Ljubljana.', 'I work on weekdays only.']) {
         const next = continuing(reply);
         reply = await chat(h.online, { ...next.body, message, memory_strategy: strategy, memory_injection: true }, { ...client, ...next.headers, ...ingrid });
         expect(reply.status).toBe(200);
@@ -303,12 +303,12 @@ export function describeIdentityAttacks(getHarness: () => IdentityHarness): void
       expect(claimed.body.memory.memory_injection).toBe(false);
       expect(systemPromptSent(h.stub)).not.toContain('Ljubljana');
       // While Ingrid herself gets it.
-      await chat(h.online, { message: 'Hello again', memory_injection: true }, { ...client, ...ingrid });
+      await chat(h.online, { message: 'What do you know about my office?', memory_injection: true }, { ...client, ...ingrid });
       expect(systemPromptSent(h.stub)).toContain('Ljubljana');
 
       // A conversation that only claims Mateo's id writes no memory for him.
       reply = await chat(h.online, { message: 'I live at the lighthouse.', user_id: 'mateo.ruiz@example.com', memory_strategy: strategy, memory_injection: true }, client);
-      for (const message of ['Call me at night.', 'Thanks!']) {
+      for (const message of ['Call me at night.', 'Or in the early morning.']) {
         const next = continuing(reply);
         reply = await chat(h.online, { ...next.body, message, user_id: 'mateo.ruiz@example.com', memory_strategy: strategy, memory_injection: true }, { ...client, ...next.headers });
         expect(reply.status).toBe(200);

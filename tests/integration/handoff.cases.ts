@@ -316,7 +316,7 @@ export function handoffCases(harness: () => HandoffHarness): void {
     // Releasing again changes nothing.
     expect((await conversationCall(sessionId, 'release')).status).toBe(200);
 
-    const answered = await customer(sessionId, 'Hello?', 1);
+    const answered = await customer(sessionId, 'Is the replacement the same model?', 1);
     expect(answered.status).toBe(200);
     const prompts = harness().stub.chatRequests().slice(modelCalls);
     expect(prompts.length).toBeGreaterThanOrEqual(1);

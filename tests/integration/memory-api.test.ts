@@ -273,20 +273,20 @@ describe('cross-session memory', () => {
       body.model === SUMMARY_MODEL ? { content: '- Customer prefers WhatsApp; office in Ljubljana.' } : { content: 'Noted.' },
     );
     const strategy = { mode: 'summarize', context_limit: 2, keep_last_n_turns: 1 };
-    for (const message of ['I prefer WhatsApp.', 'My office is in Ljubljana.', 'Thanks!']) {
+    for (const message of ['I prefer WhatsApp.', 'My office is in Ljubljana.', 'I work on weekdays only.']) {
       const r = await service.postChat({ message, session_id: 'xs-old', memory_strategy: strategy, memory_injection: true }, asIngrid);
       expect(r.status).toBe(200);
     }
     expect(await service.countRows('conversation_summaries')).toBeGreaterThanOrEqual(1);
 
-    const fresh = await service.postChat({ message: 'Hello again', session_id: 'xs-new', memory_injection: true }, asIngrid);
+    const fresh = await service.postChat({ message: 'What do you know about me?', session_id: 'xs-new', memory_injection: true }, asIngrid);
     expect(fresh.status).toBe(200);
     const system = sentMessages()[0]!.content!;
     expect(system).toContain('Cross-session memory:');
     expect(system).toContain('may be out of date');
     expect(system).toContain('office in Ljubljana');
 
-    const without = await service.postChat({ message: 'Hello again', session_id: 'xs-other' }, asIngrid);
+    const without = await service.postChat({ message: 'What do you know about me?', session_id: 'xs-other' }, asIngrid);
     expect(without.status).toBe(200);
     expect(sentMessages()[0]!.content).not.toContain('Cross-session memory:');
   });

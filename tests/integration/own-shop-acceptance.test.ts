@@ -115,7 +115,7 @@ test('the history shows the call as it was sent, the bound argument marked, the 
 
   // The next turn gives the model its own call back, not the bound value.
   stub.enqueueChat({ content: 'Anything else?' });
-  await service.postChat({ message: 'Thanks', session_id: body.session_id }, await customerTokenHeader(ADA));
+  await service.postChat({ message: 'And the ones still on their way?', session_id: body.session_id }, await customerTokenHeader(ADA));
   const replayed = (stub.chatRequests().at(-1)!.body.messages as Array<{ role: string; tool_calls?: Array<{ function: { arguments: string } }> }>).find((m) => m.tool_calls)!;
   expect(JSON.parse(replayed.tool_calls![0]!.function.arguments)).toEqual({ customerId: GRACE, status: 'shipped' });
 });

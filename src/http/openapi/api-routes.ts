@@ -99,6 +99,7 @@ const answerExample = {
   response: 'Refunds reach your account within 5–10 business days after we receive the return.',
   confidence: 0.42,
   escalated: false,
+  escalation_reason: null,
   sources: [{ title: 'Refund Policy', source: 'knowledge/help-center/refunds.md', score: 0.42 }],
   usage: { prompt_tokens: 954, completion_tokens: 174, total_tokens: 1128, cached_tokens: 768 },
   history: { messages: 2, tokens: 127 },

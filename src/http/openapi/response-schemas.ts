@@ -5,6 +5,7 @@
  * Objects are closed (no undocumented fields): a new response field belongs here too.
  */
 import { z } from 'zod';
+import { ESCALATION_REASONS } from '../../chat/escalation';
 
 export const errorSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
@@ -54,6 +55,13 @@ const redactedSchema = z
       'counted by kind: card numbers as `[card ending 4242]`, IBANs as `[IBAN ending 3000]`. Absent when nothing was masked.',
   });
 
+const escalationReasonSchema = z
+  .enum(ESCALATION_REASONS)
+  .nullable()
+  .meta({ description: 'Why the answer was handed to a person (docs/escalation.md); null when it was not escalated.' });
+
+const handoffSummarySchema = z.string().meta({ description: "The model's summary for the person who takes over (hand_off_to_person), redacted as stored." });
+
 const handlerSchema = z.enum(['bot', 'human']).meta({ description: 'Who answers the customer: the bot, or the person named in agent_name.' });
 
 export const chatAnswerSchema = z
@@ -64,6 +72,8 @@ export const chatAnswerSchema = z
     response: z.string(),
     confidence: z.number(),
     escalated: z.boolean(),
+    escalation_reason: escalationReasonSchema,
+    handoff_summary: handoffSummarySchema.optional(),
     sources: z.array(sourceReferenceSchema),
     usage: usageSchema,
     cost: costSchema.optional(),
@@ -149,6 +159,9 @@ export const historySchema = z.object({
       ...messageItemFields,
       token_count: z.int(),
       confidence: z.number().optional(),
+      escalation_reason: escalationReasonSchema.optional().meta({ description: 'On an answer: why it was handed to a person; null when it was not.' }),
+      handoff_summary: handoffSummarySchema.optional(),
+      act: z.enum(['greeting', 'thanks', 'goodbye', 'acknowledgement', 'ask_for_person']).optional().meta({ description: 'On an answer of the conversation acts stage: the act it answered.' }),
       tool_calls: z
         .array(
           z.object({
@@ -184,6 +197,8 @@ export const historySchema = z.object({
     .string()
     .nullable()
     .meta({ description: "The customer's language (ISO 639-1) as the conversation keeps it: the request's `language`, or a message's told with confidence; null until then." }),
+  escalation_reason: escalationReasonSchema.meta({ description: "The reason of the conversation's latest escalated answer; null when none was escalated." }),
+  handoff_summary: handoffSummarySchema.nullable().meta({ description: "The model's summary from its latest hand-off; null without one." }),
 });
 
 const strategySchema = z.looseObject({ mode: z.string() });
@@ -198,6 +213,8 @@ export const sessionListSchema = z.object({
       last_message: z.string().nullable(),
       message_count: z.int(),
       escalated: z.boolean(),
+      escalation_reason: escalationReasonSchema.meta({ description: "The reason of the conversation's latest escalated answer; null when none was escalated." }),
+      handoff_summary: handoffSummarySchema.nullable().meta({ description: "The model's summary from its latest hand-off; null without one." }),
       handler: handlerSchema,
       agent_name: z.string().nullable(),
       waiting: z.boolean().meta({ description: 'The customer asked for a person and the bot still answers.' }),

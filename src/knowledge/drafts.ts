@@ -59,7 +59,7 @@ export function draftArticle(session: SessionRecord, messages: readonly StoredMe
   }
   const names = namesIn(session, messages);
   const clean = (text: string) => maskNames(redactPersonalData(text), names);
-  const title = clean(sentenceCase(questions[0]!.content.replace(/\s+/g, ' ').trim())).slice(0, TITLE_MAX_CHARS).trim();
+  const title = clean(sentenceCase(questionOnly(questions[0]!.content))).slice(0, TITLE_MAX_CHARS).trim();
   const body = replies.map((r) => clean(withoutSalutationAndClosing(r.content))).filter((text) => text.length > 0).join('\n\n');
   return { title, body, source: `learned/${slug(title)}.md` };
 }
@@ -127,6 +127,13 @@ function withoutSalutationAndClosing(reply: string): string {
   const lines = reply.replace(SALUTATION, '').split('\n');
   while (lines.length > 0 && (lines.at(-1)!.trim() === '' || CLOSING_LINE.test(lines.at(-1)!) || CLOSING_SENTENCE.test(lines.at(-1)!.trim()))) lines.pop();
   return lines.join('\n').trim();
+}
+
+/** The question without a greeting or a sentence in which the customer names themself ("Hi, I'm Anna. Do you…?"). */
+function questionOnly(text: string): string {
+  const sentences = text.replace(/\s+/g, ' ').replace(SALUTATION, '').split(/(?<=[.!?])\s+/);
+  const kept = sentences.filter((sentence) => !new RegExp(SELF_NAMING.source, 'u').test(sentence));
+  return (kept.length > 0 ? kept : sentences).join(' ').trim();
 }
 
 function sentenceCase(text: string): string {

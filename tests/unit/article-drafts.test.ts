@@ -40,9 +40,14 @@ describe('a draft from a conversation', () => {
 
   test("takes the question as its title and the person's reply, without greeting and sign-off, as its body; no name is left", () => {
     const draft = draftArticle(session, conversation);
-    expect(draft.title).toBe('Hi, my name is [name] [name]. do you offer engraving?');
+    expect(draft.title).toBe('Do you offer engraving?');
     expect(draft.body).toBe('Engraving costs 9 euros per item. [name] orders included.');
-    expect(draft.source).toBe('learned/hi-my-name-is-do-you-offer-engraving.md');
+    expect(draft.source).toBe('learned/do-you-offer-engraving.md');
+  });
+
+  test('a name the customer gives in the question itself is masked in the title', () => {
+    const named = conversation.map((m) => (m.seq === 1 ? { ...m, content: 'can Maria get engraving on the products?' } : m));
+    expect(draftArticle(session, named).title).toBe('Can [name] get engraving on the products?');
   });
 
   test('a request for a person is not a question the help center lacked', () => {

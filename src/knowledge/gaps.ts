@@ -104,10 +104,13 @@ function dot(a: readonly number[], b: readonly number[]): number {
   return sum;
 }
 
+/** Questions embedded in one call: a hosted model takes them as one request; the offline encoder blocks about 14 ms each. */
+const EMBED_BATCH = 16;
+
 /**
  * Vectors of questions, kept across calls: the console asks for the same recent questions
- * again and again. The offline sentence encoder costs about 14 ms a question on the main
- * thread, so questions are embedded one at a time with a turn of the event loop between.
+ * again and again. New questions are embedded in batches with a turn of the event loop
+ * between, so the offline sentence encoder never holds the thread for long.
  */
 export class QuestionVectors {
   private readonly cache = new Map<string, number[]>();
@@ -128,14 +131,19 @@ export class QuestionVectors {
     return known === undefined || (language !== null && known.includes(language));
   }
 
-  async vectorOf(question: string): Promise<number[]> {
-    const cached = this.cache.get(question);
-    if (cached) return cached;
-    await new Promise((resolve) => setImmediate(resolve));
-    const vector = unitLength(await this.embedder.embeddings.embedQuery(question));
-    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(question, vector);
-    return vector;
+  /** The questions' vectors at unit length, in order. Throws what the embedder throws. */
+  async vectorsOf(questions: readonly string[]): Promise<number[][]> {
+    const missing = [...new Set(questions.filter((q) => !this.cache.has(q)))];
+    for (let i = 0; i < missing.length; i += EMBED_BATCH) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const batch = missing.slice(i, i + EMBED_BATCH);
+      const vectors = await this.embedder.embeddings.embedDocuments(batch);
+      batch.forEach((q, j) => {
+        if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
+        this.cache.set(q, unitLength(vectors[j]!));
+      });
+    }
+    return questions.map((q) => this.cache.get(q) ?? []);
   }
 }
 
@@ -151,7 +159,14 @@ export async function linkAsks(
   const words = asks.map(wordsOf);
   const weight = rarityWeights(words);
   const embedded: Array<number[] | null> = [];
-  for (const ask of asks) embedded.push(vectors?.knows(ask.language) ? await vectors.vectorOf(ask.question) : null);
+  const judged = vectors ? asks.filter((ask) => vectors.knows(ask.language)).map((ask) => ask.question) : [];
+  // Without vectors (the embedding model is down) the words still group: the insights never fail for it.
+  const byQuestion = new Map<string, number[]>();
+  if (judged.length > 0) {
+    const found = await vectors!.vectorsOf(judged).catch(() => null);
+    found?.forEach((vector, i) => vector.length > 0 && byQuestion.set(judged[i]!, vector));
+  }
+  for (const ask of asks) embedded.push(vectors?.knows(ask.language) ? (byQuestion.get(ask.question) ?? null) : null);
 
   const linked = (i: number, j: number): boolean => {
     if (normalised(asks[i]!.question) === normalised(asks[j]!.question)) return true;

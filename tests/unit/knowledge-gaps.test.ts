@@ -3,6 +3,7 @@
  * German) at the service's thresholds, words alone (the offline default's hashing embedder
  * adds nothing to them), and the shape of a gap.
  */
+import { Embeddings } from '@langchain/core/embeddings';
 import { HashingEmbeddings, OFFLINE_EMBEDDING_MODEL } from '../../src/knowledge/embeddings';
 import { groupGaps, linkAsks, QuestionVectors, wordOverlap } from '../../src/knowledge/gaps';
 import type { UnansweredAsk } from '../../src/store/knowledge-admin-store';
@@ -53,5 +54,35 @@ describe('grouping unanswered questions into gaps', () => {
   test("the hashing embedder's vectors are not used: its similarity is word overlap again", () => {
     const vectors = new QuestionVectors({ embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL });
     expect(vectors.knows('en')).toBe(false);
+  });
+
+  /** A stand-in model whose vectors say "gift" for any question that mentions a present (no real model runs in a unit test). */
+  class TopicEmbeddings extends Embeddings {
+    calls = 0;
+    constructor(private readonly failing = false) {
+      super({});
+    }
+    async embedDocuments(texts: string[]): Promise<number[][]> {
+      this.calls++;
+      if (this.failing) throw new Error('model down');
+      return texts.map((t) => (/gift|present|voucher/i.test(t) ? [1, 0] : [0, 1]));
+    }
+    async embedQuery(text: string): Promise<number[]> {
+      return (await this.embedDocuments([text]))[0]!;
+    }
+  }
+  const asks = () => [ask('Do you sell gift cards?'), ask('Any vouchers to offer as a present?'), ask('Do you ship to Iceland?')];
+
+  test("with a model that knows the language, questions close in meaning join even without a shared word; vectors are kept for the next call", async () => {
+    const embeddings = new TopicEmbeddings();
+    const vectors = new QuestionVectors({ embeddings, model: 'stand-in' });
+    expect((await groupGaps(asks(), vectors)).map((g) => g.count)).toEqual([2, 1]);
+    await groupGaps(asks(), vectors);
+    expect(embeddings.calls).toBe(1);
+  });
+
+  test('when the model fails, the gaps are grouped by words alone', async () => {
+    const vectors = new QuestionVectors({ embeddings: new TopicEmbeddings(true), model: 'stand-in' });
+    expect((await groupGaps(asks(), vectors)).map((g) => g.count)).toEqual([1, 1, 1]);
   });
 });

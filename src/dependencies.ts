@@ -476,6 +476,7 @@ function assembleAppParts(parts: {
     },
     knowledge: {
       store,
+      conversations: store,
       admin: storage.knowledgeAdmin,
       embedder: models.embedder,
       agentApiKey,

@@ -37,7 +37,32 @@ interface PutResult {
 interface Insights {
   most_cited: { source: string; title: string; answers: number; last_cited_at: string; in_knowledge_base: boolean }[];
   unanswered: { question: string; times: number; best_confidence: number; escalated: number; last_asked_at: string; session_id: string }[];
+  gaps: Gap[];
 }
+
+/** Unanswered questions grouped by what they ask (GET /api/v1/knowledge/insights). */
+interface Gap {
+  question: string;
+  count: number;
+  examples: string[];
+  reasons: Record<string, number>;
+  session_ids: string[];
+  last_asked_at: string;
+}
+
+/** POST /api/v1/knowledge/drafts. */
+interface Draft {
+  title: string;
+  body: string;
+  source: string;
+}
+
+/** Why askings went unanswered, in the operator's words. */
+const REASON_TEXT: Record<string, string> = {
+  not_in_help_center: 'not in the help center',
+  model: 'the model handed over',
+  below_threshold: 'answered with low confidence',
+};
 
 /** One run of a site's sync (GET /api/v1/knowledge/syncs). */
 interface SyncRun {
@@ -117,6 +142,13 @@ export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(
   const insightsStatus = byId<HTMLElement>('insights-status');
   const mostCited = byId<HTMLOListElement>('most-cited');
   const unanswered = byId<HTMLOListElement>('unanswered');
+  const gapList = byId<HTMLOListElement>('gaps');
+  const draftForm = byId<HTMLFormElement>('draft-form');
+  const draftHeading = byId<HTMLElement>('draft-heading');
+  const draftTitle = byId<HTMLInputElement>('draft-title');
+  const draftBody = byId<HTMLTextAreaElement>('draft-body');
+  const draftSource = byId<HTMLInputElement>('draft-source');
+  const draftStatus = byId<HTMLElement>('draft-status');
   const syncsStatus = byId<HTMLElement>('syncs-status');
   const syncTable = byId<HTMLTableElement>('sync-runs');
   const syncRows = byId<HTMLTableSectionElement>('sync-runs-body');
@@ -133,7 +165,7 @@ export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(
   const sourcePath = (source: string) => `${API}/sources/${encodeURIComponent(source)}`;
 
   /** A request with the agent key; a refused key signs out. */
-  async function call<T>(method: 'GET' | 'PUT' | 'DELETE', url: string, body?: { type: string; data: Blob }): Promise<T> {
+  async function call<T>(method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, body?: { type: string; data: Blob }): Promise<T> {
     try {
       if (method === 'GET') return await getJson<T>(url, parts.authorization());
       let response: Response;
@@ -382,12 +414,80 @@ export function knowledgePage(parts: KnowledgePageParts): { show(): void; reset(
           ),
         ),
       );
-      const empty = insights.most_cited.length === 0 && insights.unanswered.length === 0;
+      gapList.replaceChildren(...insights.gaps.map(gapItem));
+      const empty = insights.most_cited.length === 0 && insights.unanswered.length === 0 && insights.gaps.length === 0;
       insightsStatus.textContent = empty ? 'No answers in the last 30 days yet.' : '';
     } catch (error) {
       insightsStatus.textContent = `Could not be loaded: ${messageOf(error)}`;
     }
   }
+
+  function gapItem(gap: Gap): HTMLLIElement {
+    const reasons = Object.entries(gap.reasons)
+      .map(([reason, n]) => `${REASON_TEXT[reason] ?? reason} ${n}×`)
+      .join(', ');
+    const draftButton = el('button', { type: 'button', class: 'draft-gap' }, 'Draft an article');
+    draftButton.addEventListener('click', () => void draftFrom(gap, draftButton));
+    return el(
+      'li',
+      {},
+      el('span', {}, `“${gap.question}”`),
+      el('span', { class: 'meta' }, `asked ${gap.count} time${gap.count === 1 ? '' : 's'} · ${reasons}`),
+      ...(gap.examples.length > 0 ? [el('span', { class: 'meta' }, `also: ${gap.examples.map((e) => `“${e}”`).join(', ')}`)] : []),
+      el(
+        'span',
+        { class: 'meta' },
+        ...gap.session_ids.flatMap((id, i) => [i > 0 ? ' · ' : '', el('a', { href: `#session=${encodeURIComponent(id)}` }, `conversation ${i + 1}`)]),
+      ),
+      draftButton,
+    );
+  }
+
+  /** Drafts from the first of the gap's conversations a person answered, into the editable form. */
+  async function draftFrom(gap: Gap, button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    draftStatus.textContent = 'Drafting…';
+    try {
+      for (const sessionId of gap.session_ids) {
+        try {
+          const draft = await call<Draft>('POST', `${API}/drafts`, { type: 'application/json', data: new Blob([JSON.stringify({ session_id: sessionId })]) });
+          draftTitle.value = draft.title;
+          draftBody.value = draft.body;
+          draftSource.value = draft.source;
+          draftForm.hidden = false;
+          draftStatus.textContent = 'Edit the draft, then publish it.';
+          draftHeading.focus();
+          return;
+        } catch (error) {
+          if (!(error instanceof ApiError && error.status === 422)) throw error;
+        }
+      }
+      draftStatus.textContent = 'No person has answered this question yet: take over one of its conversations and answer it, then draft again.';
+    } catch (error) {
+      draftStatus.textContent = `The draft could not be made: ${messageOf(error)}`;
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  draftForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const source = draftSource.value.trim();
+    const submit = draftForm.querySelector<HTMLButtonElement>('button[type="submit"]')!;
+    submit.disabled = true;
+    draftStatus.textContent = 'Publishing…';
+    try {
+      const article = JSON.stringify({ title: draftTitle.value.trim(), content: draftBody.value });
+      const result = await call<PutResult>('PUT', sourcePath(source), { type: 'application/json', data: new Blob([article]) });
+      draftForm.hidden = true;
+      draftStatus.textContent = `Published “${result.title}” as ${result.source}.`;
+      await Promise.all([loadArticles(true), loadInsights()]);
+    } catch (error) {
+      draftStatus.textContent = `The article was not published: ${messageOf(error)}`;
+    } finally {
+      submit.disabled = false;
+    }
+  });
 
   // --- site syncs -----------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DOCUMENT_TITLE_MAX_CHARS } from '../knowledge/sources/convert';
-import { searchTextSchema } from './schemas';
+import { searchTextSchema, sessionIdSchema } from './schemas';
 
 /** Source names are paths such as `knowledge/help-center/refunds.md`: printable text, no surrounding spaces. */
 export const SOURCE_MAX_CHARS = 512;
@@ -152,6 +152,33 @@ export const knowledgeInsightsSchema = z.object({
       session_id: z.string(),
     }),
   ),
+  gaps: z
+    .array(
+      z.object({
+        question: z.string().meta({ description: 'The asking most like the others, as a customer wrote it (redacted as stored).' }),
+        count: z.int().meta({ description: 'Askings in the group (within the newest 300 unanswered askings of the period).' }),
+        examples: z.array(z.string()).meta({ description: 'Up to three other wordings, newest first.' }),
+        reasons: z.record(z.string(), z.int()).meta({
+          description: 'Askings per escalation reason (`not_in_help_center`, `model`), and `below_threshold` for answers kept below ESCALATION_CONFIDENCE_THRESHOLD without a hand-over.',
+          example: { not_in_help_center: 3, model: 1 },
+        }),
+        session_ids: z.array(z.string()).meta({ description: 'Conversations it was asked in, newest first (at most five).' }),
+        last_asked_at: z.iso.datetime(),
+      }),
+    )
+    .meta({ description: 'Questions the help center could not answer, grouped by what they ask (in any language), the most asked first; at most `limit`.' }),
+});
+
+/** POST /api/v1/knowledge/drafts: the conversation to draft an article from. */
+export const knowledgeDraftRequestSchema = z.strictObject({
+  session_id: sessionIdSchema.meta({ description: 'A conversation with an escalated question and a reply from a person.' }),
+});
+
+export const knowledgeDraftSchema = z.object({
+  session_id: z.string(),
+  title: z.string().meta({ description: "The customer's escalated question, cleaned and redacted." }),
+  body: z.string().meta({ description: "The person's replies in their own wording, greetings and sign-offs dropped, personal data masked." }),
+  source: z.string().meta({ description: 'A suggested source name to publish it under (PUT /api/v1/knowledge/sources/{source}).', example: 'learned/do-you-sell-gift-cards.md' }),
 });
 
 /** GET /api/v1/knowledge/syncs?site=&limit=&cursor= */

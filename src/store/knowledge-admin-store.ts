@@ -13,6 +13,8 @@ const FUNCTIONS = {
   analyse: sqlFunction('analyse_knowledge_source', { p_source: 'text', p_content_hashes: 'text[]', p_chunks: 'jsonb' }),
   mostCited: sqlFunction('most_cited_sources', { p_since: 'text', p_limit: 'integer' }),
   unanswered: sqlFunction('unanswered_questions', { p_min_confidence: 'double precision', p_since: 'text', p_limit: 'integer' }),
+  // Migration 20261127170000_knowledge_gaps.
+  unansweredAsks: sqlFunction('unanswered_asks', { p_min_confidence: 'double precision', p_since: 'text', p_limit: 'integer' }),
 };
 
 /** One source (article) of the knowledge base, as the knowledge API lists it. */
@@ -61,6 +63,19 @@ export interface UnansweredQuestion {
   lastAskedAt: Date;
   /** The latest conversation it was asked in. */
   sessionId: string;
+}
+
+/** One asking of a question the help center could not answer (unanswered_asks). */
+export interface UnansweredAsk {
+  question: string;
+  sessionId: string;
+  askedAt: Date;
+  confidence: number;
+  escalated: boolean;
+  /** Why it was escalated (`not_in_help_center`, `model`, or null for an older escalation); null too when it was answered below the threshold. */
+  escalationReason: string | null;
+  /** The conversation's language, when it keeps one. */
+  language: string | null;
 }
 
 /**
@@ -217,6 +232,32 @@ export class KnowledgeAdminStore {
       escalated: Number(r.escalated),
       lastAskedAt: new Date(r.last_asked_at),
       sessionId: r.session_id,
+    }));
+  }
+
+  /**
+   * Each asking since `since` of a question whose answer was escalated for want of knowledge
+   * (not because the customer asked for a person or a tool failed) or stayed below
+   * `minConfidence`, newest first, at most `limit`.
+   */
+  async unansweredAsks(minConfidence: number, since: Date, limit: number): Promise<UnansweredAsk[]> {
+    const rows = await this.fn.rows<{
+      question: string;
+      session_id: string;
+      asked_at: Date | string;
+      confidence: number;
+      escalated: boolean;
+      escalation_reason: string | null;
+      language: string | null;
+    }>(FUNCTIONS.unansweredAsks, { p_min_confidence: minConfidence, p_since: since.toISOString(), p_limit: limit });
+    return rows.map((r) => ({
+      question: r.question,
+      sessionId: r.session_id,
+      askedAt: new Date(r.asked_at),
+      confidence: Number(r.confidence),
+      escalated: r.escalated,
+      escalationReason: r.escalation_reason,
+      language: r.language,
     }));
   }
 }

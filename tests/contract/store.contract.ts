@@ -756,6 +756,33 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
         expect(nothing[0]!.sessionId).toBe('insights-2');
         expect(await admin().mostCitedSources(new Date(Date.now() + 3600_000), 10)).toEqual([]);
       });
+
+      it('lists each asking of a question the help center could not answer, newest first, bounded; not a request for a person or a failed tool', async () => {
+        const answer = (q: string, confidence: number, escalated: boolean, escalationReason?: string): NewMessage[] => [
+          user(q),
+          { role: 'assistant', content: 'a', tokenCount: 1, confidence, escalated, ...(escalationReason && { escalationReason }) },
+        ];
+        await turn('asks-1', answer('Engraving?', 0.1, true, 'not_in_help_center'));
+        await turn('asks-1', answer('A person please', 0.9, true, 'customer_asked'));
+        await turn('asks-2', answer('Do you engrave?', 0.4, true, 'model'));
+        await turn('asks-2', answer('Where is my order?', 0.1, true, 'tool_failed'));
+        await turn('asks-3', answer('Gift cards?', 0.1, false));
+        await turn('asks-3', answer('Refunds?', 0.8, false));
+        await turn('asks-4', answer('Engraving??', 0.05, true));
+
+        const since = new Date(Date.now() - 3600_000);
+        const asks = await admin().unansweredAsks(0.2, since, 10);
+        expect(asks.map((a) => [a.question, a.sessionId, a.escalated, a.escalationReason])).toEqual([
+          ['Engraving??', 'asks-4', true, null],
+          ['Gift cards?', 'asks-3', false, null],
+          ['Do you engrave?', 'asks-2', true, 'model'],
+          ['Engraving?', 'asks-1', true, 'not_in_help_center'],
+        ]);
+        expect(asks[0]!.askedAt).toBeInstanceOf(Date);
+        expect(asks[1]!.confidence).toBeCloseTo(0.1, 5);
+        expect((await admin().unansweredAsks(0.2, since, 2)).map((a) => a.question)).toEqual(['Engraving??', 'Gift cards?']);
+        expect(await admin().unansweredAsks(0.2, new Date(Date.now() + 3600_000), 10)).toEqual([]);
+      });
     });
   });
 }

@@ -198,6 +198,16 @@ describe('real responses validate against the document', () => {
       body: JSON.stringify({ content: 'Yes, Maria here. How can I help?', agent_name: 'Maria' }),
     }, 201);
     await check('post', '/api/v1/conversations/{session_id}/replies', replies, { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ content: '' }) }, 400);
+    // A draft: a request for a person is not a question the help center lacked (422); one it lacked, answered by a person (200).
+    const drafts = '/api/v1/knowledge/drafts';
+    await check('post', drafts, drafts, { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ session_id: held }) }, 422);
+    await check('post', drafts, drafts, { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ session_id: 'nobody' }) }, 404);
+    await check('post', drafts, drafts, { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ session: held }) }, 400);
+    const lacked = 'openapi-lacked';
+    await fetch(`${service.baseURL}/api/v1/chat`, { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ message: 'Do you engrave products?', session_id: lacked }) });
+    await fetch(`${service.baseURL}/api/v1/conversations/${lacked}/takeover`, { method: 'POST', headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ agent_name: 'Maria' }) });
+    await fetch(`${service.baseURL}/api/v1/conversations/${lacked}/replies`, { method: 'POST', headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ content: 'Yes, for 9 euros.' }) });
+    await check('post', drafts, drafts, { headers: { ...agent, ...jsonHeaders }, body: JSON.stringify({ session_id: lacked }) }, 200);
     await check('get', '/api/v1/chat/conversation/{session_id}', `/api/v1/chat/conversation/${held}`, { headers: heldToken }, 200);
     await check('get', '/api/v1/chat/history/{session_id}', `/api/v1/chat/history/${held}`, { headers: agent }, 200);
     await check('get', '/api/v1/chat/sessions', '/api/v1/chat/sessions?handler=human&waiting=false', { headers: agent }, 200);

@@ -16,6 +16,8 @@ import {
   knowledgeDeleteResultSchema,
   knowledgeInsightsQuerySchema,
   knowledgeInsightsSchema,
+  knowledgeDraftRequestSchema,
+  knowledgeDraftSchema,
   knowledgeListQuerySchema,
   knowledgePutQuerySchema,
   knowledgePutResultSchema,
@@ -362,6 +364,32 @@ export function apiRoutes(limits: ApiLimits): ApiRoute[] {
       query: knowledgeInsightsQuerySchema,
       responses: { 200: { description: 'Since `days` ago.', schema: knowledgeInsightsSchema } },
       errors: [400, 401],
+    },
+    {
+      method: 'post',
+      path: '/api/v1/knowledge/drafts',
+      tag: 'knowledge',
+      summary: 'Draft an article from a conversation a person answered',
+      description:
+        "The customer's escalated question (escalated because the help center lacked it: `not_in_help_center` or `model`) becomes the title, " +
+        "the person's replies after it the body, greetings and sign-offs dropped. Card numbers, IBANs, e-mail addresses, phone numbers, " +
+        "order-number-shaped tokens and the names the conversation tells (the person's, the customer's) are masked. Nothing is stored: " +
+        'publish the edited draft with PUT /api/v1/knowledge/sources/{source}. 422 `no_escalated_question` or `no_person_reply` when there is nothing to draft from.',
+      security: ['agentKey'],
+      body: json(knowledgeDraftRequestSchema, { session_id: 'session-123' }),
+      responses: {
+        200: {
+          description: 'The draft.',
+          schema: knowledgeDraftSchema,
+          example: {
+            session_id: 'session-123',
+            title: 'Do you sell gift cards?',
+            body: 'Yes: gift cards of 25, 50 and 100 euros are sold in our shops and arrive by post within three days.',
+            source: 'learned/do-you-sell-gift-cards.md',
+          },
+        },
+      },
+      errors: [400, 401, 404, 422],
     },
     {
       method: 'get',

@@ -1,6 +1,8 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { AppError, EmbeddingModelMismatchError, EmbeddingUnavailableError, NotFoundError } from '../../errors';
+import { draftArticle } from '../../knowledge/drafts';
 import type { Embedder } from '../../knowledge/embeddings';
+import { groupGaps, QuestionVectors } from '../../knowledge/gaps';
 import { ingestDocument, type DocumentToIngest, type KnowledgeWriter } from '../../knowledge/ingest';
 import { convertDocument, DocumentSkipped, formatOfContentType, type SkipReason } from '../../knowledge/sources/convert';
 import { normaliseUrl } from '../../knowledge/sources/site-urls';
@@ -9,12 +11,13 @@ import { keepRequestContext } from '../../observability/http';
 import type { Logger } from '../../observability/logger';
 import type { KnowledgeAdminStore, KnowledgeSourceSummary } from '../../store/knowledge-admin-store';
 import type { SiteSyncStore } from '../../store/site-sync-store';
-import type { KnowledgeStore } from '../../store/types';
+import type { ChatStore, KnowledgeStore } from '../../store/types';
 import { requireAgentKey } from '../auth';
 import { isFromThisMachine } from '../local-request';
 import {
   articleContentSchema,
   knowledgeArticleSchema,
+  knowledgeDraftRequestSchema,
   knowledgePutQuerySchema,
   knowledgeInsightsQuerySchema,
   knowledgeListQuerySchema,
@@ -27,6 +30,8 @@ import { parseInput } from '../validate';
 export interface KnowledgeRoutesParts {
   /** Searching and the bookkeeping ingest reads (chunks, stored vectors, models). */
   store: KnowledgeStore;
+  /** The conversations a draft article is written from. */
+  conversations: Pick<ChatStore, 'getSession' | 'listMessagesAfter'>;
   /** Listing, reading, replacing and deleting sources. */
   admin: KnowledgeAdminStore;
   embedder: Embedder;
@@ -62,6 +67,10 @@ const SKIP_ERRORS: Record<SkipReason, { status: number; code: string }> = {
 
 /** A sync request is a URL and three options. */
 const SYNC_REQUEST_MAX_BYTES = 8 * 1024;
+/** Unanswered askings the insights group into gaps at most (the newest): grouping compares every pair. */
+export const GAP_ASKS_LIMIT = 300;
+/** A drafting request is one session id. */
+const DRAFT_REQUEST_MAX_BYTES = 4 * 1024;
 /** Seconds to wait before asking again while another sync runs. */
 const SYNC_BUSY_RETRY_AFTER_SECONDS = 30;
 
@@ -77,6 +86,7 @@ const EMBEDDING_RETRY_AFTER_SECONDS = 30;
 export function knowledgeRoutes(parts: KnowledgeRoutesParts): Router {
   const router = Router();
   router.use('/knowledge', requireAgentKey(parts.agentApiKey));
+  const questionVectors = new QuestionVectors(parts.embedder);
   const writer: KnowledgeWriter = {
     listSourceChunks: (source) => parts.store.listSourceChunks(source),
     findEmbeddingsByHash: (hashes, model) => parts.store.findEmbeddingsByHash(hashes, model),
@@ -190,10 +200,12 @@ export function knowledgeRoutes(parts: KnowledgeRoutesParts): Router {
   router.get('/knowledge/insights', async (req, res) => {
     const { days, limit } = parseInput(knowledgeInsightsQuerySchema, req.query);
     const since = new Date(Date.now() - days * 24 * 3600 * 1000);
-    const [cited, unanswered] = await Promise.all([
+    const [cited, unanswered, asks] = await Promise.all([
       parts.admin.mostCitedSources(since, limit),
       parts.admin.unansweredQuestions(parts.escalationThreshold, since, limit),
+      parts.admin.unansweredAsks(parts.escalationThreshold, since, GAP_ASKS_LIMIT),
     ]);
+    const gaps = (await groupGaps(asks, questionVectors)).slice(0, limit);
     res.json({
       since: since.toISOString(),
       most_cited: cited.map((c) => ({
@@ -211,7 +223,23 @@ export function knowledgeRoutes(parts: KnowledgeRoutesParts): Router {
         last_asked_at: q.lastAskedAt.toISOString(),
         session_id: q.sessionId,
       })),
+      gaps: gaps.map((g) => ({
+        question: g.question,
+        count: g.count,
+        examples: g.examples,
+        reasons: g.reasons,
+        session_ids: g.sessionIds,
+        last_asked_at: g.lastAskedAt.toISOString(),
+      })),
     });
+  });
+
+  router.post('/knowledge/drafts', express.json({ limit: DRAFT_REQUEST_MAX_BYTES }), async (req, res) => {
+    const { session_id: sessionId } = parseInput(knowledgeDraftRequestSchema, req.body ?? {});
+    const session = await parts.conversations.getSession(sessionId);
+    if (!session) throw new NotFoundError(`No conversation with session_id "${sessionId}".`);
+    const draft = draftArticle(session, await parts.conversations.listMessagesAfter(sessionId, 0));
+    res.json({ session_id: sessionId, title: draft.title, body: draft.body, source: draft.source });
   });
 
   return router;

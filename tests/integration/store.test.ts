@@ -51,6 +51,7 @@ describe('migrations', () => {
       'service_secrets',
       'session_customers',
       'session_order_proofs',
+      'tool_trials',
     ]);
     expect(tables.every((t) => t.relrowsecurity)).toBe(true);
   });

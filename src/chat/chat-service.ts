@@ -31,7 +31,7 @@ import { turnBill, type PriceTable } from './cost';
 import { queuedMessageOf, type QueuedMessage } from './handoff';
 import { defaultActReply, recognizeConversationAct, type ConversationAct, type RecognizedAct, type SmallTalkAct } from './conversation-acts';
 import { citedSources, round, streamGraph } from './graph-run';
-import { groundedByTools, HUMAN_HANDOFF_OFFER, judgeTurn, toolFailedIn, type Verdict } from './escalation';
+import { groundedByTools, HUMAN_HANDOFF_OFFER, judgeTurn, PERSON_HANDOFF, toolFailedIn, type Verdict } from './escalation';
 import { HistoryLoader, toContextMessage } from './history-loader';
 import { NODE_STAGES, roundStages, StageClock } from './stage-timings';
 
@@ -42,8 +42,11 @@ export interface AgentRuntime {
   escalation: {
     /** Retrieval confidence below this: the help center does not cover the question (ESCALATION_CONFIDENCE_THRESHOLD). */
     threshold: number;
-    /** What an escalated answer ends with, asked at answer time (outside support hours it promises no person); default HUMAN_HANDOFF_OFFER. */
-    offer?: (language: string) => string;
+    /**
+     * What an escalated answer ends with, asked at answer time (outside support hours it promises no person),
+     * told whether the customer asked for a person; default HUMAN_HANDOFF_OFFER, or PERSON_HANDOFF when they asked.
+     */
+    offer?: (language: string, customerAsked: boolean) => string;
   };
 }
 
@@ -405,7 +408,9 @@ export class ChatService {
   private composeAnswer(turn: Turn, run: TurnRun, verdict: Verdict, listener?: AnswerListener): ChatAnswer {
     const { request, sessionId, agent, language } = turn;
     const toldByModel = verdict.reason === 'model' && run.response !== '';
-    const handOver = verdict.escalated && !toldByModel ? (agent.escalation.offer?.(language.language) ?? HUMAN_HANDOFF_OFFER) : null;
+    const customerAsked = verdict.reason === 'customer_asked';
+    const handOver =
+      verdict.escalated && !toldByModel ? (agent.escalation.offer?.(language.language, customerAsked) ?? (customerAsked ? PERSON_HANDOFF : HUMAN_HANDOFF_OFFER)) : null;
     const response = handOver === null ? run.response : [run.response, handOver].filter((t) => t !== '').join(ANSWER_TEXT_SEPARATOR);
     // What was added after the model's words (the hand-over sentence) streams last, so the pieces add up to the stored response.
     if (listener && response.startsWith(run.streamed) && response.length > run.streamed.length) listener.onToken?.(response.slice(run.streamed.length));

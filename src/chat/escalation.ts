@@ -50,6 +50,9 @@ export interface TurnFindings {
 export const HUMAN_HANDOFF_OFFER =
   'I am not confident I have the right answer, so I have flagged this conversation for our support team: a human agent can take over if you would like.';
 
+/** Told a customer who asked for a person, where no shop words are given. */
+export const PERSON_HANDOFF = 'I have passed your conversation to our support team: someone will take over and reply to you here.';
+
 const ANSWERED: Verdict = { escalated: false, reason: null };
 
 /**

@@ -73,7 +73,7 @@ export function compileAgents(
   agents: AgentSpec[],
   tools: ToolList,
   shared: SharedGraphParts,
-  offer?: (language: string) => string,
+  offer?: (language: string, customerAsked: boolean) => string,
 ): Map<string, AgentRuntime> {
   const runtimes = new Map<string, AgentRuntime>();
   const handOff = createHandOffTool();

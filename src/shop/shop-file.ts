@@ -71,6 +71,8 @@ const actRepliesSchema = z.strictObject({
 const wordSetSchema = z.strictObject({
   human_offer: text(1000).optional(),
   outside_hours: text(1000).optional(),
+  handover: text(1000).optional(),
+  handover_outside_hours: text(1000).optional(),
   offline_notice: text(1000).optional(),
   sign_in: text(1000).optional(),
   tool_failure: text(1000).optional(),

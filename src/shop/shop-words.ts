@@ -70,6 +70,8 @@ export function wordsFor(shop: WordSource, language: string | null | undefined):
   return {
     human_offer: pick((set) => set.human_offer, last.human_offer),
     outside_hours: pick((set) => set.outside_hours, last.outside_hours),
+    handover: pick((set) => set.handover, last.handover),
+    handover_outside_hours: pick((set) => set.handover_outside_hours, last.handover_outside_hours),
     offline_notice: pick((set) => set.offline_notice, last.offline_notice),
     sign_in: pick((set) => set.sign_in, last.sign_in),
     tool_failure: pick((set) => set.tool_failure, last.tool_failure),
@@ -105,16 +107,22 @@ export function widgetWordSets(shopName: string, shop: WordSource): WidgetWordSe
 /**
  * The end of an escalated answer, asked at answer time in the conversation's language: the
  * offer of a person (`human_offer`), unless the support hours say nobody answers now
- * (`outside_hours`, with `{hours}` written for the reader).
+ * (`outside_hours`, with `{hours}` written for the reader); to a customer who asked for a
+ * person, `handover` and `handover_outside_hours` instead.
  */
-export function escalationOffer(shop: WordSource, supportHours: SupportHours): (language?: string | null) => string {
-  return (language) => {
+export function escalationOffer(shop: WordSource, supportHours: SupportHours): EscalationOffer {
+  return (language, customerAsked = false) => {
     const set = wordsFor(shop, language);
     const { open, schedule } = supportHours.availability();
-    if (open !== false) return set.human_offer;
-    return fill(set.outside_hours, { hours: describeHours(schedule, wordsLanguage(shop, language)) ?? set.widget.labels.support_hours });
+    // A customer who asked for a person is told it is done, not that the answer was uncertain.
+    if (open !== false) return customerAsked ? set.handover : set.human_offer;
+    const hours = describeHours(schedule, wordsLanguage(shop, language)) ?? set.widget.labels.support_hours;
+    return fill(customerAsked ? set.handover_outside_hours : set.outside_hours, { hours });
   };
 }
+
+/** The hand-over sentence in a language: for a customer who asked for a person (`customerAsked`), or for an answer the service could not give. */
+export type EscalationOffer = (language?: string | null, customerAsked?: boolean) => string;
 
 /**
  * The reply to small talk in a language: the shop's own for that language (`words.<lang>.acts`,

@@ -5,7 +5,7 @@
  * escalated answer: in the answer, the stream's done event, the history, the sessions
  * list, the answers metric and the stored rows.
  */
-import { HUMAN_HANDOFF_OFFER, ESCALATION_REASONS } from '../../src/chat/escalation';
+import { HUMAN_HANDOFF_OFFER, ESCALATION_REASONS, PERSON_HANDOFF } from '../../src/chat/escalation';
 import { metric } from '../support/metrics';
 import { postStream } from '../support/sse';
 import { startOfflineAndOnline, type OfflineAndOnline } from '../support/test-service';
@@ -118,7 +118,8 @@ describe('conversation acts, before search', () => {
   it('hands a customer who asks for a person over at once, offline and with a model, as customer_asked, into the waiting queue', async () => {
     for (const service of [offline(), online()]) {
       const { body } = await service.postChat({ message: 'Can I talk to a human please?', session_id: 'acts-person' });
-      expect(body).toMatchObject({ escalated: true, escalation_reason: 'customer_asked', response: HUMAN_HANDOFF_OFFER, sources: [] });
+      // Told that it is done, not that an answer was uncertain.
+      expect(body).toMatchObject({ escalated: true, escalation_reason: 'customer_asked', response: PERSON_HANDOFF, sources: [] });
       const waiting = await service.request('GET', '/api/v1/chat/sessions?waiting=true&escalation_reason=customer_asked');
       expect(waiting.body.sessions.map((s: any) => s.session_id)).toEqual(['acts-person']);
     }

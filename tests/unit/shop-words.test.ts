@@ -92,6 +92,19 @@ describe('the end of an escalated answer outside support hours', () => {
     expect(offer('fr')).toMatch(/lun\.–jeu\. 09:00\s–\s17:00/);
     for (const text of [german, offer('nl'), offer('fr')]) expect(text).not.toMatch(/mon-thu|Europe\/Berlin|\{hours\}/);
   });
+  it('tells a customer who asked for a person that it is done, in and out of hours, not that an answer was uncertain', () => {
+    const week = SupportHours.fromSchedule({ timeZone: 'Europe/Berlin', entries: [{ days: 'mon-thu', hours: '09:00-17:00' }] });
+    const offer = escalationOffer(shopWith(['de'], {}), week);
+    // Thursday 26 November 2026, noon in Berlin: open.
+    jest.useFakeTimers({ now: new Date('2026-11-26T11:00:00Z') });
+    expect(offer('de', true)).toBe(de.handover);
+    expect(offer('de')).toBe(de.human_offer);
+    // Saturday: closed.
+    jest.setSystemTime(new Date('2026-11-28T11:00:00Z'));
+    const closed = offer('de', true).replace(/[\u00a0\u202f]/g, ' ');
+    expect(closed).toBe(de.handover_outside_hours.replace('{hours}', 'Mo–Do 09:00–17:00 Uhr (Mitteleuropäische Zeit)'));
+    expect(closed).not.toContain('nicht sicher');
+  });
 });
 
 describe('the built-in words', () => {

@@ -6,6 +6,8 @@ export const de: BuiltInWords = {
     'Ich bin mir bei dieser Antwort nicht sicher und habe das Gespräch deshalb an unser Kundenservice-Team weitergegeben: Eine Mitarbeiterin oder ein Mitarbeiter kann es gern übernehmen.',
   outside_hours:
     'Ich bin mir bei dieser Antwort nicht sicher und habe das Gespräch deshalb für unser Kundenservice-Team markiert. Das Team ist gerade nicht erreichbar. Servicezeiten: {hours}. Es sieht Ihre Frage und antwortet hier im Chat.',
+  handover: 'Ich habe Ihr Gespräch an unser Kundenservice-Team weitergegeben: Eine Mitarbeiterin oder ein Mitarbeiter übernimmt und antwortet Ihnen hier.',
+  handover_outside_hours: 'Ich habe Ihr Gespräch für unser Kundenservice-Team markiert. Das Team ist gerade nicht erreichbar. Servicezeiten: {hours}. Es antwortet Ihnen hier im Chat.',
   offline_notice: 'Ich arbeite gerade im Offline-Modus (ohne Sprachmodell) und kann deshalb nur aus unserem Hilfe-Center und unseren Daten zitieren.',
   sign_in: 'Um Ihre Bestellungen und Ihr Kundenkonto zu sehen, melden Sie sich bitte in unserem Shop an und öffnen Sie den Chat dort.',
   tool_failure: 'Unser Shop-System war gerade nicht erreichbar, deshalb konnte ich das nicht nachsehen. Bitte versuchen Sie es gleich noch einmal.',

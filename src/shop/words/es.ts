@@ -6,6 +6,8 @@ export const es: BuiltInWords = {
     'No estoy seguro de tener la respuesta correcta, así que he pasado esta conversación a nuestro equipo de atención al cliente: una persona puede continuarla si lo desea.',
   outside_hours:
     'No estoy seguro de tener la respuesta correcta, así que he marcado esta conversación para nuestro equipo de atención al cliente. Ahora mismo no está disponible. Horario: {hours}. Verá su pregunta y le responderá en este chat.',
+  handover: 'He pasado su conversación a nuestro equipo de atención al cliente: una persona la continuará y le responderá aquí.',
+  handover_outside_hours: 'He marcado su conversación para nuestro equipo de atención al cliente. Ahora mismo no está disponible. Horario: {hours}. Le responderá en este chat.',
   offline_notice: 'Estoy funcionando sin conexión (sin modelo de lenguaje), así que solo puedo citar nuestro centro de ayuda y nuestros datos.',
   sign_in: 'Para ver sus pedidos y su cuenta, inicie sesión en su cuenta de nuestra tienda y abra el chat desde allí.',
   tool_failure: 'Nuestro sistema no respondió en este momento, así que no he podido consultarlo. Inténtelo de nuevo en unos instantes.',

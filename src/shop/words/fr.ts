@@ -6,6 +6,8 @@ export const fr: BuiltInWords = {
     "Je ne suis pas certain d'avoir la bonne réponse, j'ai donc signalé cette conversation à notre service client : un conseiller peut prendre le relais si vous le souhaitez.",
   outside_hours:
     "Je ne suis pas certain d'avoir la bonne réponse, j'ai donc signalé cette conversation à notre service client. L'équipe n'est pas disponible pour le moment. Horaires : {hours}. Elle verra votre question et vous répondra dans ce chat.",
+  handover: 'J\'ai transmis votre conversation à notre service client : un conseiller va prendre le relais et vous répondre ici.',
+  handover_outside_hours: 'J\'ai signalé votre conversation à notre service client. L\'équipe n\'est pas disponible pour le moment. Horaires : {hours}. Elle vous répondra dans ce chat.',
   offline_notice: "Je fonctionne en mode hors ligne (sans modèle de langage) : je peux seulement citer notre centre d'aide et nos données.",
   sign_in: 'Pour voir vos commandes et votre compte, connectez-vous à votre compte sur notre boutique et ouvrez le chat depuis celle-ci.',
   tool_failure: "Notre système n'a pas répondu à l'instant, je n'ai donc pas pu vérifier cela. Veuillez réessayer dans un instant.",

@@ -6,6 +6,8 @@ export const it: BuiltInWords = {
     'Non sono sicuro di avere la risposta giusta, quindi ho segnalato questa conversazione al nostro servizio clienti: un operatore può subentrare, se lo desidera.',
   outside_hours:
     'Non sono sicuro di avere la risposta giusta, quindi ho segnalato questa conversazione al nostro servizio clienti. Al momento non è disponibile. Orari: {hours}. Vedrà la Sua domanda e risponderà in questa chat.',
+  handover: 'Ho passato la Sua conversazione al nostro servizio clienti: un operatore subentrerà e Le risponderà qui.',
+  handover_outside_hours: 'Ho segnalato la Sua conversazione al nostro servizio clienti. Al momento non è disponibile. Orari: {hours}. Le risponderà in questa chat.',
   offline_notice: 'Sto funzionando in modalità offline (senza modello linguistico), quindi posso solo citare il nostro centro assistenza e i nostri dati.',
   sign_in: 'Per vedere i Suoi ordini e il Suo account, acceda al Suo account sul nostro negozio e apra la chat da lì.',
   tool_failure: 'Il nostro sistema non ha risposto in questo momento, quindi non ho potuto verificarlo. Riprovi tra poco.',

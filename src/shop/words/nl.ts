@@ -6,6 +6,8 @@ export const nl: BuiltInWords = {
     'Ik weet niet zeker of ik het juiste antwoord heb, dus ik heb dit gesprek doorgezet naar onze klantenservice: een medewerker kan het overnemen als u dat wilt.',
   outside_hours:
     'Ik weet niet zeker of ik het juiste antwoord heb, dus ik heb dit gesprek gemarkeerd voor onze klantenservice. Die is nu niet bereikbaar. Openingstijden: {hours}. Ze zien uw vraag en antwoorden in deze chat.',
+  handover: 'Ik heb uw gesprek doorgezet naar onze klantenservice: een medewerker neemt het over en antwoordt u hier.',
+  handover_outside_hours: 'Ik heb uw gesprek gemarkeerd voor onze klantenservice. Die is nu niet bereikbaar. Openingstijden: {hours}. Ze antwoorden u in deze chat.',
   offline_notice: 'Ik werk nu offline (zonder taalmodel), dus ik kan alleen citeren uit ons helpcentrum en onze gegevens.',
   sign_in: 'Om uw bestellingen en account te zien, logt u in op uw account in onze winkel en opent u de chat daar.',
   tool_failure: 'Ons systeem reageerde net niet, dus ik kon dat niet opzoeken. Probeer het zo nog eens.',

@@ -6,6 +6,8 @@ export const pl: BuiltInWords = {
     'Nie mam pewności, czy to właściwa odpowiedź, więc przekazałem tę rozmowę naszemu działowi obsługi klienta: konsultant może ją przejąć, jeśli Państwo chcą.',
   outside_hours:
     'Nie mam pewności, czy to właściwa odpowiedź, więc oznaczyłem tę rozmowę dla naszego działu obsługi klienta. Obecnie nie jest on dostępny. Godziny pracy: {hours}. Zobaczy pytanie i odpowie na tym czacie.',
+  handover: 'Przekazałem rozmowę naszemu działowi obsługi klienta: konsultant ją przejmie i odpowie tutaj.',
+  handover_outside_hours: 'Oznaczyłem rozmowę dla naszego działu obsługi klienta. Obecnie nie jest on dostępny. Godziny pracy: {hours}. Odpowiedź pojawi się na tym czacie.',
   offline_notice: 'Działam w trybie offline (bez modelu językowego), więc mogę jedynie cytować nasze centrum pomocy i nasze dane.',
   sign_in: 'Aby zobaczyć zamówienia i konto, prosimy zalogować się na swoje konto w naszym sklepie i otworzyć czat tam.',
   tool_failure: 'Nasz system przed chwilą nie odpowiedział, więc nie mogłem tego sprawdzić. Prosimy spróbować ponownie za chwilę.',

@@ -6,6 +6,8 @@ export const pt: BuiltInWords = {
     'Não tenho a certeza de ter a resposta certa, por isso encaminhei esta conversa para a nossa equipa de apoio ao cliente: uma pessoa pode continuar o atendimento, se quiser.',
   outside_hours:
     'Não tenho a certeza de ter a resposta certa, por isso assinalei esta conversa para a nossa equipa de apoio ao cliente. De momento não está disponível. Horário: {hours}. Verá a sua pergunta e responderá neste chat.',
+  handover: 'Encaminhei a sua conversa para a nossa equipa de apoio ao cliente: uma pessoa vai continuar o atendimento e responder-lhe aqui.',
+  handover_outside_hours: 'Assinalei a sua conversa para a nossa equipa de apoio ao cliente. De momento não está disponível. Horário: {hours}. Responderá neste chat.',
   offline_notice: 'Estou a funcionar em modo offline (sem modelo de linguagem), por isso só posso citar a nossa central de ajuda e os nossos dados.',
   sign_in: 'Para ver as suas encomendas e a sua conta, inicie sessão na sua conta da nossa loja e abra o chat a partir daí.',
   tool_failure: 'O nosso sistema não respondeu agora, por isso não consegui verificar isso. Tente novamente daqui a pouco.',

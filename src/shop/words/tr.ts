@@ -6,6 +6,8 @@ export const tr: BuiltInWords = {
     'Doğru cevabı verdiğimden emin değilim, bu yüzden bu görüşmeyi müşteri hizmetleri ekibimize ilettim: isterseniz bir temsilci görüşmeyi devralabilir.',
   outside_hours:
     'Doğru cevabı verdiğimden emin değilim, bu yüzden bu görüşmeyi müşteri hizmetleri ekibimiz için işaretledim. Ekip şu anda ulaşılamıyor. Çalışma saatleri: {hours}. Sorunuzu görecek ve bu sohbette yanıtlayacak.',
+  handover: 'Görüşmenizi müşteri hizmetleri ekibimize ilettim: bir temsilci görüşmeyi devralıp size buradan yanıt verecek.',
+  handover_outside_hours: 'Görüşmenizi müşteri hizmetleri ekibimiz için işaretledim. Ekip şu anda ulaşılamıyor. Çalışma saatleri: {hours}. Size bu sohbette yanıt verecek.',
   offline_notice: 'Şu anda çevrimdışı moddayım (dil modeli yok), bu yüzden yalnızca yardım merkezimizden ve kayıtlarımızdan alıntı yapabilirim.',
   sign_in: 'Siparişlerinizi ve hesabınızı görmek için lütfen mağazamızdaki hesabınıza giriş yapın ve sohbeti oradan açın.',
   tool_failure: 'Sistemimize şu anda ulaşılamadı, bu yüzden bunu kontrol edemedim. Lütfen birazdan tekrar deneyin.',

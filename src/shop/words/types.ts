@@ -11,6 +11,10 @@ export interface BuiltInWords {
   human_offer: string;
   /** Appended to an escalated answer outside support hours; `{hours}` becomes the hours, written for the reader. */
   outside_hours: string;
+  /** The answer to a customer who asked for a person, while people answer (or when no hours are set). */
+  handover: string;
+  /** The same outside support hours; `{hours}` becomes the hours, written for the reader. */
+  handover_outside_hours: string;
   /** The first sentence of an answer written without a language model (no OPENAI_API_KEY, or the model failed). */
   offline_notice: string;
   /** Told a customer who is not signed in when a tool answers only for the signed-in customer. */

@@ -1,6 +1,7 @@
 import { ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { isHandOff, type HandOff } from '../agent/tools/hand-off-to-person';
 import { isSentToolCall, systemFailed } from '../connectors/guarded-tool';
+import { BUILT_IN_WORDS } from '../shop/words';
 
 /**
  * Why an answer was handed to a person (docs/escalation.md). Stored with the answer
@@ -46,12 +47,11 @@ export interface TurnFindings {
   knowledgeUnavailable: boolean;
 }
 
-/** The hand-over sentence when the shop file sets none: what an escalated answer ends with. */
-export const HUMAN_HANDOFF_OFFER =
-  'I am not confident I have the right answer, so I have flagged this conversation for our support team: a human agent can take over if you would like.';
+/** The hand-over sentence when the shop file sets none: what an escalated answer ends with (the built-in English words). */
+export const HUMAN_HANDOFF_OFFER = BUILT_IN_WORDS.en!.human_offer;
 
-/** Told a customer who asked for a person, where no shop words are given. */
-export const PERSON_HANDOFF = 'I have passed your conversation to our support team: someone will take over and reply to you here.';
+/** Told a customer who asked for a person, where no shop words are given (the built-in English words). */
+export const PERSON_HANDOFF = BUILT_IN_WORDS.en!.handover;
 
 const ANSWERED: Verdict = { escalated: false, reason: null };
 

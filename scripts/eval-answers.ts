@@ -49,6 +49,8 @@ import path from 'node:path';
 import {
   escalationByAnswerability,
   escalationScores,
+  firstQuotedSentence,
+  firstQuoteHolds,
   isShopSet,
   judgementScores,
   loadDialogues,
@@ -283,7 +285,7 @@ function recordSearches(deps: Awaited<ReturnType<typeof startEvaluatedService>>[
 /** Writes a dialogue's turns to the --dump file, each with the dialogue's searches (one a turn sent, unscored turns too: a turn's is searches[index]). */
 function dumpTurns(set: string, results: TurnResult[], searches: unknown[]): void {
   for (const r of results) {
-    const line = { set, dialogue: r.dialogue, index: r.index, user: r.turn.user, type: r.turn.type, answerability: r.turn.answerability ?? null, judged: !r.unscored && r.turn.article !== null, rank: r.rank, escalated: r.escalated, confidence: r.confidence, searches };
+    const line = { set, dialogue: r.dialogue, index: r.index, user: r.turn.user, type: r.turn.type, answerability: r.turn.answerability ?? null, judged: !r.unscored && r.turn.article !== null, rank: r.rank, escalated: r.escalated, reason: r.escalationReason, confidence: r.confidence, fact: r.turn.fact ?? null, firstQuote: firstQuotedSentence(r.response), firstQuoteHolds: r.turn.fact ? firstQuoteHolds(r.response, [r.turn.fact]) : null, response: r.response, searches };
     fs.appendFileSync(dumpFile!, `${JSON.stringify(line)}\n`);
   }
 }

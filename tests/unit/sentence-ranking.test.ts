@@ -87,6 +87,28 @@ describe('the offline responder ranks the sentences of the passages', () => {
     expect(rankSentences('wie lange ist der gutschein gültig', passages).quotes[0]!.text).toBe('Gutscheine sind 3 Jahre gültig.');
   });
 
+  it('answers "can I …?" with what one can do, and "where do I …?" with where to go, in English and German', async () => {
+    const passages = [
+      {
+        title: 'Paying in instalments',
+        source: 'payment.md',
+        content: '# Paying in instalments\n\nFrom an order of 500 EUR you can pay in 6, 12 or 24 monthly instalments. Over 6 and 12 months the financing is interest-free; over 24 months the interest rate is 5.9%.',
+      },
+    ];
+    expect(rankSentences('can I split the payment over a few months', passages).quotes[0]!.text).toMatch(/^From an order of 500 EUR you can pay/);
+    const pickup = [
+      {
+        title: 'Versand',
+        source: 'versand.md',
+        content:
+          '# Versand\n\nDie Räder verlassen unseren Laden fertig eingestellt. Eine Spedition liefert das Rad innerhalb von 3–5 Werktagen. Die Spedition ruft dich am Vortag an. Du kannst deine Bestellung kostenlos bei uns abholen. Teile kommen als Paket.',
+      },
+    ];
+    expect(rankSentences('kann ich das rad im laden abholen', pickup).quotes[0]!.text).toMatch(/^Du kannst deine Bestellung/);
+    const invoices = await article('invoices-and-vat.md', 'Invoices and VAT');
+    expect(rankSentences('Where do I get my invoice?', invoices).quotes[0]!.text).toMatch(/under Account > Orders/);
+  });
+
   it('splits sentences and words with Intl.Segmenter, in any language, with the words it is given', () => {
     expect(sentencesOf('退货需要多长时间？退款在五个工作日内退回。谢谢。')).toEqual(['退货需要多长时间？', '退款在五个工作日内退回。', '谢谢。']);
     expect(wordsOf('Rückerstattungen dauern ٥ Tage')).toEqual(['rueckerstattungen', 'dauern', '5', 'tage']);

@@ -96,8 +96,9 @@ const STATES: Readonly<Record<AnswerKind, RegExp>> = {
   time: /\d{1,2}[:.]\d{2}|\d{1,2}\s*(?:am|pm|uhr|h)(?![\p{L}])|(?:^|[^\p{L}])(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lunes|sábado|domingo|lundi|samedi|dimanche)(?![\p{L}])|[周星期][一二三四五六日天]/u,
   count: new RegExp(String.raw`(?:^|[^\p{L}\d])${NUMBER}`, 'u'),
   possibility: /\b(?:you|we) (?:can|cannot|can't|may|are able)\b|\bcannot\b|\bnot possible\b|(?:^|[^\p{L}])(?:du kannst|kannst du|wir können|können wir|kann man|nicht möglich|ist möglich|puedes|podemos|no es posible|vous pouvez|nous pouvons|pas possible|puoi|possiamo|non è possibile|je kunt|u kunt|we kunnen|niet mogelijk|você pode|não é possível)(?![\p{L}])|可以|不能|无法|できます|できません/u,
-  // Where to go or what to choose: a web address with a path, a menu path ("Account > Orders"), a quoted label, an e-mail address.
-  instruction: /[\p{L}\d-]+\.[a-z]{2,}\/\S*|\S\s+>\s+\S|"[^"]+"|„[^“”]+[“”]|«[^»]+»|“[^”]+”|「[^」]+」|[^\s@]+@[^\s@]+\.[a-z]{2,}/u,
+  // Where to go: a web address with a path, a menu path ("Account > Orders"), an e-mail address. Not any quoted
+  // text: help centers quote names ("Final sale") as often as buttons.
+  instruction: /[\p{L}\d-]+\.[a-z]{2,}\/\S*|\S\s+>\s+\S|[^\s@]+@[^\s@]+\.[a-z]{2,}/u,
   contact: /\+?\d[\d\s()/-]{6,}\d|[^\s@]+@[^\s@]+\.[a-z]{2,}/u,
 };
 

@@ -24,13 +24,13 @@ describe('the kind of answer a question asks for, and the sentences that state i
     expect(askedKinds('Where is Leipzig? Leave a comment').size).toBe(0);
   });
 
-  it('finds what one can do, and where to go (an address with a path, a menu path, a quoted label, an e-mail address)', () => {
+  it('finds what one can do, and where to go (an address with a path, a menu path, an e-mail address)', () => {
     expect(statesKind('You can return anything within 30 days.', 'possibility')).toBe(true);
     expect(statesKind('Eine Barauszahlung ist nicht möglich.', 'possibility')).toBe(true);
     expect(statesKind('A bank can take another 3–5 working days.', 'possibility')).toBe(false);
     expect(statesKind('Go to northwind.example/returns and enter your order number.', 'instruction')).toBe(true);
     expect(statesKind('Download it under Account > Orders.', 'instruction')).toBe(true);
-    expect(statesKind('Choose „Umtausch“ statt „Erstattung“.', 'instruction')).toBe(true);
+    expect(statesKind('Items marked "Final sale" cannot be returned.', 'instruction')).toBe(false);
     expect(statesKind('Send photos to service@kettenwerk.example.', 'instruction')).toBe(true);
     expect(statesKind('Returns are free in the EU.', 'instruction')).toBe(false);
   });

@@ -1,15 +1,18 @@
 /**
  * What kind of answer a question asks for, and whether a sentence gives that kind: "how much"
  * asks for a price, "how long" for a duration, "how far" for a distance, "when" for a time,
- * "what is your phone number" for a way to reach the shop. A help-center sentence that answers
- * such a question states the figure; one that only shares the question's words describes the
+ * "what is your phone number" for a way to reach the shop, "can I" for what one can or cannot do,
+ * "how do I" for where to go. A help-center sentence that answers such a question states the
+ * figure (the permission, the address); one that only shares the question's words describes the
  * topic ("Choose gift wrapping at checkout" beside "Gift wrapping costs 4 EUR").
  *
  * The cues of a question are data, one list a language (the languages the offline responder is
  * measured in, and their close neighbours); a question is read with every language's cues, since
  * they seldom collide. What a sentence states is read from figures with units and symbols:
  * digits of every script are folded before (wordsOf), currency symbols and codes are
- * international, and the units are data like the cues.
+ * international, and the units are data like the cues; what one can do is read from modal
+ * phrases ("you can", "nicht möglich"), data like the cues, and where to go from addresses and
+ * menu paths, which need none.
  */
 
 export type AnswerKind = 'price' | 'duration' | 'distance' | 'time' | 'count' | 'contact' | 'possibility' | 'instruction';

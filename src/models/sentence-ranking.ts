@@ -77,6 +77,8 @@ const MIN_SHARED_PREFIX = 4;
 const SHARED_PREFIX_SHARE = 0.75;
 
 const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: 'sentence' });
+/** Characters of text segmented into sentences at a time (segmentsOf), and the longest sentence. */
+const SENTENCE_SLICE = 2000;
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
 /**
@@ -102,13 +104,22 @@ export function wordsOf(text: string): string[] {
  */
 export function sentencesOf(text: string): string[] {
   const sentences: string[] = [];
-  for (const { segment } of segmentsOf(sentenceSegmenter, text, 2000)) {
+  for (const { segment } of segmentsOf(sentenceSegmenter, text, SENTENCE_SLICE)) {
     const sentence = segment.trim();
     if (sentence === '') continue;
-    if (sentences.length > 0 && /^\p{Ll}/u.test(sentence)) sentences[sentences.length - 1] += ` ${sentence}`;
+    const before = sentences.length - 1;
+    // Bounded like a slice, so a hostile text of lower-case pieces does not make one endless sentence.
+    if (before >= 0 && /^\p{Ll}/u.test(sentence) && sentences[before]!.length + sentence.length < SENTENCE_SLICE) sentences[before] += ` ${sentence}`;
     else sentences.push(sentence);
   }
   return sentences;
+}
+
+/** An item's text without what ends it (a full stop, a semicolon), read from the end without a regular expression: linear however long. */
+function withoutItemEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && ITEM_END_CHARS.has(text[end - 1]!)) end--;
+  return text.slice(0, end).trimEnd();
 }
 
 /** Whether two words are one: equal, or one a short inflection of the other (a long shared prefix). */
@@ -147,7 +158,7 @@ const ASKS = /[?？؟]$/u;
 /** A sentence that announces what follows it ("You have two options:"). */
 const ANNOUNCES = /[:：]$/u;
 /** What ends an item (its full stop), dropped when items are joined into one quote. */
-const ITEM_END = /[\s.。;；]+$/u;
+const ITEM_END_CHARS = new Set([' ', '.', '。', ';', '；']);
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
 
 /**
@@ -194,7 +205,7 @@ function unitsOf(passage: RankedPassage, rank: number): Unit[] {
   const joinAnnouncer = (item: Unit | null) => {
     if (!announcer || !item || announcer.quote.endsWith('…')) return;
     const first = announcer.quote === announcer.text;
-    const text = item.text.replace(ITEM_END, '');
+    const text = withoutItemEnd(item.text);
     const fits = first || announcer.quote.length + 2 + text.length <= LISTED_QUOTE_MAX_CHARS;
     announcer.quote = `${announcer.quote}${first ? ' ' : '; '}${fits ? text : '…'}`;
   };
@@ -306,7 +317,7 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
   for (const s of scored) {
     if (quotes.length === MAX_QUOTES || !sameKind(s) || s.score < QUOTE_SHARE_OF_BEST * best.score) continue;
     // An item already quoted with the sentence that announced it is not quoted again.
-    if (!quotes.some((q) => q.text.includes(s.text.replace(ITEM_END, '')))) quotes.push(s);
+    if (!quotes.some((q) => q.text.includes(withoutItemEnd(s.text)))) quotes.push(s);
   }
   return { quotes, nothingClears: false };
 }

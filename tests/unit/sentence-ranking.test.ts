@@ -151,6 +151,10 @@ describe('the offline responder ranks the sentences of the passages', () => {
 
   it('keeps a sentence whole when ICU would cut it after a quoted label that ends with "?"', () => {
     expect(sentencesOf('Select "Forgot password?" on the sign-in page. We send a link.')).toEqual(['Select "Forgot password?" on the sign-in page.', 'We send a link.']);
+    // Lower-case pieces join up to a bound, not into one sentence of a whole hostile text.
+    const pieces = sentencesOf('why? '.repeat(20_000));
+    expect(pieces.length).toBeGreaterThan(10);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(2000);
   });
 
   it('splits sentences and words with Intl.Segmenter, in any language, with the words it is given', () => {

@@ -77,6 +77,8 @@ const MIN_SHARED_PREFIX = 4;
 const SHARED_PREFIX_SHARE = 0.75;
 
 const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: 'sentence' });
+/** Characters of text segmented into sentences at a time (segmentsOf), and the longest sentence. */
+const SENTENCE_SLICE = 2000;
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
 /**
@@ -95,9 +97,29 @@ export function wordsOf(text: string): string[] {
   return words;
 }
 
-/** The sentences of a text, trimmed. */
+/**
+ * The sentences of a text, trimmed. A piece that starts with a lower-case letter goes on the
+ * sentence before it: ICU ends a sentence after any "?" or "!", also inside a quoted label
+ * ('Select "Forgot password?" on the sign-in page'), and no sentence starts in lower case.
+ */
 export function sentencesOf(text: string): string[] {
-  return [...segmentsOf(sentenceSegmenter, text, 2000)].map((s) => s.segment.trim()).filter((s) => s.length > 0);
+  const sentences: string[] = [];
+  for (const { segment } of segmentsOf(sentenceSegmenter, text, SENTENCE_SLICE)) {
+    const sentence = segment.trim();
+    if (sentence === '') continue;
+    const before = sentences.length - 1;
+    // Bounded like a slice, so a hostile text of lower-case pieces does not make one endless sentence.
+    if (before >= 0 && /^\p{Ll}/u.test(sentence) && sentences[before]!.length + sentence.length < SENTENCE_SLICE) sentences[before] += ` ${sentence}`;
+    else sentences.push(sentence);
+  }
+  return sentences;
+}
+
+/** An item's text without what ends it (a full stop, a semicolon), read from the end without a regular expression: linear however long. */
+function withoutItemEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && ITEM_END_CHARS.has(text[end - 1]!)) end--;
+  return text.slice(0, end).trimEnd();
 }
 
 /** Whether two words are one: equal, or one a short inflection of the other (a long shared prefix). */
@@ -118,7 +140,10 @@ function holds(words: ReadonlySet<string>, word: string): boolean {
 }
 
 interface Unit {
+  /** The sentence, as it is scored. */
   text: string;
+  /** What is quoted: the sentence, or a list's introduction with its items. */
+  quote: string;
   words: Set<string>;
   heading: Set<string>;
   passage: RankedPassage;
@@ -126,46 +151,91 @@ interface Unit {
   rank: number;
 }
 
+/** A list's introduction is quoted with its items' first sentences, joined by "; ", up to this many characters. */
+const LISTED_QUOTE_MAX_CHARS = 320;
+/** A sentence that asks ("Changed your mind?"): in a help center, the heading of the answer after it. */
+const ASKS = /[?？؟]$/u;
+/** A sentence that announces what follows it ("You have two options:"). */
+const ANNOUNCES = /[:：]$/u;
+/** What ends an item (its full stop), dropped when items are joined into one quote. */
+const ITEM_END_CHARS = new Set([' ', '.', '。', ';', '；']);
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
+
 /**
  * A passage's sentences, each with the words of the section heading it is under.
  * Headings are context, not answers; list items and table rows are sentences of their
  * own (they seldom end with a full stop; a table's header row is the heading of its rows);
- * bold markers and list markers go.
+ * bold markers and list markers go. A help center's own question ("Changed your mind?
+ * You can return anything within 30 days") is context too: it heads the sentences after it
+ * in its paragraph, and is not quoted. A sentence that announces a list or a table ("We
+ * accept the following payment methods:") is quoted with its items, which hold what it
+ * announces; it is still scored by its own words, so whether anything clears is unchanged.
  */
 function unitsOf(passage: RankedPassage, rank: number): Unit[] {
   const units: Unit[] = [];
   let heading = new Set<string>();
-  const add = (lines: string[]) => {
-    const text = lines.join(' ').replaceAll('**', '').trim();
-    for (const sentence of sentencesOf(text)) units.push({ text: sentence, words: new Set(wordsOf(sentence)), heading, passage, rank });
+  // The sentence that announced the list or table being read, if any.
+  let announcer: Unit | null = null;
+  const unit = (text: string, context: Set<string>, words = new Set(wordsOf(text))): Unit => {
+    const made = { text, quote: text, words, heading: context, passage, rank };
+    units.push(made);
+    return made;
   };
-  const addRow = (text: string, header: Set<string>) => units.push({ text: text.replaceAll('**', ''), words: new Set(wordsOf(text)), heading: header, passage, rank });
+  /** Adds a paragraph's (or an item's) sentences; returns the first and the last. */
+  const add = (lines: string[]): { first: Unit | null; last: Unit | null } => {
+    let context = heading;
+    let first: Unit | null = null;
+    let last: Unit | null = null;
+    for (const sentence of sentencesOf(lines.join(' ').replaceAll('**', '').trim())) {
+      const words = new Set(wordsOf(sentence));
+      if (ASKS.test(sentence)) context = new Set([...context, ...words]);
+      else {
+        last = unit(sentence, context, words);
+        first ??= last;
+      }
+    }
+    return { first, last };
+  };
+  const addParagraph = (lines: string[]) => {
+    if (lines.length === 0) return;
+    const { last } = add(lines);
+    announcer = last && ANNOUNCES.test(last.text) ? last : null;
+  };
+  // An item joins the quote of the sentence that announced it while the quote stays short; "…" says more follow.
+  const joinAnnouncer = (item: Unit | null) => {
+    if (!announcer || !item || announcer.quote.endsWith('…')) return;
+    const first = announcer.quote === announcer.text;
+    const text = withoutItemEnd(item.text);
+    const fits = first || announcer.quote.length + 2 + text.length <= LISTED_QUOTE_MAX_CHARS;
+    announcer.quote = `${announcer.quote}${first ? ' ' : '; '}${fits ? text : '…'}`;
+  };
   for (const block of passage.content.split(/\n\s*\n/)) {
     let paragraph: string[] = [];
     let tableHeader: Set<string> | null = null;
     for (const line of block.split('\n')) {
       if (!/^\s*\|/.test(line)) tableHeader = null;
       if (/^\s*#/.test(line)) {
-        add(paragraph);
+        addParagraph(paragraph);
         paragraph = [];
+        announcer = null;
         heading = new Set(wordsOf(line.replace(/^\s*#+/, '')));
       } else if (/^\s*\|/.test(line)) {
         // A table row is a fact of its own; its header row names the columns, as a heading would.
-        add(paragraph);
+        addParagraph(paragraph);
         paragraph = [];
         const cells = line.split('|').map((c) => c.trim()).filter((c) => c !== '');
         if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
         if (tableHeader === null) tableHeader = new Set([...heading, ...wordsOf(cells.join(' '))]);
-        else addRow(cells.join(', '), tableHeader);
-      } else if (/^\s*(?:[-*+]|\d+[.)])\s+/.test(line)) {
-        add(paragraph);
+        else joinAnnouncer(unit(cells.join(', ').replaceAll('**', ''), tableHeader));
+      } else if (LIST_ITEM.test(line)) {
+        addParagraph(paragraph);
         paragraph = [];
-        add([line.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')]);
+        joinAnnouncer(add([line.replace(LIST_ITEM, '')]).first);
       } else {
         paragraph.push(line.trim());
       }
     }
-    add(paragraph);
+    addParagraph(paragraph);
   }
   return units;
 }
@@ -236,12 +306,18 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
     // A sentence that names the topic goes before any that does not (a score above 1 only then).
     const kind = [...kinds].some((k) => statesKind(unit.text, k)) ? ANSWER_KIND_BONUS : [...earlierKinds].some((k) => statesKind(unit.text, k)) ? ANSWER_KIND_BONUS / 2 : 0;
     const score = (coverage + kind) / (1 + PASSAGE_RANK_DECAY * unit.rank) + (namesTopic ? 1 : 0);
-    scored.push({ text: unit.text, title: unit.passage.title, source: unit.passage.source, coverage, score });
+    scored.push({ text: unit.quote, title: unit.passage.title, source: unit.passage.source, coverage, score });
   }
   // A stable sort keeps passage order, then sentence order, on equal scores.
   scored.sort((a, b) => b.score - a.score);
   const best = scored[0];
   if (!best || Math.max(...scored.map((s) => s.coverage)) < MIN_SCORE) return { quotes: [], nothingClears: true };
   const sameKind = (s: ScoredSentence) => s.score >= 1 === best.score >= 1;
-  return { quotes: scored.filter((s) => sameKind(s) && s.score >= QUOTE_SHARE_OF_BEST * best.score).slice(0, MAX_QUOTES), nothingClears: false };
+  const quotes: ScoredSentence[] = [];
+  for (const s of scored) {
+    if (quotes.length === MAX_QUOTES || !sameKind(s) || s.score < QUOTE_SHARE_OF_BEST * best.score) continue;
+    // An item already quoted with the sentence that announced it is not quoted again.
+    if (!quotes.some((q) => q.text.includes(withoutItemEnd(s.text)))) quotes.push(s);
+  }
+  return { quotes, nothingClears: false };
 }

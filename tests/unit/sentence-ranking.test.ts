@@ -87,6 +87,76 @@ describe('the offline responder ranks the sentences of the passages', () => {
     expect(rankSentences('wie lange ist der gutschein gültig', passages).quotes[0]!.text).toBe('Gutscheine sind 3 Jahre gültig.');
   });
 
+  it('quotes a sentence that announces a list with its items, in one line, and not those items again', async () => {
+    const passages = await article('payments.md', 'Payment Methods');
+    const { quotes } = rankSentences('Which payment methods do you accept?', passages);
+    expect(quotes[0]!.text).toBe(
+      'Northwind Home accepts the following payment methods in all countries we ship to: Visa, Mastercard and American Express (credit and debit); PayPal; Klarna pay-in-30 (pay later); Apple Pay and Google Pay; Northwind Home gift cards',
+    );
+    expect(quotes.slice(1).map((q) => q.text)).not.toContain('PayPal');
+    // The answer's first quoted line holds what the customer asked for.
+    const answer = composeExtractiveAnswer('My card was declined at checkout', passages, 'Offline.');
+    expect(answer.text.split('\n').find((l) => l.startsWith('> '))).toMatch(/^> If your card payment is declined at checkout, check the following: Card details: .*; 3-D Secure: confirm the payment/);
+  });
+
+  it('quotes a long list up to a bound, and a table with the sentence that announces it', () => {
+    const items = Array.from({ length: 12 }, (_, i) => `- Model ${i + 1} of our touring range, with its own frame geometry and its own gears.`).join('\n');
+    const passages = [
+      {
+        title: 'Werkstatt',
+        source: 'werkstatt.md',
+        content: `# Werkstatt\n\nWir bieten diese Pakete an:\n\n| Paket | Preis |\n| --- | --- |\n| Basis | 59 Euro |\n| Komplett | 129 Euro |\n\nWir reparieren diese Räder:\n\n${items}`,
+      },
+    ];
+    expect(rankSentences('welche pakete bietet ihr an', passages).quotes[0]!.text).toBe('Wir bieten diese Pakete an: Basis, 59 Euro; Komplett, 129 Euro');
+    const long = rankSentences('welche räder repariert ihr', passages).quotes[0]!.text;
+    expect(long).toMatch(/^Wir reparieren diese Räder: Model 1 of our touring range, with its own frame geometry and its own gears; Model 2 .*; …$/);
+    expect(long.length).toBeLessThanOrEqual(325);
+  });
+
+  it("reads a help center's own question as the heading of the answer after it, not as a quote", () => {
+    const passages = [
+      {
+        title: 'Returns',
+        source: 'returns.md',
+        content: '# Returns\n\nChanged your mind? You can return anything within 30 days of delivery.\n\n## Your money back\n\nWe refund to the original payment method within 7 days. A bank can take another 3–5 working days to show it.',
+      },
+    ];
+    const { quotes } = rankSentences('i changed my mind, what now', passages);
+    expect(quotes[0]!.text).toBe('You can return anything within 30 days of delivery.');
+    expect(quotes.map((q) => q.text)).not.toContain('Changed your mind?');
+  });
+
+  it('answers "can I …?" with what one can do, and "where do I …?" with where to go, in English and German', async () => {
+    const passages = [
+      {
+        title: 'Paying in instalments',
+        source: 'payment.md',
+        content: '# Paying in instalments\n\nFrom an order of 500 EUR you can pay in 6, 12 or 24 monthly instalments. Over 6 and 12 months the financing is interest-free; over 24 months the interest rate is 5.9%.',
+      },
+    ];
+    expect(rankSentences('can I split the payment over a few months', passages).quotes[0]!.text).toMatch(/^From an order of 500 EUR you can pay/);
+    const pickup = [
+      {
+        title: 'Versand',
+        source: 'versand.md',
+        content:
+          '# Versand\n\nDie Räder verlassen unseren Laden fertig eingestellt. Eine Spedition liefert das Rad innerhalb von 3–5 Werktagen. Die Spedition ruft dich am Vortag an. Du kannst deine Bestellung kostenlos bei uns abholen. Teile kommen als Paket.',
+      },
+    ];
+    expect(rankSentences('kann ich das rad im laden abholen', pickup).quotes[0]!.text).toMatch(/^Du kannst deine Bestellung/);
+    const invoices = await article('invoices-and-vat.md', 'Invoices and VAT');
+    expect(rankSentences('Where do I get my invoice?', invoices).quotes[0]!.text).toMatch(/under Account > Orders/);
+  });
+
+  it('keeps a sentence whole when ICU would cut it after a quoted label that ends with "?"', () => {
+    expect(sentencesOf('Select "Forgot password?" on the sign-in page. We send a link.')).toEqual(['Select "Forgot password?" on the sign-in page.', 'We send a link.']);
+    // Lower-case pieces join up to a bound, not into one sentence of a whole hostile text.
+    const pieces = sentencesOf('why? '.repeat(20_000));
+    expect(pieces.length).toBeGreaterThan(10);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(2000);
+  });
+
   it('splits sentences and words with Intl.Segmenter, in any language, with the words it is given', () => {
     expect(sentencesOf('退货需要多长时间？退款在五个工作日内退回。谢谢。')).toEqual(['退货需要多长时间？', '退款在五个工作日内退回。', '谢谢。']);
     expect(wordsOf('Rückerstattungen dauern ٥ Tage')).toEqual(['rueckerstattungen', 'dauern', '5', 'tage']);

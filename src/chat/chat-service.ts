@@ -128,6 +128,8 @@ interface TurnRun {
   nothingAnswers: boolean;
   /** The turn's search found first the article the previous answer was given from (keepsAnsweredArticle). */
   keepsAnsweredArticle: boolean;
+  /** The offline responder's best-supported quote (0–1; 0 when a model answered). */
+  quoteSupport: number;
   /** The model that wrote the answer; NO_MODEL when none was called. */
   model: string;
   /** The answering model's calls this turn (each tool round, and the answer unless the turn ended with the hand-off). */
@@ -282,6 +284,7 @@ export class ChatService {
       confidence: 1,
       nothingAnswers: false,
       keepsAnsweredArticle: false,
+      quoteSupport: 0,
       model: NO_MODEL,
       modelCalls: 0,
       usage: NO_USAGE,
@@ -374,6 +377,7 @@ export class ChatService {
       confidence: result.confidence,
       nothingAnswers: result.nothing_answers ?? false,
       keepsAnsweredArticle: keepsAnsweredArticle(context.loaded, result.retrieved_documents),
+      quoteSupport: result.quote_support ?? 0,
       model: result.model,
       modelCalls: result.messages.filter((m) => m.getType() === 'ai').length + (result.response === undefined ? 0 : 1),
       usage: result.usage,
@@ -400,6 +404,7 @@ export class ChatService {
       threshold: turn.agent.escalation.threshold,
       nothingAnswers: run.nothingAnswers,
       keepsAnsweredArticle: run.keepsAnsweredArticle,
+      quoteSupport: run.quoteSupport,
       knowledgeUnavailable: run.degraded.includes(DEGRADED_KNOWLEDGE),
     });
   }

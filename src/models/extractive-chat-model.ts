@@ -33,6 +33,13 @@ export const OFFLINE_CHAT_MODEL = 'offline-extractive';
  */
 export const OFFLINE_NOTHING_CLEARS = 'offline_nothing_clears';
 
+/**
+ * Set on the offline responder's reply (response_metadata) beside its quotes: the best support
+ * any quoted sentence has, its share of the question's word weight (ScoredSentence.coverage,
+ * 0–1). The judge answers a strongly supported quote whatever retrieval's confidence.
+ */
+export const OFFLINE_QUOTE_SUPPORT = 'offline_quote_support';
+
 /** The first sentence of an offline answer, unless the shop file's `words.offline_notice` says otherwise. */
 export const OFFLINE_NOTICE =
   'I am running in offline mode (no language model is configured), so I can only quote our help center and our records.';
@@ -165,7 +172,11 @@ export class ExtractiveChatModel extends BaseChatModel {
         output_tokens: completionTokens,
         total_tokens: promptTokens + completionTokens,
       },
-      response_metadata: { model_name: OFFLINE_CHAT_MODEL, ...(extractive?.nothingClears && { [OFFLINE_NOTHING_CLEARS]: true }) },
+      response_metadata: {
+        model_name: OFFLINE_CHAT_MODEL,
+        ...(extractive?.nothingClears && { [OFFLINE_NOTHING_CLEARS]: true }),
+        ...(extractive && !extractive.nothingClears && { [OFFLINE_QUOTE_SUPPORT]: extractive.quoteSupport }),
+      },
     });
   }
 }
@@ -175,6 +186,8 @@ export interface ExtractiveAnswer {
   text: string;
   /** No sentence cleared the bar (rankSentences): the answer is the notice alone, and the turn is escalated. */
   nothingClears: boolean;
+  /** The highest coverage of the question among the quoted sentences (0 when none is quoted). */
+  quoteSupport: number;
 }
 
 /**
@@ -187,7 +200,11 @@ export interface ExtractiveAnswer {
 export function composeExtractiveAnswer(question: string, passages: PromptPassage[], notice = OFFLINE_NOTICE, earlierMessage = ''): ExtractiveAnswer {
   const ranking = rankSentences(question, passages, earlierMessage);
   const quotes = ranking.quotes.map((q) => `> ${q.text}\n— ${q.title} (${q.source})`);
-  return { text: [notice, ...quotes].filter((part) => part !== '').join('\n\n'), nothingClears: ranking.nothingClears };
+  return {
+    text: [notice, ...quotes].filter((part) => part !== '').join('\n\n'),
+    nothingClears: ranking.nothingClears,
+    quoteSupport: Math.max(0, ...ranking.quotes.map((q) => q.coverage)),
+  };
 }
 
 /** How the offline answer reads the shop's systems' results to the customer. */

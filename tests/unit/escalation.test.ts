@@ -1,7 +1,7 @@
 import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import { HAND_OFF_TO_PERSON, handOffOf, type HandOff } from '../../src/agent/tools/hand-off-to-person';
 import { defaultActReply } from '../../src/chat/conversation-acts';
-import { groundedByTools, judgeTurn, keepsAnsweredArticle, toolFailedIn, type TurnFindings } from '../../src/chat/escalation';
+import { groundedByTools, judgeTurn, keepsAnsweredArticle, STRONG_QUOTE_SUPPORT, toolFailedIn, type TurnFindings } from '../../src/chat/escalation';
 import type { RetrievedDocument, StoredMessage } from '../../src/store/types';
 import type { SentToolCall } from '../../src/connectors/guarded-tool';
 import { shopFileSchema } from '../../src/shop/shop-file';
@@ -17,6 +17,7 @@ const ANSWERED: TurnFindings = {
   threshold: 0.3,
   nothingAnswers: false,
   keepsAnsweredArticle: false,
+  quoteSupport: 0.2,
   knowledgeUnavailable: false,
 };
 const HAND_OFF: HandOff = { kind: 'hand_off', summary: 'Wants a person.', reason: null };
@@ -39,6 +40,17 @@ describe('the judge', () => {
 
   it('does not judge an answer a tool grounded by the help center', () => {
     expect(judgeTurn({ ...ANSWERED, groundedByTools: true, confidence: 0, nothingAnswers: true, knowledgeUnavailable: true })).toEqual({ escalated: false, reason: null });
+  });
+});
+
+describe('a strongly supported quote', () => {
+  it('is answered although retrieval’s confidence is low', () => {
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, quoteSupport: STRONG_QUOTE_SUPPORT })).toEqual({ escalated: false, reason: null });
+  });
+
+  it('does not save a weakly supported one, nor a turn whose passages answer nothing', () => {
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, quoteSupport: STRONG_QUOTE_SUPPORT - 0.05 })).toEqual({ escalated: true, reason: 'not_in_help_center' });
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, quoteSupport: 0, nothingAnswers: true })).toEqual({ escalated: true, reason: 'not_in_help_center' });
   });
 });
 

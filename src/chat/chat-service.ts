@@ -130,6 +130,8 @@ interface TurnRun {
   keepsAnsweredArticle: boolean;
   /** The offline responder's best-supported quote (0–1; 0 when a model answered). */
   quoteSupport: number;
+  /** How well the passages hold the question's own words (offline; 0 when a model answered). */
+  ownWordsSupport: number;
   /** The model that wrote the answer; NO_MODEL when none was called. */
   model: string;
   /** The answering model's calls this turn (each tool round, and the answer unless the turn ended with the hand-off). */
@@ -285,6 +287,7 @@ export class ChatService {
       nothingAnswers: false,
       keepsAnsweredArticle: false,
       quoteSupport: 0,
+      ownWordsSupport: 0,
       model: NO_MODEL,
       modelCalls: 0,
       usage: NO_USAGE,
@@ -378,6 +381,7 @@ export class ChatService {
       nothingAnswers: result.nothing_answers ?? false,
       keepsAnsweredArticle: keepsAnsweredArticle(context.loaded, result.retrieved_documents),
       quoteSupport: result.quote_support ?? 0,
+      ownWordsSupport: result.own_words_support ?? 0,
       model: result.model,
       modelCalls: result.messages.filter((m) => m.getType() === 'ai').length + (result.response === undefined ? 0 : 1),
       usage: result.usage,
@@ -405,6 +409,7 @@ export class ChatService {
       nothingAnswers: run.nothingAnswers,
       keepsAnsweredArticle: run.keepsAnsweredArticle,
       quoteSupport: run.quoteSupport,
+      ownWordsSupport: run.ownWordsSupport,
       knowledgeUnavailable: run.degraded.includes(DEGRADED_KNOWLEDGE),
     });
   }

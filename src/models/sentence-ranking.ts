@@ -39,6 +39,8 @@ export interface SentenceRanking {
   quotes: ScoredSentence[];
   /** No sentence clears MIN_SCORE: the passages do not answer the question. */
   nothingClears: boolean;
+  /** The highest coverage any sentence of the passages has (0–1; 0 without passages): what the judge reads as the best support. */
+  bestCoverage: number;
 }
 
 /** At most this many sentences are quoted. */
@@ -198,7 +200,7 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
   const asked = new Map<string, number>();
   for (const word of wordsOf(questionEnds(question))) if (asked.size < MAX_QUESTION_WORDS) asked.set(word, 1);
   for (const word of wordsOf(questionEnds(earlierMessage))) if (!asked.has(word) && asked.size < MAX_QUESTION_WORDS) asked.set(word, EARLIER_MESSAGE_WEIGHT);
-  if (units.length === 0 || asked.size === 0) return { quotes: [], nothingClears: true };
+  if (units.length === 0 || asked.size === 0) return { quotes: [], nothingClears: true, bestCoverage: 0 };
 
   const kinds = askedKinds(question);
   const earlierKinds = kinds.size > 0 ? new Set<AnswerKind>() : askedKinds(earlierMessage);
@@ -241,7 +243,8 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
   // A stable sort keeps passage order, then sentence order, on equal scores.
   scored.sort((a, b) => b.score - a.score);
   const best = scored[0];
-  if (!best || Math.max(...scored.map((s) => s.coverage)) < MIN_SCORE) return { quotes: [], nothingClears: true };
+  const bestCoverage = Math.max(0, ...scored.map((s) => s.coverage));
+  if (!best || bestCoverage < MIN_SCORE) return { quotes: [], nothingClears: true, bestCoverage };
   const sameKind = (s: ScoredSentence) => s.score >= 1 === best.score >= 1;
-  return { quotes: scored.filter((s) => sameKind(s) && s.score >= QUOTE_SHARE_OF_BEST * best.score).slice(0, MAX_QUOTES), nothingClears: false };
+  return { quotes: scored.filter((s) => sameKind(s) && s.score >= QUOTE_SHARE_OF_BEST * best.score).slice(0, MAX_QUOTES), nothingClears: false, bestCoverage };
 }

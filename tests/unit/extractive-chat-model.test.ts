@@ -28,7 +28,7 @@ describe('the offline extractive responder', () => {
   });
 
   it('answers with the notice alone, and says nothing clears, when no passage was retrieved', () => {
-    expect(composeExtractiveAnswer('Anything?', [])).toEqual({ text: OFFLINE_NOTICE, nothingClears: true, quoteSupport: 0 });
+    expect(composeExtractiveAnswer('Anything?', [])).toEqual({ text: OFFLINE_NOTICE, nothingClears: true, quoteSupport: 0, ownWordsSupport: 0 });
   });
 
   it('is a LangChain chat model that reads the knowledge from the prompt and reports token usage', async () => {

@@ -114,10 +114,9 @@ export function judgeTurn(found: TurnFindings): Verdict {
  * Whether this turn keeps the article of the conversation's previous answer: the turn's best
  * document (retrieval's first) is the first source that answer cited, and that answer was
  * the bot's and was not handed over (an act's reply cites nothing; a person's reply is not
- * the bot's). Low confidence then says only that the follow-up's own words are few: measured
- * on the dev shop's dialogues, 7 of the 24 German and 1 of the 6 English answerable turns
- * escalated were such follow-ups, and no question the help centers lack was one
- * (BENCHMARKS.md, "Offline judgement on a realistic shop").
+ * the bot's). Low confidence may then say only that the follow-up's own words are few: on the
+ * dev shop, 7 of the 24 German and 1 of the 6 English answerable turns escalated were such
+ * follow-ups. Not on its own: an off-topic follow-up keeps the article too (stronglySupported).
  */
 export function keepsAnsweredArticle(history: readonly StoredMessage[], documents: readonly RetrievedDocument[]): boolean {
   const best = documents[0]?.source;

@@ -68,7 +68,10 @@ export function buildSupportGraph(parts: SupportGraphParts) {
       'generate_response',
       tracedNode(tracing, 'generate_response', 'span', makeGenerateResponseNode(parts), {
         output: (update) => ({
-          output: update.response !== undefined ? { nothing_answers: update.nothing_answers } : { tool_calls: toolCallNames(update) },
+          output:
+            update.response !== undefined
+              ? { nothing_answers: update.nothing_answers, quote_support: update.quote_support, own_words_support: update.own_words_support }
+              : { tool_calls: toolCallNames(update) },
         }),
       }),
     )

@@ -51,6 +51,10 @@ export const SupportState = Annotation.Root({
   confidence: Annotation<number>,
   /** The offline responder read the passages and found no sentence that answers (the judge weighs it: src/chat/escalation.ts). */
   nothing_answers: Annotation<boolean>,
+  /** The offline responder's best-supported quote: its share of the question's word weight (0 with a model, or nothing quoted). */
+  quote_support: Annotation<number>,
+  /** How well the passages hold the question's own words, the offline responder's reading (0 when a model answered). */
+  own_words_support: Annotation<number>,
   /** Summed over the answering node's model calls of the turn (generate_response; the calls beside it are side_calls). */
   usage: Annotation<TokenUsage>({ reducer: addUsage, default: () => NO_USAGE }),
   /** The turn's model calls beside the answer's (summary, query rewrite), each with its usage, in order. */

@@ -31,7 +31,7 @@ import { turnBill, type PriceTable } from './cost';
 import { queuedMessageOf, type QueuedMessage } from './handoff';
 import { defaultActReply, recognizeConversationAct, type ConversationAct, type RecognizedAct, type SmallTalkAct } from './conversation-acts';
 import { citedSources, round, streamGraph } from './graph-run';
-import { groundedByTools, HUMAN_HANDOFF_OFFER, judgeTurn, PERSON_HANDOFF, toolFailedIn, type Verdict } from './escalation';
+import { groundedByTools, HUMAN_HANDOFF_OFFER, judgeTurn, keepsAnsweredArticle, PERSON_HANDOFF, toolFailedIn, type Verdict } from './escalation';
 import { HistoryLoader, toContextMessage } from './history-loader';
 import { NODE_STAGES, roundStages, StageClock } from './stage-timings';
 
@@ -126,6 +126,12 @@ interface TurnRun {
   graphDocuments?: RetrievedDocument[];
   confidence: number;
   nothingAnswers: boolean;
+  /** The turn's search found first the article the previous answer was given from (keepsAnsweredArticle). */
+  keepsAnsweredArticle: boolean;
+  /** The offline responder's best-supported quote (0–1; 0 when a model answered). */
+  quoteSupport: number;
+  /** How well the passages hold the question's own words (offline; 0 when a model answered). */
+  ownWordsSupport: number;
   /** The model that wrote the answer; NO_MODEL when none was called. */
   model: string;
   /** The answering model's calls this turn (each tool round, and the answer unless the turn ended with the hand-off). */
@@ -279,6 +285,9 @@ export class ChatService {
       // Nothing was looked up, and nothing is in doubt: what the customer said is answered as said.
       confidence: 1,
       nothingAnswers: false,
+      keepsAnsweredArticle: false,
+      quoteSupport: 0,
+      ownWordsSupport: 0,
       model: NO_MODEL,
       modelCalls: 0,
       usage: NO_USAGE,
@@ -370,6 +379,9 @@ export class ChatService {
       graphDocuments: result.retrieved_documents,
       confidence: result.confidence,
       nothingAnswers: result.nothing_answers ?? false,
+      keepsAnsweredArticle: keepsAnsweredArticle(context.loaded, result.retrieved_documents),
+      quoteSupport: result.quote_support ?? 0,
+      ownWordsSupport: result.own_words_support ?? 0,
       model: result.model,
       modelCalls: result.messages.filter((m) => m.getType() === 'ai').length + (result.response === undefined ? 0 : 1),
       usage: result.usage,
@@ -395,6 +407,9 @@ export class ChatService {
       confidence: run.confidence,
       threshold: turn.agent.escalation.threshold,
       nothingAnswers: run.nothingAnswers,
+      keepsAnsweredArticle: run.keepsAnsweredArticle,
+      quoteSupport: run.quoteSupport,
+      ownWordsSupport: run.ownWordsSupport,
       knowledgeUnavailable: run.degraded.includes(DEGRADED_KNOWLEDGE),
     });
   }

@@ -33,6 +33,21 @@ export const OFFLINE_CHAT_MODEL = 'offline-extractive';
  */
 export const OFFLINE_NOTHING_CLEARS = 'offline_nothing_clears';
 
+/**
+ * Set on the offline responder's reply (response_metadata) beside its quotes: the best support
+ * any quoted sentence has, its share of the question's word weight (ScoredSentence.coverage,
+ * 0–1). The judge answers a strongly supported quote whatever retrieval's confidence.
+ */
+export const OFFLINE_QUOTE_SUPPORT = 'offline_quote_support';
+
+/**
+ * Set on the offline responder's reply (response_metadata): the highest coverage any sentence of the
+ * passages has of the question's own words, without the previous message's (SentenceRanking.bestCoverage).
+ * A follow-up whose own words find nothing ("who won the world cup?" after a shipping question) is not
+ * carried by the conversation's article.
+ */
+export const OFFLINE_OWN_WORDS_SUPPORT = 'offline_own_words_support';
+
 /** The first sentence of an offline answer, unless the shop file's `words.offline_notice` says otherwise. */
 export const OFFLINE_NOTICE =
   'I am running in offline mode (no language model is configured), so I can only quote our help center and our records.';
@@ -165,7 +180,12 @@ export class ExtractiveChatModel extends BaseChatModel {
         output_tokens: completionTokens,
         total_tokens: promptTokens + completionTokens,
       },
-      response_metadata: { model_name: OFFLINE_CHAT_MODEL, ...(extractive?.nothingClears && { [OFFLINE_NOTHING_CLEARS]: true }) },
+      response_metadata: {
+        model_name: OFFLINE_CHAT_MODEL,
+        ...(extractive?.nothingClears && { [OFFLINE_NOTHING_CLEARS]: true }),
+        ...(extractive && !extractive.nothingClears && { [OFFLINE_QUOTE_SUPPORT]: extractive.quoteSupport }),
+        ...(extractive && { [OFFLINE_OWN_WORDS_SUPPORT]: extractive.ownWordsSupport }),
+      },
     });
   }
 }
@@ -175,6 +195,10 @@ export interface ExtractiveAnswer {
   text: string;
   /** No sentence cleared the bar (rankSentences): the answer is the notice alone, and the turn is escalated. */
   nothingClears: boolean;
+  /** The highest coverage of the question among the quoted sentences (0 when none is quoted). */
+  quoteSupport: number;
+  /** The highest coverage any sentence has of the question's own words, the previous message left out. */
+  ownWordsSupport: number;
 }
 
 /**
@@ -186,8 +210,14 @@ export interface ExtractiveAnswer {
  */
 export function composeExtractiveAnswer(question: string, passages: PromptPassage[], notice = OFFLINE_NOTICE, earlierMessage = ''): ExtractiveAnswer {
   const ranking = rankSentences(question, passages, earlierMessage);
+  const ownWords = earlierMessage === '' ? ranking : rankSentences(question, passages);
   const quotes = ranking.quotes.map((q) => `> ${q.text}\n— ${q.title} (${q.source})`);
-  return { text: [notice, ...quotes].filter((part) => part !== '').join('\n\n'), nothingClears: ranking.nothingClears };
+  return {
+    text: [notice, ...quotes].filter((part) => part !== '').join('\n\n'),
+    nothingClears: ranking.nothingClears,
+    quoteSupport: Math.max(0, ...ranking.quotes.map((q) => q.coverage)),
+    ownWordsSupport: ownWords.bestCoverage,
+  };
 }
 
 /** How the offline answer reads the shop's systems' results to the customer. */

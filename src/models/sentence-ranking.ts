@@ -39,6 +39,8 @@ export interface SentenceRanking {
   quotes: ScoredSentence[];
   /** No sentence clears MIN_SCORE: the passages do not answer the question. */
   nothingClears: boolean;
+  /** The highest coverage any sentence of the passages has (0–1; 0 without passages): what the judge reads as the best support. */
+  bestCoverage: number;
 }
 
 /** At most this many sentences are quoted. */
@@ -268,7 +270,7 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
   const asked = new Map<string, number>();
   for (const word of wordsOf(questionEnds(question))) if (asked.size < MAX_QUESTION_WORDS) asked.set(word, 1);
   for (const word of wordsOf(questionEnds(earlierMessage))) if (!asked.has(word) && asked.size < MAX_QUESTION_WORDS) asked.set(word, EARLIER_MESSAGE_WEIGHT);
-  if (units.length === 0 || asked.size === 0) return { quotes: [], nothingClears: true };
+  if (units.length === 0 || asked.size === 0) return { quotes: [], nothingClears: true, bestCoverage: 0 };
 
   const kinds = askedKinds(question);
   const earlierKinds = kinds.size > 0 ? new Set<AnswerKind>() : askedKinds(earlierMessage);
@@ -311,7 +313,8 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
   // A stable sort keeps passage order, then sentence order, on equal scores.
   scored.sort((a, b) => b.score - a.score);
   const best = scored[0];
-  if (!best || Math.max(...scored.map((s) => s.coverage)) < MIN_SCORE) return { quotes: [], nothingClears: true };
+  const bestCoverage = Math.max(0, ...scored.map((s) => s.coverage));
+  if (!best || bestCoverage < MIN_SCORE) return { quotes: [], nothingClears: true, bestCoverage };
   const sameKind = (s: ScoredSentence) => s.score >= 1 === best.score >= 1;
   const quotes: ScoredSentence[] = [];
   for (const s of scored) {
@@ -319,5 +322,5 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
     // An item already quoted with the sentence that announced it is not quoted again.
     if (!quotes.some((q) => q.text.includes(withoutItemEnd(s.text)))) quotes.push(s);
   }
-  return { quotes, nothingClears: false };
+  return { quotes, nothingClears: false, bestCoverage };
 }

@@ -1,7 +1,8 @@
 import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import { HAND_OFF_TO_PERSON, handOffOf, type HandOff } from '../../src/agent/tools/hand-off-to-person';
 import { defaultActReply } from '../../src/chat/conversation-acts';
-import { groundedByTools, judgeTurn, toolFailedIn, type TurnFindings } from '../../src/chat/escalation';
+import { groundedByTools, judgeTurn, keepsAnsweredArticle, STRONG_SUPPORT, toolFailedIn, type TurnFindings } from '../../src/chat/escalation';
+import type { RetrievedDocument, StoredMessage } from '../../src/store/types';
 import type { SentToolCall } from '../../src/connectors/guarded-tool';
 import { shopFileSchema } from '../../src/shop/shop-file';
 import { actReply } from '../../src/shop/shop-words';
@@ -15,6 +16,9 @@ const ANSWERED: TurnFindings = {
   confidence: 0.8,
   threshold: 0.3,
   nothingAnswers: false,
+  keepsAnsweredArticle: false,
+  quoteSupport: 0.2,
+  ownWordsSupport: 0.3,
   knowledgeUnavailable: false,
 };
 const HAND_OFF: HandOff = { kind: 'hand_off', summary: 'Wants a person.', reason: null };
@@ -37,6 +41,70 @@ describe('the judge', () => {
 
   it('does not judge an answer a tool grounded by the help center', () => {
     expect(judgeTurn({ ...ANSWERED, groundedByTools: true, confidence: 0, nothingAnswers: true, knowledgeUnavailable: true })).toEqual({ escalated: false, reason: null });
+  });
+});
+
+describe('a strongly supported quote', () => {
+  it('is answered although retrieval’s confidence is low', () => {
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, quoteSupport: STRONG_SUPPORT })).toEqual({ escalated: false, reason: null });
+  });
+
+  it('does not save a weakly supported one, nor a turn whose passages answer nothing', () => {
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, quoteSupport: STRONG_SUPPORT - 0.05 })).toEqual({ escalated: true, reason: 'not_in_help_center' });
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, quoteSupport: 0, nothingAnswers: true })).toEqual({ escalated: true, reason: 'not_in_help_center' });
+  });
+});
+
+describe('a follow-up that keeps the article of the answer before it', () => {
+  const article = (source: string) => ({ source, title: source, score: 0.5 });
+  const stored = (role: StoredMessage['role'], more: Partial<StoredMessage> = {}): StoredMessage => ({
+    id: `m${Math.random()}`,
+    sessionId: 's',
+    seq: 1,
+    role,
+    content: 'x',
+    toolCalls: null,
+    toolCallId: null,
+    name: null,
+    tokenCount: 1,
+    confidence: null,
+    escalated: null,
+    escalationReason: null,
+    metadata: {},
+    createdAt: new Date(),
+    ...more,
+  });
+  const answered = (sources: string[], escalated = false) => stored('assistant', { escalated, metadata: { sources: sources.map(article) } });
+  const found = (source: string) => [{ source } as RetrievedDocument];
+
+  it('is answered although retrieval’s confidence is low, when a sentence of the article holds its own words strongly ("und bei carbon?")', () => {
+    const history = [stored('user'), answered(['shipping.md', 'returns.md'])];
+    const keeps = keepsAnsweredArticle(history, found('shipping.md'));
+    expect(keeps).toBe(true);
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, keepsAnsweredArticle: keeps, ownWordsSupport: STRONG_SUPPORT })).toEqual({ escalated: false, reason: null });
+  });
+
+  it('is not kept when the search found another article first, or the answer before was handed over, or was small talk', () => {
+    expect(keepsAnsweredArticle([stored('user'), answered(['shipping.md', 'returns.md'])], found('returns.md'))).toBe(false);
+    expect(keepsAnsweredArticle([stored('user'), answered(['shipping.md'], true)], found('shipping.md'))).toBe(false);
+    expect(keepsAnsweredArticle([stored('user'), answered([])], found('shipping.md'))).toBe(false);
+    expect(keepsAnsweredArticle([], found('shipping.md'))).toBe(false);
+    expect(keepsAnsweredArticle([stored('user'), answered(['shipping.md'])], [])).toBe(false);
+  });
+
+  it('reads the latest answer: a person’s reply after it, citing nothing, ends the topic', () => {
+    const history = [stored('user'), answered(['shipping.md']), stored('user'), stored('assistant', { metadata: { author: 'Anna' } })];
+    expect(keepsAnsweredArticle(history, found('shipping.md'))).toBe(false);
+  });
+
+  it('is not carried by the article when its own words are weakly held there ("who won the world cup?" after a shipping question)', () => {
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, keepsAnsweredArticle: true, ownWordsSupport: 0.25 })).toEqual({ escalated: true, reason: 'not_in_help_center' });
+    // Its own words' support counts only for a follow-up of the answered article.
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, keepsAnsweredArticle: false, ownWordsSupport: 0.9 })).toEqual({ escalated: true, reason: 'not_in_help_center' });
+  });
+
+  it('still hands over when no sentence of the passages answers', () => {
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, keepsAnsweredArticle: true, ownWordsSupport: 0.9, nothingAnswers: true })).toEqual({ escalated: true, reason: 'not_in_help_center' });
   });
 });
 

@@ -1,6 +1,6 @@
 import { HumanMessage } from '@langchain/core/messages';
 import { buildPromptMessages, buildSystemPrompt, formatKnowledge } from '../../src/agent/prompts';
-import { ExtractiveChatModel, OFFLINE_NOTHING_CLEARS, OFFLINE_NOTICE, composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
+import { ExtractiveChatModel, OFFLINE_NOTHING_CLEARS, OFFLINE_NOTICE, OFFLINE_QUOTE_SUPPORT, composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
 import { TokenCounter } from '../../src/memory/tokens';
 import type { RetrievedDocument } from '../../src/store/types';
 
@@ -28,7 +28,7 @@ describe('the offline extractive responder', () => {
   });
 
   it('answers with the notice alone, and says nothing clears, when no passage was retrieved', () => {
-    expect(composeExtractiveAnswer('Anything?', [])).toEqual({ text: OFFLINE_NOTICE, nothingClears: true });
+    expect(composeExtractiveAnswer('Anything?', [])).toEqual({ text: OFFLINE_NOTICE, nothingClears: true, quoteSupport: 0, ownWordsSupport: 0 });
   });
 
   it('is a LangChain chat model that reads the knowledge from the prompt and reports token usage', async () => {
@@ -44,6 +44,12 @@ describe('the offline extractive responder', () => {
     const reply = await model.invoke(messages);
 
     expect(reply.text).toContain('5–7 business days');
+    // The judge reads how well the best quote holds the question: a question that shares only a word or two with the passage is held less.
+    const support = reply.response_metadata[OFFLINE_QUOTE_SUPPORT] as number;
+    const passage = [{ title: refunds.title, source: refunds.source, content: refunds.content }];
+    expect(support).toBe(composeExtractiveAnswer('How many business days until the refund reaches my payment method?', passage).quoteSupport);
+    expect(support).toBeGreaterThan(composeExtractiveAnswer('How many days does the courier need to reach Iceland?', passage).quoteSupport);
+    expect(support).toBeLessThanOrEqual(1);
     expect(reply.usage_metadata?.input_tokens).toBeGreaterThan(counter.countText(messages[0]!.text));
     expect(reply.usage_metadata?.output_tokens).toBe(counter.countText(reply.text));
     expect(reply.usage_metadata?.total_tokens).toBe(reply.usage_metadata!.input_tokens + reply.usage_metadata!.output_tokens);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chunkDocument } from '../../src/knowledge/chunking';
 import { composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
-import { rankSentences, sentencesOf, wordsOf, type RankedPassage } from '../../src/models/sentence-ranking';
+import { MIN_SCORE, rankSentences, sentencesOf, wordsOf, type RankedPassage } from '../../src/models/sentence-ranking';
 import { HELP_CENTER_DIR } from '../support/test-service';
 
 /** Every chunk of a help-center article, as the retriever would hand them over. */
@@ -35,8 +35,9 @@ describe('the offline responder ranks the sentences of the passages', () => {
 
   it('"Do you ship to Australia?" over a page about something else: nothing clears, and the answer quotes nothing', () => {
     const passages = [{ title: 'Gift cards', source: 'gift-cards.md', content: 'Gift cards never expire. You can use a gift card for any order. A gift card cannot be exchanged for cash.' }];
-    expect(rankSentences('Do you ship to Australia?', passages)).toEqual({ quotes: [], nothingClears: true });
-    expect(composeExtractiveAnswer('Do you ship to Australia?', passages, 'Offline.')).toEqual({ text: 'Offline.', nothingClears: true });
+    expect(rankSentences('Do you ship to Australia?', passages)).toEqual({ quotes: [], nothingClears: true, bestCoverage: expect.any(Number) });
+    expect(rankSentences('Do you ship to Australia?', passages).bestCoverage).toBeLessThan(MIN_SCORE);
+    expect(composeExtractiveAnswer('Do you ship to Australia?', passages, 'Offline.')).toMatchObject({ text: 'Offline.', nothingClears: true, quoteSupport: 0 });
   });
 
   it('"Do you offer gift wrapping and what does it cost?" over a two-sentence article quotes the sentence with the price first', () => {

@@ -9,7 +9,7 @@ import type { Tracing } from '../../observability/langfuse';
 import type { CountMessageTokens } from '../../memory/context';
 import { truncateToolOutput } from '../../memory/context';
 import { applyInputCeiling, toolDefinitionTokens } from '../../memory/input-ceiling';
-import { OFFLINE_NOTHING_CLEARS } from '../../models/extractive-chat-model';
+import { OFFLINE_NOTHING_CLEARS, OFFLINE_OWN_WORDS_SUPPORT, OFFLINE_QUOTE_SUPPORT } from '../../models/extractive-chat-model';
 import { buildPromptMessages } from '../prompts';
 import { handOffOf } from '../tools/hand-off-to-person';
 import { derivedFromTools, type ToolList } from '../tool-list';
@@ -120,6 +120,8 @@ export function makeGenerateResponseNode(options: GenerateResponseOptions) {
     return {
       response: answerText(state.messages, finalText),
       nothing_answers: reply.response_metadata?.[OFFLINE_NOTHING_CLEARS] === true,
+      quote_support: typeof reply.response_metadata?.[OFFLINE_QUOTE_SUPPORT] === 'number' ? reply.response_metadata[OFFLINE_QUOTE_SUPPORT] : 0,
+      own_words_support: typeof reply.response_metadata?.[OFFLINE_OWN_WORDS_SUPPORT] === 'number' ? reply.response_metadata[OFFLINE_OWN_WORDS_SUPPORT] : 0,
       usage,
       degraded,
       model,

@@ -101,10 +101,10 @@ const WORDINGS: Record<string, LanguageWordings> = {
     ],
     thanks: ['thanks', 'thank you', 'thank u', 'thankyou', 'thx', 'thnx', 'thanx', 'tnx', 'ty', 'tysm', 'tyvm', 'thanks a lot', 'many thanks', 'cheers', 'much appreciated', 'appreciate it', 'thanks a bunch', 'thanks a million', 'ta', 'thank', 'thks', 'thnks', 'tks'],
     goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks', 'thats everything', 'that is everything', 'thats it', 'that is it', 'no thats all', 'thats all for now', 'all set', 'im all set', 'im good'],
-    acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'great stuff', 'roger', 'cool beans', 'a great help', 'a big help', 'a lifesaver', 'really helpful', 'so helpful', 'super helpful'],
+    acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'great stuff', 'roger', 'cool beans', 'a great help', 'a big help', 'a lifesaver', 'really helpful', 'so helpful', 'super helpful', 'okie dokie', 'okey dokey', 'okie', 'nice one', 'good one'],
     smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again', 'youve been', 'you have been', 'you were', 'you are', 'youre', 'that was', 'this was', 'no', 'nope', 'thats', 'that is'],
     person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one', 'live human', 'a human', 'real one', 'customer service rep', 'customer service agent', 'customer service representative', 'support person', 'actual human'],
-    someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague', 'support', 'your team', 'your support', 'your support team', 'your staff', 'staff'],
+    someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague', 'support', 'your team', 'your support', 'your support team', 'your staff', 'staff', 'humans', 'real humans', 'people', 'real people', 'actual people', 'actual humans'],
     contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak', 'put me in touch', 'get in touch with', 'chat to', 'hand me to', 'hand this over', 'pass this on', 'switch to', 'be connected', 'be transferred'],
     contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with', 'who i can talk to', 'that i can talk to', 'who i can speak to', 'i can talk with', 'to chat with'],
     want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me'],
@@ -114,7 +114,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     notPerson: ['human resources', 'human error', 'human rights', 'human body', 'human nature', 'in person', 'person who', 'customer service hours', 'agent who', 'personal', 'manager who', 'delivery person', 'delivery agent', 'travel agent', 'user agent'],
     articles: true,
     negation: ['not', 'dont', 'do not', 'never', 'no need', 'doesnt', 'didnt', 'wont', 'cant', 'without', 'rather not', 'not talk'],
-    exists: ['is there', 'are there', 'is there any', 'do you have', 'have you got', 'got'],
+    exists: ['is there', 'are there', 'do you have', 'have you got', 'got'],
     available: ['available', 'online', 'around', 'free to chat', 'available to chat', 'available to talk', 'on duty'],
     callback: ['call me back', 'call me', 'ring me', 'phone me', 'give me a call', 'callback', 'call back', 'get back to me', 'reach out to me', 'contact me', 'a callback'],
     machine: ['this bot', 'machine', 'automated', 'virtual assistant', 'robots'],
@@ -124,9 +124,9 @@ const WORDINGS: Record<string, LanguageWordings> = {
     greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen', 'hallo ihr lieben', 'ist da jemand', 'jemand da'],
     thanks: ['danke', 'danke schön', 'dankeschön', 'danke sehr', 'vielen dank', 'vielen lieben dank', 'lieben dank', 'herzlichen dank', 'besten dank', 'tausend dank', 'danke vielmals', 'merci vielmals', 'dankesehr', 'dankee', 'danköö', 'dange'],
     goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende', 'nein danke', 'das wars', 'das war es', 'das war alles', 'das ist alles', 'das wäre alles', 'das wäre es', 'sonst nichts', 'nichts mehr', 'das wars schon', 'das war schon alles', 'nein das wars', 'nee danke', 'ne danke'],
-    acknowledgement: ['das hilft', 'das hilft mir', 'das hat geholfen', 'hat geholfen', 'alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'mega', 'okay dann', 'ok dann', 'das hat mir geholfen', 'hat mir geholfen', 'das hat mir sehr geholfen', 'hat mir sehr geholfen', 'sehr hilfreich', 'hilfreich', 'danke für die hilfe', 'jo', 'joa', 'jup', 'läuft'],
-    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort', 'mir', 'echt', 'wirklich', 'wochenende', 'nein', 'nee', 'ne'],
-    person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'einen menschen', 'einem menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*', 'ein mensch', 'ein echter mensch', 'einen echten menschen', 'echte menschen', 'menschlicher support', 'menschlichen support', 'menschliche hilfe', 'menschlichen ansprechpartner', 'persönlichen ansprechpartner', 'kundenberater*', 'kundenbetreuung', 'support team', 'supportteam', 'service team', 'serviceteam', 'telefonsupport'],
+    acknowledgement: ['das hilft', 'das hilft mir', 'das hat geholfen', 'hat geholfen', 'alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'mega', 'okay dann', 'ok dann', 'das hat mir geholfen', 'hat mir geholfen', 'das hat mir sehr geholfen', 'hat mir sehr geholfen', 'sehr hilfreich', 'hilfreich', 'danke für die hilfe', 'jo', 'joa', 'jup', 'läuft', 'weiß ich bescheid', 'weiss ich bescheid', 'ich weiß bescheid', 'ich weiss bescheid', 'bescheid'],
+    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort', 'mir', 'echt', 'wirklich', 'wochenende', 'nein', 'nee', 'ne', 'ebenso', 'gleichfalls', 'dir auch', 'ihnen auch', 'euch auch'],
+    person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'einen menschen', 'einem menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*', 'ein mensch', 'ein echter mensch', 'einen echten menschen', 'echte menschen', 'menschlicher support', 'menschlichen support', 'menschliche hilfe', 'menschlichen ansprechpartner', 'persönlichen ansprechpartner', 'kundenberater*', 'kundenbetreuung', 'support team', 'supportteam', 'service team', 'serviceteam', 'telefonsupport', 'nen menschen', 'nem menschen', 'n menschen', 'nen echten menschen', 'nem echten menschen', 'nen mitarbeiter', 'nem mitarbeiter'],
     // "Mensch" alone is also an exclamation ("Mensch, wo bleibt mein Paket?").
     someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen', 'support', 'den support', 'dem support', 'hotline', 'der hotline'],
     contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie', 'verbunden', 'verbunden werden', 'durchgestellt', 'weitergeleitet', 'leitet mich', 'leite mich weiter', 'holt', 'holen'],
@@ -135,7 +135,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     contactAfter: true,
     articles: true,
     please: ['bitte', 'bitteschön', 'sofort', 'jetzt', 'dringend', 'asap', 'keinen bot', 'keinen roboter', 'keine ki'],
-    personFillers: ['ein', 'einen', 'einem', 'einer', 'eine', 'echten', 'echte', 'echter', 'mit', 'den', 'dem', 'der', 'die', 'zu', 'zum', 'ihren', 'einem echten', 'richtigen', 'richtige', 'menschlichen', 'im chat', 'hier', 'da', 'bei euch', 'bei ihnen', 'nem', 'nen', 'ne', 'sondern', 'lieber', 'am telefon', 'an der strippe', 'jetzt', 'gerade', 'um', 'irgendein', 'irgendeinen'],
+    personFillers: ['ein', 'einen', 'einem', 'einer', 'eine', 'echten', 'echte', 'echter', 'mit', 'den', 'dem', 'der', 'die', 'zu', 'zum', 'ihren', 'einem echten', 'richtigen', 'richtige', 'menschlichen', 'im chat', 'hier', 'da', 'bei euch', 'bei ihnen', 'nem', 'nen', 'ne', 'sondern', 'lieber', 'am telefon', 'an der strippe', 'jetzt', 'gerade', 'um', 'irgendein', 'irgendeinen', 'ihrem', 'ihrer', 'eurem', 'eurer', 'euren', 'euer', 'deinem', 'deinen'],
     notPerson: ['person die', 'mitarbeiter die', 'mitarbeiter haben', 'mitarbeiter habt', 'menschen die', 'menschheit', 'menschlich', 'personal', 'personen', 'mitarbeiterzahl', 'person abholen'],
     negation: ['nicht', 'kein', 'keinen', 'keine', 'keinem', 'nie', 'niemals', 'ohne'],
     exists: ['gibt es', 'gibts', 'gibt s', 'habt ihr', 'haben sie', 'ist da', 'ist hier', 'sitzt da', 'gibt es bei euch', 'gibts bei euch'],
@@ -164,20 +164,20 @@ const WORDINGS: Record<string, LanguageWordings> = {
     askFor: ['puis je avoir', 'je peux avoir', 'pouvez vous me passer', 'est ce que je peux avoir', 'je pourrais avoir'],
     exists: ['y a t il', 'y a til', 'il y a', 'y a', 'ya', 'avez vous', 'est ce quil y a', 'y aurait il'],
     available: ['disponible', 'dispo', 'en ligne', 'là'],
-    callback: ['me rappeler', 'rappelez moi', 'rappelle moi', 'rappelé', 'rappelée', 'me recontacter', 'me contacter', 'mappeler', 'mappelle', 'rappel', 'un rappel', 'me téléphoner'],
+    callback: ['me rappeler', 'rappelez moi', 'rappelle moi', 'rappelé', 'rappelée', 'me recontacter', 'me contacter', 'mappeler', 'mappelle', 'rappel', 'un rappel', 'me téléphoner', 'être rappelé', 'être rappelée', 'être recontacté', 'être recontactée'],
     machine: ['robot', 'le robot', 'au robot', 'chatbot', 'ia', 'machine', 'une machine', 'un robot', 'bot'],
     stop: ['stop', 'arrête', 'arrêtez', 'assez', 'assez de', 'marre', 'marre du', 'marre de', 'ras le bol', 'fini'],
   },
   es: {
     greeting: ['hola', 'holaa', 'buenos días', 'buenos dias', 'buen día', 'buenas', 'buenas tardes', 'buenas noches', 'qué tal', 'que tal', 'saludos', 'hola buenas'],
     thanks: ['gracias', 'muchas gracias', 'mil gracias', 'muchísimas gracias', 'gracias mil', 'te agradezco', 'se lo agradezco', 'le agradezco', 'grax', 'grasias', 'muy amable', 'qué amable', 'que amable', 'muy amables', 'se agradece'],
-    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'no gracias', 'eso es todo', 'nada más', 'que tenga buen día', 'que tengas buen día', 'feliz día'],
+    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'no gracias', 'eso es todo', 'nada más', 'que tenga buen día', 'que tengas buen día', 'feliz día', 'un saludo', 'saludos', 'un cordial saludo', 'saludos cordiales'],
     acknowledgement: ['vale', 'perfecto', 'entendido', 'de acuerdo', 'genial', 'muy bien', 'bien', 'claro', 'listo', 'entiendo', 'estupendo', 'excelente', 'okey', 'dale', 'bueno', 'está bien', 'esta bien', 'sin problema', 'ya veo', 'guay', 'chévere', 'sale', 'ok perfecto', 'okay', 'oki', 'ya está', 'ya esta', 'todo claro', 'todo bien', 'me sirve', 'eso es todo'],
     smallTalkFillers: ['a ti', 'a usted', 'por tu ayuda', 'por su ayuda', 'por la ayuda', 'por la información', 'por todo', 'de nuevo', 'otra vez', 'y', 'pues', 'ah', 'oh', 'amigo', 'señor', 'señora', 'a todos', 'entonces', 'de antemano', 'muy', 'tan', 'a ti también', 'igualmente', 'por la respuesta', 'por responder', 'por la info', 'de verdad', 'no', 'sí', 'si'],
     person: ['persona', 'persona real', 'una persona', 'humano', 'un humano', 'ser humano', 'agente*', 'asesor', 'asesora', 'operador*', 'representante*', 'servicio al cliente', 'atención al cliente', 'empleado*', 'encargado*', 'alguien real', 'persona de verdad', 'ejecutivo*', 'asesores', 'asesoras', 'agente humano', 'humano real', 'alguien de verdad', 'persona humana', 'un asesor', 'una asesora', 'soporte humano', 'atención humana', 'atencion humana', 'servicio de atención al cliente', 'atencion al cliente', 'operadora', 'ejecutiva'],
     someone: ['alguien', 'soporte', 'el soporte', 'su equipo', 'alguien de soporte', 'alguien del equipo'],
-    contact: ['hablar', 'conversar', 'comunicarme', 'chatear', 'pásame', 'pasame', 'páseme', 'paseme', 'comuníqueme', 'comuniqueme', 'conectarme', 'conécteme', 'transferirme', 'transfiéreme', 'transfiérame', 'contacto', 'comunícame', 'comunicame', 'comuníquenme', 'contáctame', 'ponme con', 'ponerme con', 'pónganme con', 'póngame con', 'me atienda', 'me atiendan', 'atienda', 'atiendan', 'atender', 'me pasan', 'me pueden pasar', 'me puede pasar', 'pasarme', 'pásenme', 'pasenme', 'transferir', 'transfiéranme', 'derivar', 'derívame', 'derivame', 'escribir con'],
-    want: ['quiero', 'quisiera', 'necesito', 'me gustaría', 'me gustaria', 'deseo', 'puedo tener', 'quiero un', 'quiero una'],
+    contact: ['hablar', 'conversar', 'comunicarme', 'chatear', 'pásame', 'pasame', 'páseme', 'paseme', 'comuníqueme', 'comuniqueme', 'conectarme', 'conécteme', 'transferirme', 'transfiéreme', 'transfiérame', 'contacto', 'comunícame', 'comunicame', 'comuníquenme', 'contáctame', 'ponme con', 'ponerme con', 'pónganme con', 'póngame con', 'me atienda', 'me atiendan', 'atienda', 'atiendan', 'atender', 'me pasan', 'me pueden pasar', 'me puede pasar', 'pasarme', 'pásenme', 'pasenme', 'transferir', 'transfiéranme', 'derivar', 'derívame', 'derivame', 'escribir con', 'me pasas', 'me pasa', 'me comunicas', 'me comunica', 'me comunican'],
+    want: ['quiero', 'quisiera', 'necesito', 'me gustaría', 'me gustaria', 'deseo', 'puedo tener', 'quiero un', 'quiero una', 'quiero que', 'quisiera que', 'necesito que'],
     please: ['por favor', 'porfa', 'porfavor', 'xfa', 'ya', 'urgente', 'ahora'],
     personFillers: ['un', 'una', 'el', 'la', 'con', 'real', 'de verdad', 'al', 'a', 'algún', 'alguna', 'algun', 'ahí', 'ahi', 'aquí', 'aqui', 'sino', 'mejor', 'en el chat', 'por teléfono', 'humano', 'de carne y hueso'],
     notPerson: ['persona que', 'personas', 'humanos', 'humanidad'],
@@ -185,7 +185,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     negation: ['no', 'nunca', 'sin'],
     contactFollowing: ['con quien hablar', 'con quien pueda hablar', 'con quién hablar', 'con el que pueda hablar', 'con quien puedo hablar'],
     askFor: ['puedo tener', 'me da', 'me das', 'me pueden dar', 'me podrían pasar', 'podría hablar con'],
-    exists: ['hay', 'hay algún', 'tienen', 'existe'],
+    exists: ['hay', 'tienen', 'existe'],
     available: ['disponible', 'disponibles', 'en línea', 'ahí', 'conectado'],
     callback: ['me llame', 'me llamen', 'llamarme', 'me puede llamar', 'me pueden llamar', 'me llama', 'me llaman', 'me contacte', 'me contacten', 'contactarme', 'me devuelva la llamada', 'devolverme la llamada', 'una llamada'],
     machine: ['robot', 'el robot', 'bot', 'chatbot', 'máquina', 'una máquina', 'ia', 'contestador'],
@@ -195,11 +195,11 @@ const WORDINGS: Record<string, LanguageWordings> = {
     greeting: ['ciao', 'buongiorno', 'buonasera', 'salve', 'buon pomeriggio', 'ehi', 'ciao a tutti', 'buondì'],
     thanks: ['grazie', 'grazie mille', 'grazie tante', 'molte grazie', 'grazie infinite', 'ti ringrazio', 'la ringrazio', 'vi ringrazio', 'grz', 'graize', 'grazi', 'gentilissimo', 'gentilissima', 'gentilissimi', 'gentilissime', 'molto gentile', 'troppo gentile', 'gentile', 'ti ringrazio tanto'],
     goodbye: ['arrivederci', 'ciao ciao', 'a presto', 'buona giornata', 'buona serata', 'a dopo', 'alla prossima', 'addio', 'buonanotte', 'arrivederla', 'no grazie', 'niente altro', 'è tutto', 'buon weekend', 'buon fine settimana', 'e tutto', 'nientaltro'],
-    acknowledgement: ['va bene', 'perfetto', 'capito', 'ho capito', 'ottimo', 'benissimo', 'bene', "d'accordo", 'daccordo', 'chiaro', 'certo', 'giusto', 'tutto chiaro', 'fantastico', 'eccellente', 'bello', 'ok perfetto', 'ok va bene', 'okay', 'tutto ok', 'tutto a posto', 'a posto', 'ricevuto', 'inteso', 'chiarissimo', 'top', 'super'],
+    acknowledgement: ['va bene', 'perfetto', 'capito', 'ho capito', 'ottimo', 'benissimo', 'bene', "d'accordo", 'daccordo', 'chiaro', 'certo', 'giusto', 'tutto chiaro', 'fantastico', 'eccellente', 'bello', 'ok perfetto', 'ok va bene', 'okay', 'tutto ok', 'tutto a posto', 'a posto', 'ricevuto', 'inteso', 'chiarissimo', 'top', 'super', 'va benissimo'],
     smallTalkFillers: ['a te', 'a lei', 'a voi', 'per laiuto', "per l'aiuto", 'per le informazioni', 'per tutto', 'ancora', 'e', 'allora', 'ah', 'oh', 'di nuovo', 'davvero', 'tanto', 'tante', 'mille', 'tutti', 'molto', 'tantissimo', 'per la risposta', 'per la disponibilità', 'per le info', 'anche a te', 'anche a voi', 'no', 'sì', 'si'],
     person: ['operatore*', 'operatrice*', 'persona', 'persona reale', 'una persona', 'umano', 'essere umano', 'agente*', 'consulente*', 'assistente*', 'servizio clienti', 'addetto*', 'impiegato*', 'responsabile', 'qualcuno di reale', 'persona vera', 'operatore umano', 'un umano', 'addetta*', 'assistenza clienti', 'customer care', 'assistente umano', 'qualcuno in carne e ossa', 'in carne e ossa'],
     someone: ['qualcuno', 'supporto', 'il supporto', 'lassistenza', 'assistenza', 'qualcuno del servizio clienti'],
-    contact: ['parlare', 'chattare', 'passarmi', 'passami', 'mi passi', 'mettermi in contatto', 'collegarmi', 'collegami', 'trasferirmi', 'sentire', 'avere', 'mettetemi', 'mettimi', 'mettermi', 'in contatto con', 'mi mettete', 'mi metta', 'fatemi parlare', 'mi fate parlare', 'passatemi', 'passare', 'trasferite', 'trasferitemi', 'trasferiscimi', 'collegatemi', 'scrivere con', 'parlare con'],
+    contact: ['parlare', 'chattare', 'passarmi', 'passami', 'mi passi', 'mettermi in contatto', 'collegarmi', 'collegami', 'trasferirmi', 'sentire', 'avere', 'mettetemi', 'mettimi', 'mettermi', 'in contatto con', 'mi mettete', 'mi metta', 'fatemi parlare', 'mi fate parlare', 'passatemi', 'passare', 'trasferite', 'trasferitemi', 'trasferiscimi', 'collegatemi', 'scrivere con', 'parlare con', 'mi passate', 'mi passa'],
     want: ['voglio', 'vorrei', 'ho bisogno di', 'desidero', 'posso avere', 'mi serve', 'preferirei', 'preferisco'],
     please: ['per favore', 'perfavore', 'per piacere', 'grazie', 'subito', 'urgente', 'adesso', 'pf'],
     personFillers: ['un', 'una', 'uno', 'con', 'il', 'la', 'lo', 'l', 'reale', 'vera', 'vero', 'all', 'al', 'a', 'qualche', 'qui', 'lì', 'li', 'ma', 'piuttosto', 'in chat', 'al telefono', 'adesso', 'ora', 'in carne e ossa', 'umano'],
@@ -207,10 +207,10 @@ const WORDINGS: Record<string, LanguageWordings> = {
     articles: true,
     negation: ['non', 'mai', 'senza'],
     contactFollowing: ['con cui parlare', 'con cui posso parlare', 'con cui potrei parlare', 'a cui parlare'],
-    askFor: ['posso avere', 'mi date', 'mi dai', 'potrei avere'],
-    exists: ['ce', 'c è', 'ci sono', 'avete', 'ce qualche'],
+    askFor: ['posso avere', 'mi date', 'mi dai', 'potrei avere', 'posso'],
+    exists: ['ce', 'c è', 'ci sono', 'avete'],
     available: ['disponibile', 'disponibili', 'online', 'in linea', 'libero'],
-    callback: ['ricontattato', 'ricontattata', 'ricontattarmi', 'richiamato', 'richiamata', 'richiamarmi', 'mi richiami', 'mi richiamate', 'chiamarmi', 'mi chiami', 'mi chiamate', 'contattarmi', 'mi contatti', 'mi contattate', 'farmi richiamare', 'una chiamata'],
+    callback: ['ricontattato', 'ricontattata', 'ricontattarmi', 'richiamato', 'richiamata', 'richiamarmi', 'mi richiami', 'mi richiamate', 'chiamarmi', 'mi chiami', 'mi chiamate', 'contattarmi', 'mi contatti', 'mi contattate', 'farmi richiamare', 'una chiamata', 'essere richiamato', 'essere richiamata', 'essere ricontattato', 'essere ricontattata'],
     machine: ['robot', 'il robot', 'bot', 'chatbot', 'macchina', 'una macchina', 'ia', 'risponditore automatico'],
     stop: ['basta', 'basta con', 'stop', 'smettila', 'smettetela', 'non ne posso più di'],
   },
@@ -220,7 +220,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     goodbye: ['doei', 'doeg', 'tot ziens', 'tot straks', 'tot later', 'fijne dag', 'fijne dag nog', 'een fijne dag', 'houdoe', 'dag dag', 'doeidoei', 'fijn weekend', 'tot de volgende keer', 'nee dank je', 'nee bedankt', 'dat was het', 'fijne avond', 'nog een fijne dag', 'tot zo', 'dat was alles', 'dat is alles', 'verder niks', 'verder niets'],
     acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed', 'oké dan', 'ok dan', 'prima dan', 'okido', 'okidoki', 'gelukt', 'super', 'mooi zo', 'dat is duidelijk', 'dat is helder'],
     // Not "mooi": folded like the wordings ("mooi" → "moi") it would read Finnish "moi" (hi) as "ok".
-    smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast', 'voor je antwoord', 'voor uw antwoord', 'voor het antwoord', 'voor de snelle reactie', 'voor jullie hulp', 'nee', 'ja', 'verder'],
+    smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast', 'voor je antwoord', 'voor uw antwoord', 'voor het antwoord', 'voor de snelle reactie', 'voor jullie hulp', 'nee', 'ja', 'verder', 'helemaal', 'echt', 'heel'],
     person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega', 'een medewerker', 'een echt mens', 'echt mens', 'een echte persoon', 'een persoon', 'menselijke medewerker', 'klantenservice medewerker', 'klantendienst', 'servicedesk', 'helpdesk', 'iemand van de klantenservice'],
     someone: ['iemand', 'support', 'de support', 'jullie team'],
     contact: ['spreken', 'praten', 'chatten', 'doorverbinden', 'verbind me', 'verbind mij', 'verbinden', 'doorschakelen', 'doorverbonden', 'verbinden met', 'doorzetten', 'doorgezet', 'doorgeschakeld', 'in contact komen', 'contact opnemen met', 'aan de lijn krijgen', 'te spreken krijgen', 'spreken met', 'praten met', 'chatten met'],
@@ -243,12 +243,12 @@ const WORDINGS: Record<string, LanguageWordings> = {
     greeting: ['olá', 'ola', 'oi', 'oii', 'bom dia', 'boa tarde', 'boa noite', 'e aí', 'eai', 'tudo bem', 'oi tudo bem', 'olá tudo bem', 'saudações'],
     thanks: ['obrigado', 'obrigada', 'muito obrigado', 'muito obrigada', 'obg', 'brigado', 'brigada', 'valeu', 'agradeço', 'obrigadão', 'obrigadao', 'grato', 'grata', 'obrigado pela atenção', 'obrigada pela atenção', 'agradecido', 'agradecida', 'valeu mesmo', 'vlw', 'brigadão', 'muito grato', 'muito grata'],
     goodbye: ['tchau', 'até logo', 'até mais', 'até breve', 'adeus', 'tenha um bom dia', 'bom dia para você', 'até amanhã', 'falou', 'xau', 'fui', 'não obrigado', 'não obrigada', 'nao obrigado', 'é só isso', 'só isso', 'tchauzinho', 'até a próxima', 'bom fim de semana', 'boa semana', 'tenha um ótimo dia', 'era só isso', 'é isso', 'só isso mesmo'],
-    acknowledgement: ['beleza', 'certo', 'entendi', 'entendido', 'perfeito', 'ótimo', 'otimo', 'combinado', 'tá bom', 'ta bom', 'tá', 'blz', 'show', 'legal', 'maravilha', 'tranquilo', 'joia', 'de acordo', 'pode ser', 'compreendi', 'muito bem', 'tá ótimo', 'ta otimo', 'tá certo', 'ta certo', 'ok entendi', 'show de bola', 'top', 'massa', 'certinho', 'tudo certo', 'de boa', 'fechado'],
-    smallTalkFillers: ['pela ajuda', 'por tudo', 'pela informação', 'a você', 'mesmo', 'de novo', 'e', 'então', 'ah', 'oh', 'muito', 'gente', 'pessoal', 'novamente', 'pela atenção', 'pela atencao', 'pela resposta', 'pelo retorno', 'pela rapidez', 'pelas informações', 'não', 'nao', 'sim', 'viu', 'tá'],
-    person: ['atendente*', 'pessoa', 'uma pessoa', 'pessoa real', 'humano', 'um humano', 'ser humano', 'agente*', 'operador*', 'consultor', 'consultora', 'representante*', 'funcionário*', 'funcionario*', 'suporte humano', 'atendimento humano', 'alguém real', 'gente de verdade', 'pessoa de verdade', 'atendimento pessoal', 'humano de verdade', 'um funcionário', 'um atendente', 'operadora', 'sac', 'central de atendimento', 'serviço de atendimento ao cliente'],
+    acknowledgement: ['beleza', 'certo', 'entendi', 'entendido', 'perfeito', 'ótimo', 'otimo', 'combinado', 'tá bom', 'ta bom', 'tá', 'blz', 'show', 'legal', 'maravilha', 'tranquilo', 'joia', 'de acordo', 'pode ser', 'compreendi', 'muito bem', 'tá ótimo', 'ta otimo', 'tá certo', 'ta certo', 'ok entendi', 'show de bola', 'top', 'massa', 'certinho', 'tudo certo', 'de boa', 'fechado', 'entendi tudo', 'tudo entendido'],
+    smallTalkFillers: ['pela ajuda', 'por tudo', 'pela informação', 'a você', 'mesmo', 'de novo', 'e', 'então', 'ah', 'oh', 'muito', 'gente', 'pessoal', 'novamente', 'pela atenção', 'pela atencao', 'pela resposta', 'pelo retorno', 'pela rapidez', 'pelas informações', 'não', 'nao', 'sim', 'viu', 'tá', 'tudo'],
+    person: ['atendente*', 'pessoa', 'uma pessoa', 'pessoa real', 'humano', 'um humano', 'ser humano', 'agente*', 'operador*', 'consultor', 'consultora', 'representante*', 'funcionário*', 'funcionario*', 'suporte humano', 'atendimento humano', 'alguém real', 'gente de verdade', 'pessoa de verdade', 'atendimento pessoal', 'humano de verdade', 'um funcionário', 'um atendente', 'operadora', 'sac', 'central de atendimento', 'serviço de atendimento ao cliente', 'alguém de verdade', 'alguem de verdade'],
     someone: ['alguém', 'alguem', 'suporte', 'o suporte', 'atendimento', 'o atendimento', 'alguém do suporte', 'alguém da equipe', 'sua equipe'],
     contact: ['falar', 'conversar', 'transferir', 'me transfere', 'me transfira', 'me passa', 'passar', 'me conecta', 'chamar', 'chama', 'atendido', 'atendida', 'ser atendido', 'ser atendida', 'me atenda', 'me atender', 'me atendam', 'me passe', 'me passar', 'me passa pra', 'me transferir', 'transfere', 'transferir para', 'conectar', 'me conecte', 'me coloca', 'me coloque', 'me encaminha', 'me encaminhe', 'encaminhar', 'falar com'],
-    want: ['quero', 'queria', 'gostaria', 'preciso', 'posso ter', 'desejo', 'prefiro', 'preferia'],
+    want: ['quero', 'queria', 'gostaria', 'preciso', 'posso ter', 'desejo', 'prefiro', 'preferia', 'quero que', 'queria que', 'gostaria que', 'preciso que'],
     please: ['por favor', 'pfv', 'pf', 'porfavor', 'agora', 'urgente', 'já'],
     personFillers: ['um', 'uma', 'com', 'o', 'a', 'de verdade', 'real', 'ao', 'algum', 'alguma', 'aí', 'ai', 'aqui', 'mas', 'sim', 'no chat', 'por telefone', 'humano', 'pra', 'para', 'por', 'pro'],
     notPerson: ['pessoa que', 'pessoas'],
@@ -256,19 +256,19 @@ const WORDINGS: Record<string, LanguageWordings> = {
     negation: ['não', 'nao', 'nunca', 'sem'],
     contactFollowing: ['com quem falar', 'com quem eu possa falar', 'com quem posso falar'],
     askFor: ['pode me passar', 'pode chamar', 'me arruma', 'posso ter'],
-    exists: ['tem', 'tem algum', 'há', 'ha', 'existe', 'vocês têm', 'voces tem'],
+    exists: ['tem', 'há', 'ha', 'existe', 'vocês têm', 'voces tem'],
     available: ['disponível', 'disponivel', 'online', 'aí'],
     callback: ['me ligar', 'me liga', 'me ligue', 'me liguem', 'me ligarem', 'retornar a ligação', 'me retornar', 'me retorna', 'me contatar', 'me contate', 'me contatem', 'entrar em contato comigo', 'entre em contato comigo', 'uma ligação'],
     machine: ['robô', 'robo', 'o robô', 'esse robô', 'bot', 'chatbot', 'máquina', 'maquina', 'ia', 'atendimento automático'],
     stop: ['para com', 'pare com', 'chega de', 'chega', 'stop', 'cansei de', 'cansei do', 'não aguento mais'],
   },
   pl: {
-    greeting: ['cześć', 'czesc', 'dzień dobry', 'dzien dobry', 'witam', 'witaj', 'hej', 'siema', 'dobry wieczór', 'halo', 'witam serdecznie', 'elo'],
+    greeting: ['cześć', 'czesc', 'dzień dobry', 'dzien dobry', 'witam', 'witaj', 'hej', 'siema', 'dobry wieczór', 'halo', 'witam serdecznie', 'elo', 'hejka', 'hejo', 'siemka', 'siemano', 'witajcie'],
     thanks: ['dziękuję', 'dziekuje', 'dzięki', 'dzieki', 'dziękuję bardzo', 'bardzo dziękuję', 'dziękuje', 'dzięks', 'dziekuwa', 'serdecznie dziękuję', 'wielkie dzięki', 'dzieks', 'dziękujemy', 'dzięki za info', 'dzieki za info', 'dzięki wielkie', 'dziękuję ślicznie', 'dziekuje slicznie', 'dziena'],
     goodbye: ['do widzenia', 'na razie', 'do zobaczenia', 'pa', 'pa pa', 'papa', 'miłego dnia', 'milego dnia', 'żegnam', 'zegnam', 'trzymaj się', 'dobranoc', 'nie dziękuję', 'nie dzięki', 'to wszystko', 'cześć', 'do usłyszenia', 'do uslyszenia', 'miłego wieczoru', 'to by było na tyle', 'nic więcej'],
     acknowledgement: ['jasne', 'rozumiem', 'dobrze', 'okej', 'w porządku', 'w porzadku', 'spoko', 'świetnie', 'swietnie', 'zrozumiałem', 'zrozumiałam', 'idealnie', 'git', 'zgoda', 'doskonale', 'pięknie', 'ok', 'oki', 'spoko dzięki', 'jasna sprawa', 'super', 'dobra', 'no dobra', 'wszystko jasne', 'ekstra', 'okejka'],
     smallTalkFillers: ['bardzo', 'za pomoc', 'za informację', 'za wszystko', 'serdecznie', 'jeszcze raz', 'i', 'no', 'to', 'wielkie', 'ok', 'za info', 'za informacje', 'za odpowiedź', 'za odpowiedz', 'za szybką odpowiedź', 'wam', 'ci', 'pani', 'panu', 'nie', 'tak', 'super'],
-    person: ['konsultant*', 'człowiek*', 'czlowiek*', 'osoba', 'osobą', 'osobę', 'pracownik*', 'operator*', 'doradc*', 'agent', 'agenta', 'agentem', 'obsług* klienta', 'obslug* klienta', 'prawdziw* osob*', 'żywym człowiekiem', 'zywym czlowiekiem', 'konsultantk*', 'prawdziwa osoba', 'prawdziwą osobą', 'prawdziwej osoby', 'żywy człowiek', 'żywego człowieka', 'biuro obsługi klienta', 'bok', 'osob* z obsługi'],
+    person: ['konsultant*', 'człowiek*', 'czlowiek*', 'osoba', 'osobą', 'osobę', 'pracownik*', 'operator*', 'doradc*', 'agent', 'agenta', 'agentem', 'obsług* klienta', 'obslug* klienta', 'prawdziw* osob*', 'żywym człowiekiem', 'zywym czlowiekiem', 'konsultantk*', 'prawdziwa osoba', 'prawdziwą osobą', 'prawdziwej osoby', 'żywy człowiek', 'żywego człowieka', 'biuro obsługi klienta', 'bok', 'osob* z obsługi', 'ktoś prawdziwy', 'ktos prawdziwy', 'kogoś prawdziwego', 'żywa osoba'],
     someone: ['kimś', 'kims', 'ktoś', 'ktos', 'kogoś', 'kogos', 'wsparcie', 'wsparciem', 'supportem', 'support'],
     contact: ['rozmawiać', 'rozmawiac', 'porozmawiać', 'porozmawiac', 'pogadać', 'pogadac', 'połączyć', 'polaczyc', 'połącz', 'polacz', 'przełączyć', 'przelaczyc', 'przełącz', 'przelacz', 'przełączcie', 'przekieruj', 'przekierujcie', 'przekierować', 'daj', 'daj mi', 'dajcie', 'dajcie mi', 'rozmowa z', 'rozmowę z', 'rozmowy z', 'o kontakt z', 'prosić o kontakt', 'porozmawiam', 'pogadam', 'połączcie', 'połączyć mnie', 'połącz mnie', 'pisać z'],
     want: ['chcę', 'chce', 'chciałbym', 'chcialbym', 'chciałabym', 'chcialabym', 'potrzebuję', 'potrzebuje', 'poproszę', 'poprosze', 'proszę o', 'wolę', 'wolałbym', 'wolałabym', 'prosze o'],
@@ -296,7 +296,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     contact: ['görüşmek', 'gorusmek', 'konuşmak', 'konusmak', 'bağla*', 'bagla*', 'bağlanmak', 'aktar*', 'görüşebilir*', 'konuşabilir*', 'konusabilir*', 'gorusebilir*', 'yönlendir*', 'yonlendir*', 'ulaşmak', 'ulasmak', 'bağlayın', 'bağlar mısınız', 'baglanmak', 'bağlanabilir*', 'baglanabilir*', 'görüşeyim', 'konuşayım', 'baglar misiniz'],
     want: ['istiyorum', 'istiyoruz', 'lazım', 'lazim', 'rica ediyorum', 'isterim', 'gerek', 'rica ederim'],
     contactAfter: true,
-    please: ['lütfen', 'lutfen', 'lutfn', 'acil', 'hemen', 'şimdi'],
+    please: ['lütfen', 'lutfen', 'lutfn', 'acil', 'hemen', 'şimdi', 'misiniz', 'mısınız', 'musunuz', 'mi', 'mı', 'mu'],
     personFillers: ['bir', 'ile', 'gerçek', 'gercek', 'ile görüşmek', 'bi', 'biri', 'birisi', 'hemen', 'şimdi', 'ama'],
     notPerson: ['insanlar', 'insanlık', 'insanlik', 'biri mi', 'birinin', 'birini'],
     negation: ['değil', 'degil', 'istemiyorum', 'gerek yok', 'yok'],
@@ -311,7 +311,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     goodbye: ['さようなら', 'さよなら', 'じゃあね', 'じゃあまた', 'またね', 'では失礼します', '失礼します', 'バイバイ', 'おやすみなさい', 'おやすみ', 'ではまた', 'また今度', '失礼いたします', 'それでは', 'またよろしくお願いします', '以上です'],
     acknowledgement: ['了解', '了解です', '了解しました', 'わかりました', '分かりました', 'はい', 'はい分かりました', 'なるほど', '承知しました', 'かしこまりました', 'オッケー', 'いいですね', '大丈夫です', 'りょ', 'ok です', '理解しました', 'りょうかい', 'ok', 'okです', 'オッケーです', 'おっけー', '大丈夫', 'わかった', '分かった', 'はーい', 'そうですか', 'なるほどです', '承知いたしました', '助かります'],
     smallTalkFillers: ['です', 'ね', 'よ', 'ございます', 'とても', '本当に', 'ほんとうに', 'また', 'では', 'じゃあ', 'あ', 'ああ', 'えー', 'ー', '〜', 'w', 'ｗ', 'いえ', 'いいえ', 'ございました', 'いたします', 'どうも', 'ほんとに', '色々', 'いろいろ', '！'],
-    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人', '担当者様', '担当の人', 'オペレーターさん', '人間のスタッフ', '人間のオペレーター', 'サポートの方', 'サポートの人', 'スタッフさん', '窓口の人', '窓口の方', '係の方', '店員', '店員さん', '社員', '社員の方', 'カスタマーサービス', 'お客様窓口', 'お客様センター', '人'],
+    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人', '担当者様', '担当の人', 'オペレーターさん', '人間のスタッフ', '人間のオペレーター', 'サポートの方', 'サポートの人', 'スタッフさん', '窓口の人', '窓口の方', '係の方', '店員', '店員さん', '社員', '社員の方', 'カスタマーサービス', 'お客様窓口', 'お客様センター', '人', '有人チャット', '有人サポート', '有人窓口', '有人のチャット'],
     someone: ['人', '誰か'],
     // Not "と話す" (to talk with): "人と話すのが苦手です" says talking to people is hard.
     contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', 'と話がしたい', 'と話せますか', 'と話させて', 'に切り替えて', 'に切り替え', '呼んで', 'に相談したい', 'に変えて', 'に回して', 'を出して', 'に対応してほしい', 'に対応してもらいたい', 'に代わってもらえますか', 'につないでもらえますか', 'に繋いでもらえますか', 'とチャットしたい', 'と直接話したい', 'がいい', 'がいいです', 'にお願いしたい'],
@@ -329,7 +329,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     goodbye: ['再见', '拜拜', '回见', '下次见', '再會', '再見', '晚安', '祝您愉快', '祝你愉快', '先这样', '88', '没有了', '没别的了', '就这些', '就这样', '先这样吧', '回头见', '拜'],
     acknowledgement: ['好的', '好', '好吧', '明白', '明白了', '知道了', '了解', '了解了', '收到', '行', '可以', '没问题', '懂了', 'ok的', '嗯', '嗯嗯', '好嘞', '好滴', '清楚了', '太好了', '完美', '好的好的', '好哒', '收到了', '知道啦', 'ok', '可以了', '行吧', '没事了', '没问题了', '明白啦'],
     smallTalkFillers: ['你', '您', '了', '啊', '呀', '哦', '噢', '喔', '啦', '嘛', '吧', '呢', '的', '非常', '很', '真', '真的', '那', '那就', '那么', '就', '大家', '亲', '哈哈', '呵呵', '哈', '嗯', '哦哦', '好好', '谢'],
-    person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人', '人工坐席', '客服专员', '客服小姐姐', '客服妹子', '售后', '售后客服', '店家', '掌柜', '老板'],
+    person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人', '人工坐席', '客服专员', '客服小姐姐', '客服妹子', '售后', '售后客服', '店家', '掌柜', '老板', '你们的客服', '你们客服', '你们的人工客服'],
     // Not "和" or "跟" (with): "和客服说过了" told customer service before; "和真人说话" has its verb.
     contact: ['转', '转接', '找', '我要', '要', '接', '联系', '叫', '换', '说话', '聊', '对话', '沟通', '谈', '跟我说', '和我说', '跟我聊', '和我聊', '跟我谈', '来跟我', '接通', '转到', '帮我转', '找个', '叫个', '换成'],
     contactAfter: true,
@@ -839,14 +839,26 @@ interface Found {
   end: number;
 }
 
-/** The longest wording a person request is made of that starts at each unit (undefined where none does). */
-function personWordingsAt(units: readonly Unit[], work: Work): (Found | undefined)[] {
-  const at: (Found | undefined)[] = new Array(units.length);
+/**
+ * The longest wordings a person request is made of that start at each unit (undefined
+ * where none does): all of that length, since a word may be one thing in one language
+ * and another in the next ("ya": Spanish "now", French "there is").
+ */
+type WordingsAt = readonly (readonly Found[] | undefined)[];
+
+function personWordingsAt(units: readonly Unit[], work: Work): WordingsAt {
+  const at: Found[][] = new Array(units.length);
   for (let i = 0; i < units.length; i++) {
-    const [longest] = phrasesAt(units, i, PERSON_ROLES, work);
-    if (longest) at[i] = { phrase: longest, start: i, end: i + longest.words.length };
+    const phrases = phrasesAt(units, i, PERSON_ROLES, work);
+    const longest = phrases[0]?.words.length;
+    if (longest) at[i] = phrases.filter((phrase) => phrase.words.length === longest).map((phrase) => ({ phrase, start: i, end: i + longest }));
   }
   return at;
+}
+
+/** The wording at a unit that has one of the roles, if any. */
+function wordingWith(at: WordingsAt, i: number, roles: ReadonlySet<Role>): Found | undefined {
+  return at[i]?.find((found) => roles.has(found.phrase.role));
 }
 
 /** The longest wording (in units) of any role, so a look around a person reaches every wording that ends near it. */
@@ -863,24 +875,24 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
   const at = personWordingsAt(units, work);
   const clauseOf = clauseNumbers(units);
   for (let start = 0; start < units.length; start++) {
-    const person = at[start];
-    if (!person || (person.phrase.role !== 'person' && person.phrase.role !== 'someone')) continue;
+    const person = wordingWith(at, start, PERSON_OR_SOMEONE);
+    if (!person) continue;
     const { end, phrase } = person;
     const near: Found[] = [];
     let cancelled = false;
     for (let i = Math.max(0, start - CONTACT_REACH - LONGEST_WORDING); i < Math.min(units.length, end + CONTACT_REACH); i++) {
       work.steps += 1;
-      const other = at[i];
-      if (!other || other === person || clauseOf[i] !== clauseOf[start]) continue;
-      // "human resources", "人工智能": a wording that covers the person-word and is no person.
-      if (other.phrase.role === 'notPerson' && other.start <= start && other.end > start) cancelled = true;
-      near.push(other);
+      if (clauseOf[i] !== clauseOf[start]) continue;
+      for (const other of at[i] ?? []) {
+        if (other === person) continue;
+        // "human resources", "人工智能": a wording that covers the person-word and is no person.
+        if (other.phrase.role === 'notPerson' && other.start <= start && other.end > start) cancelled = true;
+        near.push(other);
+      }
     }
     if (cancelled) continue;
-    // A negation inside a longer wording is none: "不" in "能不能" (can you) or "有没有" (is there).
-    const insideOther = (negation: Found) => near.some((other) => other.phrase.role !== 'negation' && other.start < negation.start && other.end > negation.start);
-    const negatedBefore = (position: number) =>
-      near.some((other) => other.phrase.role === 'negation' && other.end <= position && position - other.end < NEGATION_REACH && !insideOther(other));
+    const negatedBefore = (wording: Found, position = wording.start) =>
+      near.some((other) => other.phrase.role === 'negation' && other.end <= position && position - other.end < NEGATION_REACH && isNegation(other, wording, near));
     const reach = units[start]!.unspaced ? UNSPACED_CONTACT_REACH : CONTACT_REACH;
     const before = (other: Found, within: number) => other.end <= start && start - other.end < within;
     // Chinese, Japanese and Korean share characters: "人" (Japanese someone) with "要" (Chinese want) is Chinese "主要敌人".
@@ -895,25 +907,35 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
     ) ??
       near.find((other) => other.phrase.role === 'contactFollowing' && other.start >= end && other.start - end < WANT_REACH) ??
       // "jemanden, mit dem ich sprechen kann": the relative clause right after the person's.
-      (units[end] === CLAUSE && at[end + 1]?.phrase.role === 'contactFollowing' ? at[end + 1] : undefined);
+      (units[end] === CLAUSE ? wordingWith(at, end + 1, CONTACT_FOLLOWING) : undefined);
     const askedBy = (wording: Found): RecognizedAct => ({ act: 'ask_for_person', language: phrase.tells ?? wording.phrase.tells });
-    if (contact && !negatedBefore(Math.min(contact.start, start))) return askedBy(contact);
+    if (contact && !negatedBefore(contact, Math.min(contact.start, start))) return askedBy(contact);
     const callback = near.find(
       (other) => other.phrase.role === 'callback' && sameScriptLanguage(other) && (before(other, reach) || (other.start >= end && other.start - end < reach)),
     );
-    if (callback && !negatedBefore(Math.min(callback.start, start)) && endsClause(units, Math.max(end, callback.end), at, work)) return askedBy(callback);
+    if (callback && !negatedBefore(callback, Math.min(callback.start, start)) && endsClause(units, Math.max(end, callback.end), at, work)) return askedBy(callback);
     // "is anyone available?", "yetkili biri var mı?", "客服在吗"; where the verb comes last, "insan istiyorum".
-    const next = wordingAfter(units, end, at, work);
-    const nextAsks = next?.phrase.role === 'available' || (next?.phrase.role === 'want' && verbLast(next.phrase));
-    if (next && nextAsks && sameScriptLanguage(next) && endsClause(units, next.end, at, work)) return askedBy(next);
+    const next = wordingsAfter(units, end, at, work)?.find(
+      (wording) => (wording.phrase.role === 'available' || (wording.phrase.role === 'want' && verbLast(wording.phrase))) && sameScriptLanguage(wording),
+    );
+    if (next && endsClause(units, next.end, at, work)) return askedBy(next);
     if (phrase.role === 'someone') continue;
     const want = near.find((other) => (other.phrase.role === 'want' || other.phrase.role === 'askFor') && before(other, WANT_REACH));
-    if (want && !negatedBefore(want.start) && endsClause(units, end, at, work)) return askedBy(want);
-    const exists = near.find((other) => other.phrase.role === 'exists' && sameScriptLanguage(other) && wordingAfter(units, other.end, at, work) === person);
-    if (exists && !negatedBefore(exists.start) && endsClause(units, end, at, work)) return askedBy(exists);
-    if (standsAlone(units, person, clauseOf, at, work)) return { act: 'ask_for_person', language: phrase.tells };
+    if (want && !negatedBefore(want) && endsClause(units, end, at, work)) return askedBy(want);
+    const exists = near.find((other) => other.phrase.role === 'exists' && sameScriptLanguage(other) && wordingsAfter(units, other.end, at, work)?.includes(person));
+    if (exists && !negatedBefore(exists) && endsClause(units, end, at, work)) return askedBy(exists);
+    if (clauseHoldsOnly(units, person, clauseOf, at, ALONE_ROLES, work)) return { act: 'ask_for_person', language: phrase.tells };
   }
-  return botTurnedAway(units, at, clauseOf, work);
+  return callbackAsked(units, at, clauseOf, work) ?? botTurnedAway(units, at, clauseOf, work);
+}
+
+/** A callback asked for in a clause of its own, with no person named ("Rückruf bitte", "I'd like a callback please", "kunt u mij terugbellen?"). */
+function callbackAsked(units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): RecognizedAct | null {
+  for (let start = 0; start < units.length; start++) {
+    const callback = wordingWith(at, start, CALLBACK);
+    if (callback && clauseHoldsOnly(units, callback, clauseOf, at, CALLBACK_ALONE_ROLES, work)) return { act: 'ask_for_person', language: callback.phrase.tells };
+  }
+  return null;
 }
 
 /** True when the wording's language puts the verb last ("insan istiyorum", "オペレーターと話したい"). */
@@ -921,13 +943,13 @@ function verbLast(phrase: Phrase): boolean {
   return Boolean(phrase.language && WORDINGS[phrase.language]?.contactAfter);
 }
 
-/** The first wording after `from` in its clause that is no word standing around a person ("a", "real", "there"); a short walk. */
-function wordingAfter(units: readonly Unit[], from: number, at: readonly (Found | undefined)[], work: Work): Found | undefined {
+/** The first wordings after `from` in its clause that are no words standing around a person ("a", "real", "there"); a short walk. */
+function wordingsAfter(units: readonly Unit[], from: number, at: WordingsAt, work: Work): readonly Found[] | undefined {
   for (let i = from, steps = 0; i < units.length && units[i] !== CLAUSE && steps < MAX_ALONE_CLAUSE; steps++) {
     work.steps += 1;
-    const wording = at[i];
-    if (wording?.phrase.role !== 'personFiller') return wording;
-    i = wording.end;
+    const filler = wordingWith(at, i, PERSON_FILLER);
+    if (!filler) return at[i];
+    i = filler.end;
   }
   return undefined;
 }
@@ -938,35 +960,67 @@ function wordingAfter(units: readonly Unit[], from: number, at: readonly (Found 
  * değil"), or after a negated wording of contact or wanting ("I don't want to talk to a bot",
  * "ich möchte keinen Bot"). "I'm not a bot" asks for nothing.
  */
-function botTurnedAway(units: readonly Unit[], at: readonly (Found | undefined)[], clauseOf: readonly number[], work: Work): RecognizedAct | null {
+function botTurnedAway(units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): RecognizedAct | null {
   for (let start = 0; start < units.length; start++) {
-    const machine = at[start];
-    if (machine?.phrase.role !== 'machine') continue;
+    const machine = wordingWith(at, start, MACHINE);
+    if (!machine) continue;
     const asked = (wording: Found): RecognizedAct => ({ act: 'ask_for_person', language: wording.phrase.tells ?? machine.phrase.tells });
-    const after = at[machine.end];
-    if (after?.phrase.role === 'stop' && verbLast(after.phrase) && endsClause(units, after.end, at, work)) return asked(after);
-    if (!endsClause(units, machine.end, at, work)) continue;
+    const after = wordingWith(at, machine.end, STOP);
+    if (after && verbLast(after.phrase) && endsClause(units, after.end, at, work)) return asked(after);
     const near: Found[] = [];
-    for (let i = Math.max(0, start - CONTACT_REACH - LONGEST_WORDING); i < start; i++) {
+    for (let i = Math.max(0, start - CONTACT_REACH - LONGEST_WORDING); i < Math.min(units.length, machine.end + CONTACT_REACH); i++) {
       work.steps += 1;
-      const other = at[i];
-      if (other && clauseOf[i] === clauseOf[start] && other.end <= start) near.push(other);
+      if (clauseOf[i] === clauseOf[start]) for (const other of at[i] ?? []) if (other.end <= start || other.start >= machine.end) near.push(other);
     }
-    const stop = near.find((other) => other.phrase.role === 'stop' && start - other.end < NEGATION_REACH);
+    // Where the verb comes last, after the bot: "ich will nicht mit einem Bot schreiben", "botla konuşmak istemiyorum", "我不想和机器人说话".
+    const verb = near.find((other) => TURNING_ROLES.has(other.phrase.role) && verbLast(other.phrase) && other.start >= machine.end && other.start - machine.end < NEGATION_REACH);
+    const negationOf = (wording: Found) =>
+      near.find(
+        (other) =>
+          (other.phrase.role === 'stop' || (other.phrase.role === 'negation' && isNegation(other, wording, near))) &&
+          ((other.end <= start && start - other.end < CONTACT_REACH) || (other.start >= wording.end && other.start - wording.end < NEGATION_REACH)),
+      );
+    const verbNegation = verb && negationOf(verb);
+    if (verb && verbNegation && endsClause(units, Math.max(verb.end, verbNegation.end), at, work)) return asked(verb);
+    if (!endsClause(units, machine.end, at, work)) continue;
+    const stop = near.find((other) => other.phrase.role === 'stop' && other.end <= start && start - other.end < NEGATION_REACH);
     if (stop) return asked(stop);
-    const negations = near.filter((other) => other.phrase.role === 'negation');
+    const negations = near.filter((other) => other.phrase.role === 'negation' && other.end <= start);
     const turnedAway = near.find(
       (other) =>
         TURNING_ROLES.has(other.phrase.role) &&
+        other.end <= start &&
         start - other.end < CONTACT_REACH &&
-        negations.some((negation) => (negation.end <= other.start && other.start - negation.end < NEGATION_REACH) || (negation.start >= other.end && start - negation.end < NEGATION_REACH)),
+        negations.some(
+          (negation) =>
+            isNegation(negation, other, near) &&
+            ((negation.end <= other.start && other.start - negation.end < NEGATION_REACH) || (negation.start >= other.end && start - negation.end < NEGATION_REACH)),
+        ),
     );
     if (turnedAway) return asked(turnedAway);
   }
   return null;
 }
 
+/**
+ * Whether a negation negates the wording it stands before: when it is a negation in that
+ * wording's language, or when its words are nothing else in any language ("en" is
+ * Finnish "not" but also Dutch "een", folded); never inside a longer wording ("不" in
+ * "能不能", can you, or "有没有", is there).
+ */
+function isNegation(negation: Found, negated: Found, near: readonly Found[]): boolean {
+  if (near.some((other) => other.phrase.role !== 'negation' && other.start < negation.start && other.end > negation.start)) return false;
+  const sameWords = near.filter((other) => other.start === negation.start && other.end === negation.end);
+  return sameWords.some((other) => other.phrase.role === 'negation' && other.phrase.language === negated.phrase.language) || sameWords.every((other) => other.phrase.role === 'negation');
+}
+
 const TURNING_ROLES: ReadonlySet<Role> = new Set<Role>(['contact', 'want', 'askFor']);
+const PERSON_OR_SOMEONE: ReadonlySet<Role> = new Set<Role>(['person', 'someone']);
+const CONTACT_FOLLOWING: ReadonlySet<Role> = new Set<Role>(['contactFollowing']);
+const PERSON_FILLER: ReadonlySet<Role> = new Set<Role>(['personFiller']);
+const MACHINE: ReadonlySet<Role> = new Set<Role>(['machine']);
+const CALLBACK: ReadonlySet<Role> = new Set<Role>(['callback']);
+const STOP: ReadonlySet<Role> = new Set<Role>(['stop']);
 
 /**
  * True when a wording of contact may come after its person: its language puts the verb
@@ -974,7 +1028,7 @@ const TURNING_ROLES: ReadonlySet<Role> = new Set<Role>(['contact', 'want', 'askF
  * Menschen reden"; not "Wie viele Menschen sprechen Deutsch?"), or the two make the
  * clause alone ("Mitarbeiter sprechen").
  */
-function mayFollow(contact: Found, person: Found, units: readonly Unit[], near: readonly Found[], at: readonly (Found | undefined)[], work: Work): boolean {
+function mayFollow(contact: Found, person: Found, units: readonly Unit[], near: readonly Found[], at: WordingsAt, work: Work): boolean {
   if (!(contact.phrase.language && WORDINGS[contact.phrase.language]?.contactAfter)) return false;
   const startsClause = person.start === 0 || units[person.start - 1] === CLAUSE;
   return introduced(contact.phrase, person, units, near) || (startsClause && contact.start === person.end && endsClause(units, contact.end, at, work));
@@ -999,11 +1053,11 @@ const ARTICLES: ReadonlySet<string> = new Set(
 );
 
 /** True when nothing but "please" and the like follows a person in its clause ("can I get a human?", "I want a real person not a bot"). */
-function endsClause(units: readonly Unit[], end: number, at: readonly (Found | undefined)[], work: Work): boolean {
+function endsClause(units: readonly Unit[], end: number, at: WordingsAt, work: Work): boolean {
   for (let i = end; i < units.length && units[i] !== CLAUSE; ) {
     work.steps += 1;
-    const wording = at[i];
-    if (!wording || !CLOSING_ROLES.has(wording.phrase.role)) return false;
+    const wording = wordingWith(at, i, CLOSING_ROLES);
+    if (!wording) return false;
     i = wording.end;
   }
   return true;
@@ -1018,27 +1072,29 @@ function clauseNumbers(units: readonly Unit[]): number[] {
 }
 
 /**
- * True when the person's clause is short and holds nothing but the person, "please"
- * and words that stand around a person ("a real human", "Mitarbeiter bitte", "人工客服").
+ * True when the wording's clause is short and holds nothing but it and wordings of the
+ * roles: a person named alone ("a real human", "Mitarbeiter bitte", "人工客服"), a
+ * callback asked for ("Rückruf bitte").
  */
-function standsAlone(units: readonly Unit[], person: Found, clauseOf: readonly number[], at: readonly (Found | undefined)[], work: Work): boolean {
-  const clause = clauseOf[person.start];
-  let first = person.start;
-  while (first > 0 && clauseOf[first - 1] === clause && units[first - 1] !== CLAUSE && person.start - first < MAX_ALONE_CLAUSE) first--;
-  let last = person.end;
-  while (last < units.length && units[last] !== CLAUSE && last - person.end < MAX_ALONE_CLAUSE) last++;
+function clauseHoldsOnly(units: readonly Unit[], wording: Found, clauseOf: readonly number[], at: WordingsAt, roles: ReadonlySet<Role>, work: Work): boolean {
+  const clause = clauseOf[wording.start];
+  let first = wording.start;
+  while (first > 0 && clauseOf[first - 1] === clause && units[first - 1] !== CLAUSE && wording.start - first < MAX_ALONE_CLAUSE) first--;
+  let last = wording.end;
+  while (last < units.length && units[last] !== CLAUSE && last - wording.end < MAX_ALONE_CLAUSE) last++;
   if ((first > 0 && units[first - 1] !== CLAUSE) || (last < units.length && units[last] !== CLAUSE)) return false;
-  // Walk the clause wording by wording: each must stand around a person.
+  // Walk the clause wording by wording: each must be of the roles.
   for (let i = first; i < last; ) {
     work.steps += 1;
-    const wording = i === person.start ? person : at[i];
-    if (!wording || !ALONE_ROLES.has(wording.phrase.role)) return false;
-    i = wording.end;
+    const next = i === wording.start ? wording : wordingWith(at, i, roles);
+    if (!next) return false;
+    i = next.end;
   }
   return true;
 }
 
 const ALONE_ROLES: ReadonlySet<Role> = new Set<Role>(['person', 'please', 'personFiller']);
+const CALLBACK_ALONE_ROLES: ReadonlySet<Role> = new Set<Role>(['callback', 'please', 'personFiller', 'want', 'askFor', 'person', 'someone']);
 
 /**
  * The act a whole message is, or null when it asks or tells anything else (it then goes to search).

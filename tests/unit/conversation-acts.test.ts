@@ -360,6 +360,27 @@ describe('recognizing conversation acts', () => {
     expect(recognized).toEqual([]);
   });
 
+  it("recognizes none of the development shop's questions as an act, and every one of its small talk and requests", () => {
+    const turns = ['en', 'de'].flatMap((language) =>
+      fs
+        .readFileSync(path.resolve(__dirname, `../../eval/dev-shop/${language}/dialogues.jsonl`), 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .flatMap((line) => (JSON.parse(line) as { turns: { user: string; type: string }[] }).turns),
+    );
+    expect(turns.length).toBeGreaterThan(150);
+    const kindOf = (message: string) => {
+      const act = actOf(message);
+      if (act === null) return 'question';
+      return act === 'ask_for_person' ? 'ask_person' : 'small_talk';
+    };
+    const wrong = turns
+      .map((turn) => ({ ...turn, expected: turn.type === 'small_talk' || turn.type === 'ask_person' ? turn.type : 'question' }))
+      .filter((turn) => kindOf(turn.user) !== turn.expected)
+      .map((turn) => `${turn.user} → ${kindOf(turn.user)}`);
+    expect(wrong).toEqual([]);
+  });
+
   /** Hostile shapes: long runs of one character, of act words, of person-words and contact words without punctuation, of CJK. */
   const hostile = fc.oneof(
     fc.string({ maxLength: 4000, unit: 'binary' }),

@@ -540,7 +540,7 @@ async function mainActs(): Promise<void> {
     await service.close();
   }
   const body = [
-    '## `npm run eval:answers -- --acts` (scripts/eval-answers.ts)',
+    '#### Through the service: `npm run eval:answers -- --acts` (scripts/eval-answers.ts)',
     '',
     `- Date: ${new Date().toISOString()}`,
     `- Command: \`${COMMAND}\` (${withModel ? 'with the configured model' : 'offline: the embedded default, no key'}); ${((performance.now() - started) / 1000).toFixed(1)} s`,

@@ -129,7 +129,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'einen menschen', 'einem menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*', 'ein mensch', 'ein echter mensch', 'einen echten menschen', 'echte menschen', 'menschlicher support', 'menschlichen support', 'menschliche hilfe', 'menschlichen ansprechpartner', 'persönlichen ansprechpartner', 'kundenberater*', 'kundenbetreuung', 'support team', 'supportteam', 'service team', 'serviceteam', 'telefonsupport', 'nen menschen', 'nem menschen', 'n menschen', 'nen echten menschen', 'nem echten menschen', 'nen mitarbeiter', 'nem mitarbeiter'],
     // "Mensch" alone is also an exclamation ("Mensch, wo bleibt mein Paket?").
     someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen', 'support', 'den support', 'dem support', 'hotline', 'der hotline'],
-    contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie', 'verbunden', 'verbunden werden', 'durchgestellt', 'weitergeleitet', 'leitet mich', 'leite mich weiter', 'holt', 'holen'],
+    contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie', 'verbunden', 'verbunden werden', 'durchgestellt', 'weitergeleitet', 'leitet mich', 'leite mich weiter'],
     want: ['ich will', 'ich möchte', 'ich moechte', 'ich brauche', 'ich hätte gern', 'ich hätte gerne', 'ich wünsche', 'will', 'möchte', 'brauche', 'ich hätt gern', 'ich bräuchte', 'bräuchte', 'hätte gern', 'hätte gerne', 'wünsche'],
     askFor: ['kann ich', 'könnte ich', 'darf ich', 'kann ich bitte', 'können sie', 'könnt ihr', 'kannst du', 'könnten sie'],
     contactAfter: true,
@@ -139,7 +139,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     notPerson: ['person die', 'mitarbeiter die', 'mitarbeiter haben', 'mitarbeiter habt', 'menschen die', 'menschheit', 'menschlich', 'personal', 'personen', 'mitarbeiterzahl', 'person abholen'],
     negation: ['nicht', 'kein', 'keinen', 'keine', 'keinem', 'nie', 'niemals', 'ohne'],
     exists: ['gibt es', 'gibts', 'gibt s', 'habt ihr', 'haben sie', 'ist da', 'ist hier', 'sitzt da', 'gibt es bei euch', 'gibts bei euch'],
-    available: ['verfügbar', 'verfuegbar', 'erreichbar', 'online', 'frei', 'zu sprechen', 'da'],
+    available: ['verfügbar', 'verfuegbar', 'erreichbar', 'online', 'zu sprechen', 'da'],
     callback: ['zurückrufen', 'zurueckrufen', 'rückruf', 'rueckruf', 'mich anrufen', 'ruft mich an', 'rufen sie mich an', 'ruf mich an', 'mich zurückrufen', 'sich bei mir melden', 'meldet euch bei mir', 'melden sie sich bei mir', 'kontaktiert mich', 'kontaktieren sie mich', 'um rückruf'],
     machine: ['roboter', 'ki', 'maschine', 'computer', 'chatbot', 'dem bot', 'den bot'],
     stop: ['hör auf', 'hoer auf', 'hört auf', 'aufhören', 'stopp', 'stop', 'genug', 'schluss mit', 'weg mit'],
@@ -928,7 +928,9 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
     const callback = near.find(
       (other) => other.phrase.role === 'callback' && sameScriptLanguage(other) && (before(other, reach) || (other.start >= end && other.start - end < reach)),
     );
-    if (callback && !negatedBefore(callback, Math.min(callback.start, start)) && endsClause(units, Math.max(end, callback.end), at, work)) return askedBy(callback);
+    // Not "the agent didn't call me back": a negation before either of the two turns it around.
+    const callbackNegated = callback && (negatedBefore(callback) || negatedBefore(callback, start));
+    if (callback && !callbackNegated && endsClause(units, Math.max(end, callback.end), at, work)) return askedBy(callback);
     // "is anyone available?", "yetkili biri var mı?", "客服在吗"; where the verb comes last, "insan istiyorum".
     const next = wordingsAfter(units, end, at, work)?.find(
       (wording) => (wording.phrase.role === 'available' || (wording.phrase.role === 'want' && verbLast(wording.phrase))) && sameScriptLanguage(wording),

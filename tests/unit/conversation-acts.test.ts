@@ -237,6 +237,15 @@ const MENTIONS_OF_PEOPLE = [
   'Kann ich persönlich vorbeikommen?',
   '¿Puede otra persona recoger el pedido?',
   '我想知道人工客服的电话',
+  // Found after the classes of eval/acts were added (availability, callbacks): each a person talked about.
+  'Holt ein Mitarbeiter das Rad ab?',
+  'kann ein Mitarbeiter das Rad holen?',
+  'Ist der Kundenservice frei?',
+  "the agent didn't call me back",
+  'is there a person who can sign for it?',
+  'czy jest konsultant w sklepie?',
+  'tem atendente na loja?',
+  'do your agents call back customers?',
 ];
 
 /** The shared evaluation sets sit beside the repository (../shared/eval); a worktree one level deeper finds them one folder up. */

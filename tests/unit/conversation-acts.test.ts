@@ -307,6 +307,10 @@ describe('recognizing conversation acts', () => {
     expect(recognizeConversationAct('Mitarbeiter bitte')).toEqual({ act: 'ask_for_person', language: 'de' });
     expect(recognizeConversationAct('人工客服')).toEqual({ act: 'ask_for_person', language: 'zh' });
     expect(recognizeConversationAct('je veux parler à un agent')).toEqual({ act: 'ask_for_person', language: 'fr' });
+    // Chinese and Japanese share characters: "有人吗" (anyone there?) is Chinese, and a greeting.
+    expect(recognizeConversationAct('有人吗？')).toEqual({ act: 'greeting', language: 'zh' });
+    expect(recognizeConversationAct('有人工客服吗')).toEqual({ act: 'ask_for_person', language: 'zh' });
+    expect(recognizeConversationAct('有人対応をお願いします')).toEqual({ act: 'ask_for_person', language: 'ja' });
   });
 
   it('names no language for a wording that several languages share, so the conversation decides', () => {

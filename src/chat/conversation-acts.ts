@@ -218,7 +218,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     greeting: ['hoi', 'hallo', 'hey', 'goedemorgen', 'goedemiddag', 'goedenavond', 'dag', 'goededag', 'hallo allemaal', 'hoi hoi', 'hee', 'hai'],
     thanks: ['dank je', 'dank je wel', 'dankjewel', 'dank u', 'dank u wel', 'dankuwel', 'bedankt', 'hartelijk dank', 'heel erg bedankt', 'erg bedankt', 'top bedankt', 'dankje', 'dank', 'dank jullie', 'super bedankt', 'bedankt voor de hulp', 'dankjewel voor de hulp', 'bedankt hè'],
     goodbye: ['doei', 'doeg', 'tot ziens', 'tot straks', 'tot later', 'fijne dag', 'fijne dag nog', 'een fijne dag', 'houdoe', 'dag dag', 'doeidoei', 'fijn weekend', 'tot de volgende keer', 'nee dank je', 'nee bedankt', 'dat was het', 'fijne avond', 'nog een fijne dag', 'tot zo', 'dat was alles', 'dat is alles', 'verder niks', 'verder niets'],
-    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed', 'oké dan', 'ok dan', 'prima dan', 'okido', 'okidoki', 'gelukt', 'super', 'mooi zo', 'dat is duidelijk', 'dat is helder'],
+    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed', 'oké dan', 'ok dan', 'okido', 'okidoki', 'gelukt', 'super', 'mooi zo', 'dat is duidelijk', 'dat is helder'],
     // Not "mooi": folded like the wordings ("mooi" → "moi") it would read Finnish "moi" (hi) as "ok".
     smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast', 'voor je antwoord', 'voor uw antwoord', 'voor het antwoord', 'voor de snelle reactie', 'voor jullie hulp', 'nee', 'ja', 'verder', 'helemaal', 'echt', 'heel'],
     person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega', 'een medewerker', 'een echt mens', 'echt mens', 'een echte persoon', 'een persoon', 'menselijke medewerker', 'klantenservice medewerker', 'klantendienst', 'servicedesk', 'helpdesk', 'iemand van de klantenservice'],
@@ -924,7 +924,8 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
       near.find((other) => other.phrase.role === 'contactFollowing' && other.start >= end && other.start - end < WANT_REACH) ??
       // "jemanden, mit dem ich sprechen kann": the relative clause right after the person's.
       (units[end] === CLAUSE ? wordingWith(at, end + 1, CONTACT_FOLLOWING) : undefined);
-    const askedBy = (wording: Found): RecognizedAct => ({ act: 'ask_for_person', language: phrase.tells ?? wording.phrase.tells });
+    // The verb tells the language better than the person: "operatöre bağlayın" is Turkish, though "operatore" is Italian too.
+    const askedBy = (wording: Found): RecognizedAct => ({ act: 'ask_for_person', language: wording.phrase.tells ?? phrase.tells });
     if (contact && !negatedBefore(contact, Math.min(contact.start, start))) return askedBy(contact);
     const callback = near.find(
       (other) => other.phrase.role === 'callback' && sameScriptLanguage(other) && (before(other, reach) || (other.start >= end && other.start - end < reach)),

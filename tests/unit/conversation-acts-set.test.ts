@@ -37,4 +37,14 @@ describe('the conversation-acts set', () => {
     const allowed = Math.floor(lines.length * (1 - ACTS_TARGET));
     expect(missed.length <= allowed ? [] : missed).toEqual([]);
   });
+
+  // The reply to small talk and the hand-over are in the language an act names when the conversation tells none.
+  it.each(languages)('$language: the acts recognized name $language or no language, at least 95% of them', ({ language, lines }) => {
+    const named = lines.flatMap((line) => {
+      const act = line.expect === 'question' ? null : recognizeConversationAct(line.text);
+      return act ? [{ text: line.text, language: act.language }] : [];
+    });
+    const wrong = named.filter((act) => act.language !== null && act.language !== language).map((act) => `${act.text} → ${act.language}`);
+    expect(wrong.length <= Math.floor(named.length * (1 - ACTS_TARGET)) ? [] : wrong).toEqual([]);
+  });
 });

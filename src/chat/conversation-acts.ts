@@ -103,11 +103,11 @@ const WORDINGS: Record<string, LanguageWordings> = {
     goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks', 'thats everything', 'that is everything', 'thats it', 'that is it', 'no thats all', 'thats all for now', 'all set', 'im all set', 'im good'],
     acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'great stuff', 'roger', 'cool beans', 'a great help', 'a big help', 'a lifesaver', 'really helpful', 'so helpful', 'super helpful', 'okie dokie', 'okey dokey', 'okie', 'nice one', 'good one'],
     smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again', 'youve been', 'you have been', 'you were', 'you are', 'youre', 'that was', 'this was', 'no', 'nope', 'thats', 'that is'],
-    person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one', 'live human', 'a human', 'real one', 'customer service rep', 'customer service agent', 'customer service representative', 'support person', 'actual human'],
+    person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one', 'live human', 'a human', 'real one', 'customer service rep', 'customer service agent', 'customer service representative', 'support person', 'actual human', 'member of staff', 'member of your staff', 'member of your team', 'team member'],
     someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague', 'support', 'your team', 'your support', 'your support team', 'your staff', 'staff', 'humans', 'real humans', 'people', 'real people', 'actual people', 'actual humans'],
-    contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak', 'put me in touch', 'get in touch with', 'chat to', 'hand me to', 'hand this over', 'pass this on', 'switch to', 'be connected', 'be transferred'],
+    contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak', 'put me in touch', 'get in touch with', 'chat to', 'hand me to', 'hand this over', 'pass this on', 'switch to', 'be connected', 'be transferred', 'transfer to', 'connect to', 'connect with', 'put through to'],
     contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with', 'who i can talk to', 'that i can talk to', 'who i can speak to', 'i can talk with', 'to chat with'],
-    want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me'],
+    want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me', 'id prefer', 'i would prefer', 'id rather have', 'id want', 'i would want', 'id need'],
     askFor: ['can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'can you get', 'can you give me', 'can you', 'could you', 'would you', 'can u', 'is it possible to get', 'any chance of'],
     please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent', 'not a bot', 'not a robot', 'not a machine', 'not an ai', 'instead', 'to help me', 'who can help me', 'immediately'],
     personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me', 'there', 'here', 'on here', 'in here', 'on the line', 'on the phone', 'in the chat', 'in chat', 'on chat', 'but', 'rather', 'right now', 'any'],
@@ -161,7 +161,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     articles: true,
     negation: ['ne', 'pas', 'jamais', 'sans', 'plus', 'non'],
     contactFollowing: ['à qui parler', 'a qui parler', 'avec qui parler', 'à qui je peux parler', 'avec qui je peux parler', 'à qui je pourrais parler'],
-    askFor: ['puis je avoir', 'je peux avoir', 'pouvez vous me passer', 'est ce que je peux avoir', 'je pourrais avoir'],
+    askFor: ['puis je avoir', 'je peux avoir', 'pouvez vous me passer', 'est ce que je peux avoir', 'je pourrais avoir', 'vous pouvez', 'pouvez vous', 'tu peux', 'pourriez vous', 'vous pourriez', 'tu pourrais'],
     exists: ['y a t il', 'y a til', 'il y a', 'y a', 'ya', 'avez vous', 'est ce quil y a', 'y aurait il'],
     available: ['disponible', 'dispo', 'en ligne', 'là'],
     callback: ['me rappeler', 'rappelez moi', 'rappelle moi', 'rappelé', 'rappelée', 'me recontacter', 'me contacter', 'mappeler', 'mappelle', 'rappel', 'un rappel', 'me téléphoner', 'être rappelé', 'être rappelée', 'être recontacté', 'être recontactée'],
@@ -179,7 +179,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     contact: ['hablar', 'conversar', 'comunicarme', 'chatear', 'pásame', 'pasame', 'páseme', 'paseme', 'comuníqueme', 'comuniqueme', 'conectarme', 'conécteme', 'transferirme', 'transfiéreme', 'transfiérame', 'contacto', 'comunícame', 'comunicame', 'comuníquenme', 'contáctame', 'ponme con', 'ponerme con', 'pónganme con', 'póngame con', 'me atienda', 'me atiendan', 'atienda', 'atiendan', 'atender', 'me pasan', 'me pueden pasar', 'me puede pasar', 'pasarme', 'pásenme', 'pasenme', 'transferir', 'transfiéranme', 'derivar', 'derívame', 'derivame', 'escribir con', 'me pasas', 'me pasa', 'me comunicas', 'me comunica', 'me comunican'],
     want: ['quiero', 'quisiera', 'necesito', 'me gustaría', 'me gustaria', 'deseo', 'puedo tener', 'quiero un', 'quiero una', 'quiero que', 'quisiera que', 'necesito que'],
     please: ['por favor', 'porfa', 'porfavor', 'xfa', 'ya', 'urgente', 'ahora'],
-    personFillers: ['un', 'una', 'el', 'la', 'con', 'real', 'de verdad', 'al', 'a', 'algún', 'alguna', 'algun', 'ahí', 'ahi', 'aquí', 'aqui', 'sino', 'mejor', 'en el chat', 'por teléfono', 'humano', 'de carne y hueso'],
+    personFillers: ['un', 'una', 'el', 'la', 'con', 'real', 'de verdad', 'al', 'a', 'algún', 'alguna', 'algun', 'ahí', 'ahi', 'aquí', 'aqui', 'sino', 'mejor', 'en el chat', 'por teléfono', 'humano', 'de carne y hueso', 'por ahí', 'por ahi', 'por aquí', 'por aqui'],
     notPerson: ['persona que', 'personas', 'humanos', 'humanidad'],
     articles: true,
     negation: ['no', 'nunca', 'sin'],
@@ -210,7 +210,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     askFor: ['posso avere', 'mi date', 'mi dai', 'potrei avere', 'posso'],
     exists: ['ce', 'c è', 'ci sono', 'avete'],
     available: ['disponibile', 'disponibili', 'online', 'in linea', 'libero'],
-    callback: ['ricontattato', 'ricontattata', 'ricontattarmi', 'richiamato', 'richiamata', 'richiamarmi', 'mi richiami', 'mi richiamate', 'chiamarmi', 'mi chiami', 'mi chiamate', 'contattarmi', 'mi contatti', 'mi contattate', 'farmi richiamare', 'una chiamata', 'essere richiamato', 'essere richiamata', 'essere ricontattato', 'essere ricontattata'],
+    callback: ['ricontattato', 'ricontattata', 'ricontattarmi', 'richiamato', 'richiamata', 'richiamarmi', 'mi richiami', 'mi richiamate', 'chiamarmi', 'mi chiami', 'mi chiamate', 'contattarmi', 'mi contatti', 'mi contattate', 'farmi richiamare', 'una chiamata', 'essere richiamato', 'essere richiamata', 'essere ricontattato', 'essere ricontattata', 'fatemi richiamare', 'fammi richiamare', 'richiamatemi', 'richiamami', 'fatemi chiamare', 'fammi chiamare'],
     machine: ['robot', 'il robot', 'bot', 'chatbot', 'macchina', 'una macchina', 'ia', 'risponditore automatico'],
     stop: ['basta', 'basta con', 'stop', 'smettila', 'smettetela', 'non ne posso più di'],
   },
@@ -223,7 +223,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast', 'voor je antwoord', 'voor uw antwoord', 'voor het antwoord', 'voor de snelle reactie', 'voor jullie hulp', 'nee', 'ja', 'verder', 'helemaal', 'echt', 'heel'],
     person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega', 'een medewerker', 'een echt mens', 'echt mens', 'een echte persoon', 'een persoon', 'menselijke medewerker', 'klantenservice medewerker', 'klantendienst', 'servicedesk', 'helpdesk', 'iemand van de klantenservice'],
     someone: ['iemand', 'support', 'de support', 'jullie team'],
-    contact: ['spreken', 'praten', 'chatten', 'doorverbinden', 'verbind me', 'verbind mij', 'verbinden', 'doorschakelen', 'doorverbonden', 'verbinden met', 'doorzetten', 'doorgezet', 'doorgeschakeld', 'in contact komen', 'contact opnemen met', 'aan de lijn krijgen', 'te spreken krijgen', 'spreken met', 'praten met', 'chatten met'],
+    contact: ['spreken', 'praten', 'chatten', 'doorverbinden', 'verbind me', 'verbind mij', 'verbinden', 'doorschakelen', 'doorverbonden', 'verbinden met', 'doorzetten', 'doorgezet', 'doorgeschakeld', 'in contact komen', 'contact opnemen met', 'aan de lijn krijgen', 'te spreken krijgen', 'spreken met', 'praten met', 'chatten met', 'aan de telefoon krijgen', 'aan de telefoon', 'aan de lijn'],
     contactAfter: true,
     articles: true,
     want: ['ik wil', 'ik zou graag', 'ik wil graag', 'ik heb nodig', 'mag ik', 'kan ik', 'graag', 'ik zou willen', 'ik heb', 'ik wil liever', 'liever'],
@@ -279,7 +279,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     negation: ['nie', 'bez', 'nie chcę', 'nie chce'],
     contactFollowing: ['z kim porozmawiać', 'z kim mogę porozmawiać', 'z kim mogę rozmawiać'],
     askFor: ['czy mogę', 'czy moge', 'mogę', 'moge', 'można', 'mozna'],
-    exists: ['czy jest', 'jest', 'czy są', 'są', 'macie', 'czy macie'],
+    exists: ['czy jest', 'jest', 'czy są', 'są', 'macie', 'czy macie', 'jest dostępny', 'czy jest dostępny', 'jest dostępna', 'jest wolny', 'czy jest wolny'],
     available: ['dostępny', 'dostepny', 'dostępna', 'dostępni', 'online', 'wolny'],
     callback: ['oddzwoni*', 'oddzwoń*', 'zadzwoń do mnie', 'zadzwońcie do mnie', 'zadzwoni do mnie', 'zadzwonić do mnie', 'skontaktuje się ze mną', 'skontaktować się ze mną', 'skontaktujcie się ze mną', 'kontakt telefoniczny'],
     machine: ['bot', 'bota', 'botem', 'botowi', 'boty', 'botów', 'robot', 'robota', 'robotem', 'chatbot', 'chatbota', 'chatbotem', 'maszyna', 'maszyną', 'automat', 'automatem', 'sztuczna inteligencja', 'sztuczną inteligencją'],
@@ -301,7 +301,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     notPerson: ['insanlar', 'insanlık', 'insanlik', 'biri mi', 'birinin', 'birini'],
     negation: ['değil', 'degil', 'istemiyorum', 'gerek yok', 'yok'],
     available: ['var mı', 'var mi', 'varmı', 'varmi', 'yok mu', 'müsait mi', 'musait mi', 'müsait', 'orada mı', 'burada mı', 'çevrimiçi mi', 'bağlanabilir mi'],
-    callback: ['arasın', 'arasin', 'beni arayın', 'beni arayin', 'beni arasın', 'beni ara', 'beni arar mı', 'beni arayabilir*', 'geri arayın', 'geri arasın', 'geri dönüş', 'geri donus', 'aranmak istiyorum', 'dönüş yapsın'],
+    callback: ['arasın', 'arasin', 'beni arayın', 'beni arayin', 'beni arasın', 'beni ara', 'beni arar mı', 'beni arayabilir*', 'geri arayın', 'geri arasın', 'geri dönüş', 'geri donus', 'aranmak istiyorum', 'dönüş yapsın', 'beni geri ara*', 'beni geri arayın', 'beni geri arasın'],
     machine: ['bot*', 'robot*', 'makine*', 'yapay zeka*', 'otomatik'],
     stop: ['değil', 'degil', 'istemiyorum', 'yeter', 'bıktım', 'biktim', 'dur'],
   },
@@ -312,7 +312,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     acknowledgement: ['了解', '了解です', '了解しました', 'わかりました', '分かりました', 'はい', 'はい分かりました', 'なるほど', '承知しました', 'かしこまりました', 'オッケー', 'いいですね', '大丈夫です', 'りょ', 'ok です', '理解しました', 'りょうかい', 'ok', 'okです', 'オッケーです', 'おっけー', '大丈夫', 'わかった', '分かった', 'はーい', 'そうですか', 'なるほどです', '承知いたしました', '助かります'],
     smallTalkFillers: ['です', 'ね', 'よ', 'ございます', 'とても', '本当に', 'ほんとうに', 'また', 'では', 'じゃあ', 'あ', 'ああ', 'えー', 'ー', '〜', 'w', 'ｗ', 'いえ', 'いいえ', 'ございました', 'いたします', 'どうも', 'ほんとに', '色々', 'いろいろ', '！'],
     // Not "有人" or "人" alone: Chinese reads them as "someone" ("有人吗", is anyone there); compounds name a person.
-    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人', '担当者様', '担当の人', 'オペレーターさん', '人間のスタッフ', '人間のオペレーター', 'サポートの方', 'サポートの人', 'スタッフさん', '窓口の人', '窓口の方', '係の方', '店員', '店員さん', '社員', '社員の方', 'カスタマーサービス', 'お客様窓口', 'お客様センター', '有人チャット', '有人サポート', '有人窓口', '有人のチャット'],
+    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人', '担当者様', '担当の人', 'オペレーターさん', '人間のスタッフ', '人間のオペレーター', 'サポートの方', 'サポートの人', 'スタッフさん', '窓口の人', '窓口の方', '係の方', '店員', '店員さん', '社員', '社員の方', 'カスタマーサービス', 'お客様窓口', 'お客様センター', '有人チャット', '有人サポート', '有人窓口', '有人のチャット', 'スタッフの方', 'オペレーターの方', 'サポート担当の方', '店員の方'],
     someone: ['人', '誰か'],
     // Not "と話す" (to talk with): "人と話すのが苦手です" says talking to people is hard.
     contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', 'と話がしたい', 'と話せますか', 'と話させて', 'に切り替えて', 'に切り替え', '呼んで', 'に相談したい', 'に変えて', 'に回して', 'を出して', 'に対応してほしい', 'に対応してもらいたい', 'に代わってもらえますか', 'につないでもらえますか', 'に繋いでもらえますか', 'とチャットしたい', 'と直接話したい', 'がいい', 'がいいです', 'にお願いしたい'],
@@ -361,9 +361,9 @@ const WORDINGS: Record<string, LanguageWordings> = {
     notPerson: ['사람들', '직원들이', '사람이 많'],
     // Not "말고" (rather than): it turns away what comes before it ("챗봇 말고 사람", the chatbot, not a person).
     negation: ['안', '않', '싫어'],
-    please: ['주세요', '해주세요', '해 주세요', '부탁해요', '부탁드려요', '부탁드립니다', '부탁합니다', '요', '좀', '지금', '빨리'],
+    please: ['주세요', '해주세요', '해 주세요', '부탁해요', '부탁드려요', '부탁드립니다', '부탁합니다', '요', '좀', '지금', '빨리', '원해요', '원합니다', '원해', '하고 싶어요', '싶어요'],
     available: ['있나요', '있어요', '있습니까', '있으신가요', '계신가요', '계세요', '없나요', '없어요'],
-    callback: ['전화해', '전화 주세요', '전화해 주세요', '전화 부탁', '연락 주세요', '연락해 주세요', '연락 부탁', '콜백', '전화 좀'],
+    callback: ['전화해', '전화 주세요', '전화해 주세요', '전화 부탁', '연락 주세요', '연락해 주세요', '연락 부탁', '콜백', '전화 좀', '전화 상담', '전화상담', '전화 통화', '콜백 요청'],
     machine: ['챗봇', '봇', '로봇', '자동응답', '기계'],
     stop: ['그만', '싫어', '말고', '아니고', '아니라'],
   },
@@ -934,14 +934,20 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
     const callbackNegated = callback && (negatedBefore(callback) || negatedBefore(callback, start));
     if (callback && !callbackNegated && endsClause(units, Math.max(end, callback.end), at, work)) return askedBy(callback);
     // "is anyone available?", "yetkili biri var mı?", "客服在吗"; where the verb comes last, "insan istiyorum".
-    const next = wordingsAfter(units, end, at, work)?.find(
+    const next = firstAfterFillers(
+      units,
+      end,
+      at,
+      work,
       (wording) => (wording.phrase.role === 'available' || (wording.phrase.role === 'want' && verbLast(wording.phrase))) && sameScriptLanguage(wording),
     );
     if (next && endsClause(units, next.end, at, work)) return askedBy(next);
     if (phrase.role === 'someone') continue;
     const want = near.find((other) => (other.phrase.role === 'want' || other.phrase.role === 'askFor') && before(other, WANT_REACH));
     if (want && !negatedBefore(want) && endsClause(units, end, at, work)) return askedBy(want);
-    const exists = near.find((other) => other.phrase.role === 'exists' && sameScriptLanguage(other) && wordingsAfter(units, other.end, at, work)?.includes(person));
+    const exists = near.find(
+      (other) => other.phrase.role === 'exists' && sameScriptLanguage(other) && firstAfterFillers(units, other.end, at, work, (wording) => wording === person),
+    );
     if (exists && !negatedBefore(exists) && endsClause(units, end, at, work)) return askedBy(exists);
     if (clauseHoldsOnly(units, person, clauseOf, at, ALONE_ROLES, work)) return { act: 'ask_for_person', language: phrase.tells };
   }
@@ -962,12 +968,18 @@ function verbLast(phrase: Phrase): boolean {
   return Boolean(phrase.language && WORDINGS[phrase.language]?.contactAfter);
 }
 
-/** The first wordings after `from` in its clause that are no words standing around a person ("a", "real", "there"); a short walk. */
-function wordingsAfter(units: readonly Unit[], from: number, at: WordingsAt, work: Work): readonly Found[] | undefined {
+/**
+ * The first wording after `from` in its clause that `accepts`, with nothing but words
+ * that stand around a person ("a", "real", "there") before it; a short walk.
+ */
+function firstAfterFillers(units: readonly Unit[], from: number, at: WordingsAt, work: Work, accepts: (wording: Found) => boolean): Found | undefined {
   for (let i = from, steps = 0; i < units.length && units[i] !== CLAUSE && steps < MAX_ALONE_CLAUSE; steps++) {
     work.steps += 1;
+    // A word may be both ("humano": Spanish a human, and "real" after a person): what is looked for wins.
+    const accepted = at[i]?.find(accepts);
+    if (accepted) return accepted;
     const filler = wordingWith(at, i, PERSON_FILLER);
-    if (!filler) return at[i];
+    if (!filler) return undefined;
     i = filler.end;
   }
   return undefined;

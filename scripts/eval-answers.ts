@@ -10,6 +10,9 @@
  *   npm run eval:answers -- --no-write         print the tables without touching BENCHMARKS.md
  *   npm run eval:answers -- --as-site          the published sets only, ingested clean and by crawling
  *                                              them as a website with chrome (its own section)
+ *   npm run eval:answers -- --acts             the conversation-acts set only (eval/acts/<language>.jsonl): every line
+ *                                              the first turn of its own session over knowledge/help-center; a table
+ *                                              per language (its own section)
  *   npm run eval:answers -- --dump <file>      also write every turn's retrieval (query, confidence, the passages
  *                                              and their scores; the help center's dialogues too, with their turn
  *                                              type) as JSON lines, to study confidence (scripts/replay-confidence.ts)
@@ -47,6 +50,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  actHandled,
   escalationByAnswerability,
   escalationScores,
   firstQuotedSentence,
@@ -63,6 +67,7 @@ import {
   TURN_TYPES,
   type TurnResult,
 } from './lib/answer-eval';
+import { EXPECTED_ACTS, loadActsSet } from './lib/acts-set';
 import { writeMarkedSection } from './lib/benchmarks-file';
 import { CHROME_MARKERS, serveChromedSite } from './lib/site-chrome';
 import { bindSiteSync } from '../src/knowledge/site-sync-binding';
@@ -77,14 +82,17 @@ const REPO = path.resolve(__dirname, '..');
 const BENCHMARKS_FILE = path.join(REPO, 'BENCHMARKS.md');
 const SECTION = { start: '<!-- eval-answers:start -->', end: '<!-- eval-answers:end -->' };
 const SITE_SECTION = { start: '<!-- eval-answers-as-site:start -->', end: '<!-- eval-answers-as-site:end -->' };
+const ACTS_SECTION = { start: '<!-- eval-answers-acts:start -->', end: '<!-- eval-answers-acts:end -->' };
 const DIALOGUES_FILE = path.join(REPO, 'eval/help-center-dialogues.jsonl');
 const HELP_CENTER_DIR = path.join(REPO, 'knowledge/help-center');
 const SHARED_EVAL_DIR = path.join(REPO, '../shared/eval');
 const DEV_SHOP_DIR = path.join(REPO, 'eval/dev-shop');
+const ACTS_DIR = path.join(REPO, 'eval/acts');
 
 const withModel = process.argv.includes('--with-model');
 const writeFile = !process.argv.includes('--no-write');
 const asSite = process.argv.includes('--as-site');
+const actsOnly = process.argv.includes('--acts');
 const dumpIndex = process.argv.indexOf('--dump');
 const dumpFile = dumpIndex >= 0 ? process.argv[dumpIndex + 1] : undefined;
 const COMMAND = `npm run eval:answers${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
@@ -500,8 +508,59 @@ async function mainAsSite(): Promise<void> {
   progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${writeFile ? `; wrote ${BENCHMARKS_FILE}` : ''}`);
 }
 
+/**
+ * The conversation-acts set through the real service: every line is the first message of
+ * its own session over the repository's help center, and is scored as actHandled says.
+ */
+async function mainActs(): Promise<void> {
+  const started = performance.now();
+  const languages = loadActsSet(ACTS_DIR);
+  const service = await startEvaluatedService(HELP_CENTER_DIR, serviceEnv());
+  const rows: string[] = [];
+  const misses: string[] = [];
+  try {
+    for (const { language, lines } of languages) {
+      const dialogues = lines.map((line, i) => ({
+        id: `${language}-${i + 1}`,
+        turns: [{ user: line.text, type: line.expect === 'question' ? ('first' as const) : line.expect, article: null }],
+      }));
+      const results = await runDialogues(service.deps, dialogues, (done, total) => {
+        if (done % 20 === 0) progress(`  acts ${language} ${done}/${total}`);
+      });
+      const cells = EXPECTED_ACTS.map((expect) => {
+        const of = results.filter((_, i) => lines[i]!.expect === expect);
+        const handled = of.filter((r) => actHandled(expect, r));
+        for (const r of of.filter((r) => !actHandled(expect, r))) misses.push(`| ${language} | ${expect} | ${r.turn.user} | ${r.escalated ? `escalated (${r.escalationReason ?? 'no reason'})` : 'answered'} |`);
+        return `${pct(handled.length, of.length)} (${handled.length}/${of.length})`;
+      });
+      rows.push(`| ${language} | ${cells.join(' | ')} |`);
+      progress(`acts ${language}: ${lines.length} messages, ${cells.join(', ')}`);
+    }
+  } finally {
+    await service.close();
+  }
+  const body = [
+    '#### Through the service: `npm run eval:answers -- --acts` (scripts/eval-answers.ts)',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Command: \`${COMMAND}\` (${withModel ? 'with the configured model' : 'offline: the embedded default, no key'}); ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    '',
+    'Every line of eval/acts/<language>.jsonl is the first message of its own session, sent to the real ChatService over knowledge/help-center. Small talk: neither escalated nor quoted. A request for a person: escalated with `escalation_reason` `customer_asked`. A look-alike question: searched (not `customer_asked`, and quoted or escalated as `not_in_help_center`).',
+    '',
+    '| language | small talk neither escalated nor quoted | requests escalated as customer_asked | look-alikes searched |',
+    '| --- | ---: | ---: | ---: |',
+    ...rows,
+    '',
+    ...(misses.length > 0 ? ['Not handled as labelled:', '', '| language | label | message | what the service did |', '| --- | --- | --- | --- |', ...misses, ''] : []),
+  ];
+  process.stdout.write(`${body.join('\n')}\n`);
+  if (writeFile) writeMarkedSection(BENCHMARKS_FILE, ACTS_SECTION, [ACTS_SECTION.start, ...body, ACTS_SECTION.end].join('\n'));
+  progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${writeFile ? `; wrote ${BENCHMARKS_FILE}` : ''}`);
+}
+
 async function main(): Promise<void> {
   if (asSite) return mainAsSite();
+  if (actsOnly) return mainActs();
   const started = performance.now();
   const sets = chosenSets();
   const helpCenter = await evaluateHelpCenter();

@@ -349,3 +349,16 @@ export function wilsonInterval(successes: number, n: number): [number, number] {
   const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denominator;
   return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }
+
+/**
+ * Whether the service treated a conversation-acts line (scripts/lib/acts-set.ts) as it is:
+ * small talk neither escalated nor quoted; a request for a person escalated as
+ * `customer_asked`; a look-alike question searched (not `customer_asked`, and either quoted
+ * or escalated as `not_in_help_center`).
+ */
+export function actHandled(expect: 'small_talk' | 'ask_person' | 'question', result: TurnResult): boolean {
+  const quoted = firstQuotedSentence(result.response) !== null;
+  if (expect === 'small_talk') return !result.escalated && !quoted;
+  if (expect === 'ask_person') return result.escalated && result.escalationReason === 'customer_asked';
+  return result.escalationReason !== 'customer_asked' && (quoted || result.escalationReason === 'not_in_help_center');
+}

@@ -8,14 +8,22 @@ import { boundedSearchText } from '../knowledge/search-query';
  * The wordings are data, per language (WORDINGS below); the matcher is one pass over
  * the message's words, so it costs what the message's length costs (it runs on every
  * message, hostile ones included). Matching ignores case, accents, punctuation, emoji,
- * repeated letters ("thaaanks"), "ae/oe/ue" for "ä/ö/ü" and one-letter typos of longer
- * words.
+ * repeated letters ("thaaanks"), "ae/oe/ue" for "ä/ö/ü", one-letter typos of longer
+ * words and swapped letters in shorter small talk ("dnak").
  *
  * Precision comes first: a message that also asks or tells anything else is not small
  * talk, and a mention of people ("can a person pick up my parcel?", "is a real person
- * reading this?", "am I talking to a human?") is not a request for one. Only a wording
- * of being put in touch ("talk to", "connect me with"), of wanting one ("I want a
- * human") or a person named alone or with "please" ("agent", "Mitarbeiter bitte") is.
+ * reading this?", "am I talking to a human?") is not a request for one. Only these are:
+ * a wording of being put in touch ("talk to", "connect me with"), of wanting one ("I want
+ * a human"), of asking whether one is there ("is there a human?", "ist ein Mitarbeiter
+ * verfügbar?", "客服在吗"), of being called back ("can someone call me back?"), of
+ * turning the bot away ("stop the bot", "I don't want to talk to a bot"), or a person
+ * named alone or with "please" ("agent", "Mitarbeiter bitte"). A person who is followed
+ * by anything else in the clause ("is there a human size chart?", "人工客服几点上班？")
+ * is talked about, not asked for.
+ *
+ * eval/acts/<language>.jsonl measures it (tests/unit/conversation-acts-set.test.ts, and
+ * through the service `npm run eval:answers -- --acts`).
  */
 
 export type SmallTalkAct = 'greeting' | 'thanks' | 'goodbye' | 'acknowledgement';
@@ -63,6 +71,16 @@ interface LanguageWordings {
   notPerson?: string[];
   /** Words that, right before a wording of contact, turn it around ("not", "nicht", "не"). */
   negation?: string[];
+  /** Asking whether there is one, before a person who ends the clause ("is there a human?", "gibt es einen Mitarbeiter?", "有没有人工客服"). */
+  exists?: string[];
+  /** Being there, right after a person who starts no other matter ("is an agent available?", "yetkili biri var mı?", "客服在吗"). */
+  available?: string[];
+  /** Being called or contacted back, on either side of the person, ending the clause ("can someone call me back?", "kann mich ein Mitarbeiter zurückrufen?"); alone with "please" too ("Rückruf bitte"). */
+  callback?: string[];
+  /** The bot itself: turned away with a "stop" or a negated wording of contact ("stop the bot", "I don't want to talk to a bot"), it asks for a person. */
+  machine?: string[];
+  /** Turning the bot away, before it (or, where the verb comes last, right after it: "bot değil"). */
+  stop?: string[];
 }
 
 /** The wordings of language-neutral small talk: they name no language. */
@@ -71,6 +89,7 @@ const NEUTRAL: LanguageWordings = {
   thanks: ['🙏'],
   smallTalkFillers: ['👋', '😊', '🙂', '😀', '😃', '😄', '😁', '☺', '❤', '♥', '😉', '🤗', '🥰', '😍', '🙌', 'xd', 'xx', 'xo', 'xoxo'],
   personFillers: [],
+    machine: ['bot', 'bots', 'chatbot', 'chat bot', 'robot'],
 };
 
 /** Wordings per language (ISO 639-1 code). A wording shared by languages is listed once, under the one it is most often in. */
@@ -81,197 +100,279 @@ const WORDINGS: Record<string, LanguageWordings> = {
       'morning', 'greetings', 'hellp', 'helo', 'hii', 'hai', 'anyone there', 'is anyone there', 'anybody there', 'is anybody there', 'anyone here',
     ],
     thanks: ['thanks', 'thank you', 'thank u', 'thankyou', 'thx', 'thnx', 'thanx', 'tnx', 'ty', 'tysm', 'tyvm', 'thanks a lot', 'many thanks', 'cheers', 'much appreciated', 'appreciate it', 'thanks a bunch', 'thanks a million', 'ta', 'thank', 'thks', 'thnks', 'tks'],
-    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks'],
-    acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'great stuff', 'roger', 'cool beans'],
-    smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again'],
-    person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one'],
-    someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague'],
-    contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak'],
-    contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with'],
-    want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me'],
-    askFor: ['can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'can you get', 'can you give me'],
+    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks', 'thats everything', 'that is everything', 'thats it', 'that is it', 'no thats all', 'thats all for now', 'all set', 'im all set', 'im good'],
+    acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'great stuff', 'roger', 'cool beans', 'a great help', 'a big help', 'a lifesaver', 'really helpful', 'so helpful', 'super helpful', 'okie dokie', 'okey dokey', 'okie', 'nice one', 'good one'],
+    smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again', 'youve been', 'you have been', 'you were', 'you are', 'youre', 'that was', 'this was', 'no', 'nope', 'thats', 'that is'],
+    person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one', 'live human', 'a human', 'real one', 'customer service rep', 'customer service agent', 'customer service representative', 'support person', 'actual human', 'member of staff', 'member of your staff', 'member of your team', 'team member'],
+    someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague', 'support', 'your team', 'your support', 'your support team', 'your staff', 'staff', 'humans', 'real humans', 'people', 'real people', 'actual people', 'actual humans'],
+    contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak', 'put me in touch', 'get in touch with', 'chat to', 'hand me to', 'hand this over', 'pass this on', 'switch to', 'be connected', 'be transferred', 'transfer to', 'connect to', 'connect with', 'put through to'],
+    contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with', 'who i can talk to', 'that i can talk to', 'who i can speak to', 'i can talk with', 'to chat with'],
+    want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me', 'id prefer', 'i would prefer', 'id rather have', 'id want', 'i would want', 'id need'],
+    askFor: ['can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'can you get', 'can you give me', 'can you', 'could you', 'would you', 'can u', 'is it possible to get', 'any chance of'],
     please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent', 'not a bot', 'not a robot', 'not a machine', 'not an ai', 'instead', 'to help me', 'who can help me', 'immediately'],
-    personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me'],
+    personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me', 'there', 'here', 'on here', 'in here', 'on the line', 'on the phone', 'in the chat', 'in chat', 'on chat', 'but', 'rather', 'right now', 'any'],
     notPerson: ['human resources', 'human error', 'human rights', 'human body', 'human nature', 'in person', 'person who', 'customer service hours', 'agent who', 'personal', 'manager who', 'delivery person', 'delivery agent', 'travel agent', 'user agent'],
     articles: true,
-    negation: ['not', 'dont', 'do not', 'never', 'no need', 'doesnt', 'didnt', 'wont', 'cant', 'without'],
+    negation: ['not', 'dont', 'do not', 'never', 'no need', 'doesnt', 'didnt', 'wont', 'cant', 'without', 'rather not', 'not talk'],
+    exists: ['is there', 'are there', 'do you have', 'have you got', 'got'],
+    available: ['available', 'online', 'around', 'free to chat', 'available to chat', 'available to talk', 'on duty'],
+    callback: ['call me back', 'call me', 'ring me', 'phone me', 'give me a call', 'callback', 'call back', 'get back to me', 'reach out to me', 'contact me', 'a callback'],
+    machine: ['this bot', 'machine', 'automated', 'virtual assistant', 'robots'],
+    stop: ['stop', 'enough', 'no more', 'quit', 'sick of', 'tired of', 'fed up with', 'done with', 'enough of', 'enough with'],
   },
   de: {
     greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen', 'hallo ihr lieben', 'ist da jemand', 'jemand da'],
     thanks: ['danke', 'danke schön', 'dankeschön', 'danke sehr', 'vielen dank', 'vielen lieben dank', 'lieben dank', 'herzlichen dank', 'besten dank', 'tausend dank', 'danke vielmals', 'merci vielmals', 'dankesehr', 'dankee', 'danköö', 'dange'],
-    goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende', 'nein danke', 'das wars', 'das war es', 'das war alles', 'das ist alles', 'das wäre alles', 'das wäre es', 'sonst nichts', 'nichts mehr'],
-    acknowledgement: ['das hilft', 'das hilft mir', 'das hat geholfen', 'hat geholfen', 'alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'mega', 'okay dann', 'ok dann'],
-    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort'],
-    person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'einen menschen', 'einem menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*'],
+    goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende', 'nein danke', 'das wars', 'das war es', 'das war alles', 'das ist alles', 'das wäre alles', 'das wäre es', 'sonst nichts', 'nichts mehr', 'das wars schon', 'das war schon alles', 'nein das wars', 'nee danke', 'ne danke'],
+    acknowledgement: ['das hilft', 'das hilft mir', 'das hat geholfen', 'hat geholfen', 'alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'mega', 'okay dann', 'ok dann', 'das hat mir geholfen', 'hat mir geholfen', 'das hat mir sehr geholfen', 'hat mir sehr geholfen', 'sehr hilfreich', 'hilfreich', 'danke für die hilfe', 'jo', 'joa', 'jup', 'läuft', 'weiß ich bescheid', 'weiss ich bescheid', 'ich weiß bescheid', 'ich weiss bescheid', 'bescheid'],
+    smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort', 'mir', 'echt', 'wirklich', 'wochenende', 'nein', 'nee', 'ne', 'ebenso', 'gleichfalls', 'dir auch', 'ihnen auch', 'euch auch'],
+    person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'einen menschen', 'einem menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*', 'ein mensch', 'ein echter mensch', 'einen echten menschen', 'echte menschen', 'menschlicher support', 'menschlichen support', 'menschliche hilfe', 'menschlichen ansprechpartner', 'persönlichen ansprechpartner', 'kundenberater*', 'kundenbetreuung', 'support team', 'supportteam', 'service team', 'serviceteam', 'telefonsupport', 'nen menschen', 'nem menschen', 'n menschen', 'nen echten menschen', 'nem echten menschen', 'nen mitarbeiter', 'nem mitarbeiter'],
     // "Mensch" alone is also an exclamation ("Mensch, wo bleibt mein Paket?").
-    someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen'],
-    contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie'],
-    want: ['ich will', 'ich möchte', 'ich moechte', 'ich brauche', 'ich hätte gern', 'ich hätte gerne', 'ich wünsche', 'will', 'möchte', 'brauche'],
-    askFor: ['kann ich', 'könnte ich', 'darf ich'],
+    someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen', 'support', 'den support', 'dem support', 'hotline', 'der hotline'],
+    contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie', 'verbunden', 'verbunden werden', 'durchgestellt', 'weitergeleitet', 'leitet mich', 'leite mich weiter'],
+    want: ['ich will', 'ich möchte', 'ich moechte', 'ich brauche', 'ich hätte gern', 'ich hätte gerne', 'ich wünsche', 'will', 'möchte', 'brauche', 'ich hätt gern', 'ich bräuchte', 'bräuchte', 'hätte gern', 'hätte gerne', 'wünsche'],
+    askFor: ['kann ich', 'könnte ich', 'darf ich', 'kann ich bitte', 'können sie', 'könnt ihr', 'kannst du', 'könnten sie'],
     contactAfter: true,
     articles: true,
     please: ['bitte', 'bitteschön', 'sofort', 'jetzt', 'dringend', 'asap', 'keinen bot', 'keinen roboter', 'keine ki'],
-    personFillers: ['ein', 'einen', 'einem', 'einer', 'eine', 'echten', 'echte', 'echter', 'mit', 'den', 'dem', 'der', 'die', 'zu', 'zum', 'ihren', 'einem echten', 'richtigen', 'richtige', 'menschlichen'],
+    personFillers: ['ein', 'einen', 'einem', 'einer', 'eine', 'echten', 'echte', 'echter', 'mit', 'den', 'dem', 'der', 'die', 'zu', 'zum', 'ihren', 'einem echten', 'richtigen', 'richtige', 'menschlichen', 'im chat', 'hier', 'da', 'bei euch', 'bei ihnen', 'nem', 'nen', 'ne', 'sondern', 'lieber', 'am telefon', 'an der strippe', 'jetzt', 'gerade', 'um', 'irgendein', 'irgendeinen', 'ihrem', 'ihrer', 'eurem', 'eurer', 'euren', 'euer', 'deinem', 'deinen'],
     notPerson: ['person die', 'mitarbeiter die', 'mitarbeiter haben', 'mitarbeiter habt', 'menschen die', 'menschheit', 'menschlich', 'personal', 'personen', 'mitarbeiterzahl', 'person abholen'],
     negation: ['nicht', 'kein', 'keinen', 'keine', 'keinem', 'nie', 'niemals', 'ohne'],
+    exists: ['gibt es', 'gibts', 'gibt s', 'habt ihr', 'haben sie', 'ist da', 'ist hier', 'sitzt da', 'gibt es bei euch', 'gibts bei euch'],
+    available: ['verfügbar', 'verfuegbar', 'erreichbar', 'online', 'zu sprechen', 'da'],
+    callback: ['zurückrufen', 'zurueckrufen', 'rückruf', 'rueckruf', 'mich anrufen', 'ruft mich an', 'rufen sie mich an', 'ruf mich an', 'mich zurückrufen', 'sich bei mir melden', 'meldet euch bei mir', 'melden sie sich bei mir', 'kontaktiert mich', 'kontaktieren sie mich', 'um rückruf'],
+    machine: ['roboter', 'ki', 'maschine', 'computer', 'chatbot', 'dem bot', 'den bot'],
+    stop: ['hör auf', 'hoer auf', 'hört auf', 'aufhören', 'stopp', 'stop', 'genug', 'schluss mit', 'weg mit'],
+    contactFollowing: ['mit dem ich sprechen kann', 'mit dem ich reden kann', 'mit dem ich sprechen könnte', 'mit der ich sprechen kann', 'mit dem man sprechen kann', 'mit dem ich chatten kann', 'mit dem ich schreiben kann', 'der mit mir spricht', 'der mit mir redet', 'den ich sprechen kann'],
   },
   fr: {
     greeting: ['bonjour', 'bonsoir', 'salut', 'coucou', 'bonjour à tous', 'bjr', 'slt', 'bonjour madame', 'bonjour monsieur', 'allo', 'allô', 'rebonjour'],
-    thanks: ['merci', 'merci beaucoup', 'merci bien', 'mercii', 'merci bcp', 'merci infiniment', 'mille mercis', 'merci mille fois', 'je vous remercie', 'je te remercie', 'grand merci', 'mrc'],
-    goodbye: ['au revoir', 'bonne journée', 'bonne soirée', 'à bientôt', 'a bientot', 'à plus', 'bonne fin de journée', 'bonne nuit', 'adieu', 'à la prochaine', 'bon week end', 'bon weekend', 'non merci', "c'est tout", "ce sera tout"],
-    acknowledgement: ["d'accord", 'dacc', 'dac', 'parfait', 'très bien', 'tres bien', 'entendu', 'compris', 'bien reçu', 'bien noté', 'noté', 'génial', 'nickel', "c'est noté", "c'est parfait", "c'est bon", "ça marche", 'ça roule', 'impeccable', 'pas de souci', 'pas de problème', 'je vois', 'bien', 'excellent', 'formidable'],
-    smallTalkFillers: ['à vous', 'a vous', 'vous', 'à toi', 'toi', 'pour votre aide', 'pour ton aide', "pour l'info", 'pour les infos', 'pour la réponse', 'pour tout', 'encore', 'et', 'alors', 'oh', 'ah', 'bien', 'beaucoup', 'madame', 'monsieur', 'tout le monde', 'encore une fois', 'donc', 'vraiment', 'à tous', 'infiniment', "d'avance"],
-    person: ['conseiller*', 'conseillère*', 'humain', 'un humain', 'être humain', 'personne réelle', 'vraie personne', 'vrai personne', 'une personne', 'agent', 'opérateur*', 'operateur*', 'service client', 'responsable', 'interlocuteur*', 'quelquun de réel', 'un vrai humain', 'technicien*', 'une vraie personne'],
-    someone: ['quelquun', "quelqu'un"],
-    contact: ['parler', 'discuter', 'échanger', 'joindre', 'contacter', 'mettre en relation', 'mettez moi', 'me mettre', 'passez moi', 'passer', 'transférer', 'transferez moi', 'me passer', 'avoir'],
-    want: ['je veux', 'je voudrais', 'je souhaite', 'jaimerais', "j'aimerais", 'je demande', 'puis je avoir', 'je peux avoir', 'veux', 'voudrais'],
+    thanks: ['merci', 'merci beaucoup', 'merci bien', 'mercii', 'merci bcp', 'merci infiniment', 'mille mercis', 'merci mille fois', 'je vous remercie', 'je te remercie', 'grand merci', 'mrc', 'merci à vous', 'merci pour tout', 'cest gentil', 'trop gentil', 'très gentil', 'mci'],
+    goodbye: ['au revoir', 'bonne journée', 'bonne soirée', 'à bientôt', 'a bientot', 'à plus', 'bonne fin de journée', 'bonne nuit', 'adieu', 'à la prochaine', 'bon week end', 'bon weekend', 'non merci', "c'est tout", "ce sera tout", 'cest tout', 'ce sera tout', 'non ça ira', 'ça ira', 'ca ira', 'à plus tard', 'a plus'],
+    acknowledgement: ["d'accord", 'dacc', 'dac', 'parfait', 'très bien', 'tres bien', 'entendu', 'compris', 'bien reçu', 'bien noté', 'noté', 'génial', 'nickel', "c'est noté", "c'est parfait", "c'est bon", "ça marche", 'ça roule', 'impeccable', 'pas de souci', 'pas de problème', 'je vois', 'bien', 'excellent', 'formidable', 'ok ça marche', 'ca marche', 'super', 'top', 'génial', 'ça me va', 'ca me va', 'très clair', 'cest clair', 'ah daccord', 'ah ok', 'oki'],
+    smallTalkFillers: ['à vous', 'a vous', 'vous', 'à toi', 'toi', 'pour votre aide', 'pour ton aide', "pour l'info", 'pour les infos', 'pour la réponse', 'pour tout', 'encore', 'et', 'alors', 'oh', 'ah', 'bien', 'beaucoup', 'madame', 'monsieur', 'tout le monde', 'encore une fois', 'donc', 'vraiment', 'à tous', 'infiniment', "d'avance", 'encore', 'bien', 'pour votre réponse', 'pour la réponse rapide', 'pour linfo', 'pour les infos', 'pour tout', 'non', 'bon', 'à vous aussi', 'aussi'],
+    person: ['conseiller*', 'conseillère*', 'humain', 'un humain', 'être humain', 'personne réelle', 'vraie personne', 'vrai personne', 'une personne', 'agent', 'opérateur*', 'operateur*', 'service client', 'responsable', 'interlocuteur*', 'quelquun de réel', 'un vrai humain', 'technicien*', 'une vraie personne', 'un conseiller', 'une conseillère', 'un être humain', 'personne physique', 'quelquun de vrai', 'vrai humain', 'service clients', 'service après vente', 'sav', 'support client', 'agent humain', 'opérateur humain', 'contact humain', 'un agent'],
+    someone: ['quelquun', "quelqu'un", 'support', 'le support', 'lassistance', 'assistance', 'votre équipe', 'quelquun du service client'],
+    contact: ['parler', 'discuter', 'échanger', 'joindre', 'mettre en relation', 'mettez moi', 'me mettre', 'passez moi', 'passer', 'transférer', 'transferez moi', 'me passer', 'avoir', 'mis en relation', 'mise en relation', 'en relation avec', 'en contact avec', 'transférez', 'transferez', 'passez', 'passe moi', 'basculer', 'basculez moi', 'redirigez moi', 'rediriger', 'échanger avec', 'discuter avec', 'écrire à', 'avoir affaire à', 'parler avec'],
+    want: ['je veux', 'je voudrais', 'je souhaite', 'jaimerais', "j'aimerais", 'je demande', 'puis je avoir', 'je peux avoir', 'veux', 'voudrais', 'je souhaiterais', 'je préfère', 'je préférerais', 'il me faut', 'jai besoin dun', 'jai besoin dune', 'besoin dun', 'besoin dune'],
     please: ['svp', 'stp', "s'il vous plaît", "s'il vous plait", "s'il te plaît", 'sil vous plait', 'merci', 'vite', 'maintenant'],
-    personFillers: ['un', 'une', 'le', 'la', 'à', 'a', 'avec', 'vrai', 'vraie', 'réel', 'réelle', 'du', 'au'],
+    personFillers: ['un', 'une', 'le', 'la', 'à', 'a', 'avec', 'vrai', 'vraie', 'réel', 'réelle', 'du', 'au', 'mais', 'plutôt', 'plutot', 'là', 'ici', 'dans le chat', 'au téléphone', 'maintenant', 'des', 'de', 'quelquun de', 'un vrai', 'une vraie', 'humain'],
     notPerson: ['personne ne', 'personne na', 'humanité'],
     articles: true,
-    negation: ['ne', 'pas', 'jamais', 'sans'],
+    negation: ['ne', 'pas', 'jamais', 'sans', 'plus', 'non'],
+    contactFollowing: ['à qui parler', 'a qui parler', 'avec qui parler', 'à qui je peux parler', 'avec qui je peux parler', 'à qui je pourrais parler'],
+    askFor: ['puis je avoir', 'je peux avoir', 'pouvez vous me passer', 'est ce que je peux avoir', 'je pourrais avoir', 'vous pouvez', 'pouvez vous', 'tu peux', 'pourriez vous', 'vous pourriez', 'tu pourrais'],
+    exists: ['y a t il', 'y a til', 'il y a', 'y a', 'ya', 'avez vous', 'est ce quil y a', 'y aurait il'],
+    available: ['disponible', 'dispo', 'en ligne', 'là'],
+    callback: ['me rappeler', 'rappelez moi', 'rappelle moi', 'rappelé', 'rappelée', 'me recontacter', 'me contacter', 'mappeler', 'mappelle', 'rappel', 'un rappel', 'me téléphoner', 'être rappelé', 'être rappelée', 'être recontacté', 'être recontactée'],
+    machine: ['robot', 'le robot', 'au robot', 'chatbot', 'ia', 'machine', 'une machine', 'un robot', 'bot'],
+    stop: ['stop', 'arrête', 'arrêtez', 'assez', 'assez de', 'marre', 'marre du', 'marre de', 'ras le bol', 'fini'],
   },
   es: {
     greeting: ['hola', 'holaa', 'buenos días', 'buenos dias', 'buen día', 'buenas', 'buenas tardes', 'buenas noches', 'qué tal', 'que tal', 'saludos', 'hola buenas'],
-    thanks: ['gracias', 'muchas gracias', 'mil gracias', 'muchísimas gracias', 'gracias mil', 'te agradezco', 'se lo agradezco', 'le agradezco', 'grax', 'grasias'],
-    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'no gracias', 'eso es todo', 'nada más'],
-    acknowledgement: ['vale', 'perfecto', 'entendido', 'de acuerdo', 'genial', 'muy bien', 'bien', 'claro', 'listo', 'entiendo', 'estupendo', 'excelente', 'okey', 'dale', 'bueno', 'está bien', 'esta bien', 'sin problema', 'ya veo', 'guay', 'chévere', 'sale'],
-    smallTalkFillers: ['a ti', 'a usted', 'por tu ayuda', 'por su ayuda', 'por la ayuda', 'por la información', 'por todo', 'de nuevo', 'otra vez', 'y', 'pues', 'ah', 'oh', 'amigo', 'señor', 'señora', 'a todos', 'entonces', 'de antemano'],
-    person: ['persona', 'persona real', 'una persona', 'humano', 'un humano', 'ser humano', 'agente*', 'asesor', 'asesora', 'operador*', 'representante*', 'servicio al cliente', 'atención al cliente', 'empleado*', 'encargado*', 'alguien real', 'persona de verdad', 'ejecutivo*'],
-    someone: ['alguien'],
-    contact: ['hablar', 'conversar', 'comunicarme', 'contactar', 'chatear', 'pásame', 'pasame', 'páseme', 'paseme', 'comuníqueme', 'comuniqueme', 'conectarme', 'conécteme', 'transferirme', 'transfiéreme', 'transfiérame', 'contacto'],
-    want: ['quiero', 'quisiera', 'necesito', 'me gustaría', 'me gustaria', 'deseo', 'puedo tener', 'quiero un', 'quiero una'],
+    thanks: ['gracias', 'muchas gracias', 'mil gracias', 'muchísimas gracias', 'gracias mil', 'te agradezco', 'se lo agradezco', 'le agradezco', 'grax', 'grasias', 'muy amable', 'qué amable', 'que amable', 'muy amables', 'se agradece'],
+    goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'no gracias', 'eso es todo', 'nada más', 'que tenga buen día', 'que tengas buen día', 'feliz día', 'un saludo', 'saludos', 'un cordial saludo', 'saludos cordiales'],
+    acknowledgement: ['vale', 'perfecto', 'entendido', 'de acuerdo', 'genial', 'muy bien', 'bien', 'claro', 'listo', 'entiendo', 'estupendo', 'excelente', 'okey', 'dale', 'bueno', 'está bien', 'esta bien', 'sin problema', 'ya veo', 'guay', 'chévere', 'sale', 'ok perfecto', 'okay', 'oki', 'ya está', 'ya esta', 'todo claro', 'todo bien', 'me sirve', 'eso es todo'],
+    smallTalkFillers: ['a ti', 'a usted', 'por tu ayuda', 'por su ayuda', 'por la ayuda', 'por la información', 'por todo', 'de nuevo', 'otra vez', 'y', 'pues', 'ah', 'oh', 'amigo', 'señor', 'señora', 'a todos', 'entonces', 'de antemano', 'muy', 'tan', 'a ti también', 'igualmente', 'por la respuesta', 'por responder', 'por la info', 'de verdad', 'no', 'sí', 'si'],
+    person: ['persona', 'persona real', 'una persona', 'humano', 'un humano', 'ser humano', 'agente*', 'asesor', 'asesora', 'operador*', 'representante*', 'servicio al cliente', 'atención al cliente', 'empleado*', 'encargado*', 'alguien real', 'persona de verdad', 'ejecutivo*', 'asesores', 'asesoras', 'agente humano', 'humano real', 'alguien de verdad', 'persona humana', 'un asesor', 'una asesora', 'soporte humano', 'atención humana', 'atencion humana', 'servicio de atención al cliente', 'atencion al cliente', 'operadora', 'ejecutiva'],
+    someone: ['alguien', 'soporte', 'el soporte', 'su equipo', 'alguien de soporte', 'alguien del equipo'],
+    contact: ['hablar', 'conversar', 'comunicarme', 'chatear', 'pásame', 'pasame', 'páseme', 'paseme', 'comuníqueme', 'comuniqueme', 'conectarme', 'conécteme', 'transferirme', 'transfiéreme', 'transfiérame', 'contacto', 'comunícame', 'comunicame', 'comuníquenme', 'contáctame', 'ponme con', 'ponerme con', 'pónganme con', 'póngame con', 'me atienda', 'me atiendan', 'atienda', 'atiendan', 'atender', 'me pasan', 'me pueden pasar', 'me puede pasar', 'pasarme', 'pásenme', 'pasenme', 'transferir', 'transfiéranme', 'derivar', 'derívame', 'derivame', 'escribir con', 'me pasas', 'me pasa', 'me comunicas', 'me comunica', 'me comunican'],
+    want: ['quiero', 'quisiera', 'necesito', 'me gustaría', 'me gustaria', 'deseo', 'puedo tener', 'quiero un', 'quiero una', 'quiero que', 'quisiera que', 'necesito que'],
     please: ['por favor', 'porfa', 'porfavor', 'xfa', 'ya', 'urgente', 'ahora'],
-    personFillers: ['un', 'una', 'el', 'la', 'con', 'real', 'de verdad', 'al', 'a'],
+    personFillers: ['un', 'una', 'el', 'la', 'con', 'real', 'de verdad', 'al', 'a', 'algún', 'alguna', 'algun', 'ahí', 'ahi', 'aquí', 'aqui', 'sino', 'mejor', 'en el chat', 'por teléfono', 'humano', 'de carne y hueso', 'por ahí', 'por ahi', 'por aquí', 'por aqui'],
     notPerson: ['persona que', 'personas', 'humanos', 'humanidad'],
     articles: true,
     negation: ['no', 'nunca', 'sin'],
+    contactFollowing: ['con quien hablar', 'con quien pueda hablar', 'con quién hablar', 'con el que pueda hablar', 'con quien puedo hablar'],
+    askFor: ['puedo tener', 'me da', 'me das', 'me pueden dar', 'me podrían pasar', 'podría hablar con'],
+    exists: ['hay', 'tienen', 'existe'],
+    available: ['disponible', 'disponibles', 'en línea', 'ahí', 'conectado'],
+    callback: ['me llame', 'me llamen', 'llamarme', 'me puede llamar', 'me pueden llamar', 'me llama', 'me llaman', 'me contacte', 'me contacten', 'contactarme', 'me devuelva la llamada', 'devolverme la llamada', 'una llamada'],
+    machine: ['robot', 'el robot', 'bot', 'chatbot', 'máquina', 'una máquina', 'ia', 'contestador'],
+    stop: ['basta', 'basta de', 'stop', 'no más', 'no mas', 'harto de', 'harta de', 'deja el', 'ya no quiero'],
   },
   it: {
     greeting: ['ciao', 'buongiorno', 'buonasera', 'salve', 'buon pomeriggio', 'ehi', 'ciao a tutti', 'buondì'],
-    thanks: ['grazie', 'grazie mille', 'grazie tante', 'molte grazie', 'grazie infinite', 'ti ringrazio', 'la ringrazio', 'vi ringrazio', 'grz', 'graize', 'grazi'],
-    goodbye: ['arrivederci', 'ciao ciao', 'a presto', 'buona giornata', 'buona serata', 'a dopo', 'alla prossima', 'addio', 'buonanotte', 'arrivederla', 'no grazie', 'niente altro', 'è tutto'],
-    acknowledgement: ['va bene', 'perfetto', 'capito', 'ho capito', 'ottimo', 'benissimo', 'bene', "d'accordo", 'daccordo', 'chiaro', 'certo', 'giusto', 'tutto chiaro', 'fantastico', 'eccellente', 'bello'],
-    smallTalkFillers: ['a te', 'a lei', 'a voi', 'per laiuto', "per l'aiuto", 'per le informazioni', 'per tutto', 'ancora', 'e', 'allora', 'ah', 'oh', 'di nuovo', 'davvero', 'tanto', 'tante', 'mille', 'tutti'],
-    person: ['operatore*', 'operatrice*', 'persona', 'persona reale', 'una persona', 'umano', 'essere umano', 'agente*', 'consulente*', 'assistente*', 'servizio clienti', 'addetto*', 'impiegato*', 'responsabile', 'qualcuno di reale', 'persona vera'],
-    someone: ['qualcuno'],
-    contact: ['parlare', 'contattare', 'chattare', 'passarmi', 'passami', 'mi passi', 'mettermi in contatto', 'collegarmi', 'collegami', 'trasferirmi', 'sentire', 'avere'],
-    want: ['voglio', 'vorrei', 'ho bisogno di', 'desidero', 'posso avere', 'mi serve'],
+    thanks: ['grazie', 'grazie mille', 'grazie tante', 'molte grazie', 'grazie infinite', 'ti ringrazio', 'la ringrazio', 'vi ringrazio', 'grz', 'graize', 'grazi', 'gentilissimo', 'gentilissima', 'gentilissimi', 'gentilissime', 'molto gentile', 'troppo gentile', 'gentile', 'ti ringrazio tanto'],
+    goodbye: ['arrivederci', 'ciao ciao', 'a presto', 'buona giornata', 'buona serata', 'a dopo', 'alla prossima', 'addio', 'buonanotte', 'arrivederla', 'no grazie', 'niente altro', 'è tutto', 'buon weekend', 'buon fine settimana', 'e tutto', 'nientaltro'],
+    acknowledgement: ['va bene', 'perfetto', 'capito', 'ho capito', 'ottimo', 'benissimo', 'bene', "d'accordo", 'daccordo', 'chiaro', 'certo', 'giusto', 'tutto chiaro', 'fantastico', 'eccellente', 'bello', 'ok perfetto', 'ok va bene', 'okay', 'tutto ok', 'tutto a posto', 'a posto', 'ricevuto', 'inteso', 'chiarissimo', 'top', 'super', 'va benissimo'],
+    smallTalkFillers: ['a te', 'a lei', 'a voi', 'per laiuto', "per l'aiuto", 'per le informazioni', 'per tutto', 'ancora', 'e', 'allora', 'ah', 'oh', 'di nuovo', 'davvero', 'tanto', 'tante', 'mille', 'tutti', 'molto', 'tantissimo', 'per la risposta', 'per la disponibilità', 'per le info', 'anche a te', 'anche a voi', 'no', 'sì', 'si'],
+    person: ['operatore*', 'operatrice*', 'persona', 'persona reale', 'una persona', 'umano', 'essere umano', 'agente*', 'consulente*', 'assistente*', 'servizio clienti', 'addetto*', 'impiegato*', 'responsabile', 'qualcuno di reale', 'persona vera', 'operatore umano', 'un umano', 'addetta*', 'assistenza clienti', 'customer care', 'assistente umano', 'qualcuno in carne e ossa', 'in carne e ossa'],
+    someone: ['qualcuno', 'supporto', 'il supporto', 'lassistenza', 'assistenza', 'qualcuno del servizio clienti'],
+    contact: ['parlare', 'chattare', 'passarmi', 'passami', 'mi passi', 'mettermi in contatto', 'collegarmi', 'collegami', 'trasferirmi', 'sentire', 'avere', 'mettetemi', 'mettimi', 'mettermi', 'in contatto con', 'mi mettete', 'mi metta', 'fatemi parlare', 'mi fate parlare', 'passatemi', 'passare', 'trasferite', 'trasferitemi', 'trasferiscimi', 'collegatemi', 'scrivere con', 'parlare con', 'mi passate', 'mi passa'],
+    want: ['voglio', 'vorrei', 'ho bisogno di', 'desidero', 'posso avere', 'mi serve', 'preferirei', 'preferisco'],
     please: ['per favore', 'perfavore', 'per piacere', 'grazie', 'subito', 'urgente', 'adesso', 'pf'],
-    personFillers: ['un', 'una', 'uno', 'con', 'il', 'la', 'lo', 'l', 'reale', 'vera', 'vero', 'all', 'al', 'a'],
+    personFillers: ['un', 'una', 'uno', 'con', 'il', 'la', 'lo', 'l', 'reale', 'vera', 'vero', 'all', 'al', 'a', 'qualche', 'qui', 'lì', 'li', 'ma', 'piuttosto', 'in chat', 'al telefono', 'adesso', 'ora', 'in carne e ossa', 'umano'],
     notPerson: ['persona che', 'persone'],
     articles: true,
     negation: ['non', 'mai', 'senza'],
+    contactFollowing: ['con cui parlare', 'con cui posso parlare', 'con cui potrei parlare', 'a cui parlare'],
+    askFor: ['posso avere', 'mi date', 'mi dai', 'potrei avere', 'posso'],
+    exists: ['ce', 'c è', 'ci sono', 'avete'],
+    available: ['disponibile', 'disponibili', 'online', 'in linea', 'libero'],
+    callback: ['ricontattato', 'ricontattata', 'ricontattarmi', 'richiamato', 'richiamata', 'richiamarmi', 'mi richiami', 'mi richiamate', 'chiamarmi', 'mi chiami', 'mi chiamate', 'contattarmi', 'mi contatti', 'mi contattate', 'farmi richiamare', 'una chiamata', 'essere richiamato', 'essere richiamata', 'essere ricontattato', 'essere ricontattata', 'fatemi richiamare', 'fammi richiamare', 'richiamatemi', 'richiamami', 'fatemi chiamare', 'fammi chiamare'],
+    machine: ['robot', 'il robot', 'bot', 'chatbot', 'macchina', 'una macchina', 'ia', 'risponditore automatico'],
+    stop: ['basta', 'basta con', 'stop', 'smettila', 'smettetela', 'non ne posso più di'],
   },
   nl: {
     greeting: ['hoi', 'hallo', 'hey', 'goedemorgen', 'goedemiddag', 'goedenavond', 'dag', 'goededag', 'hallo allemaal', 'hoi hoi', 'hee', 'hai'],
-    thanks: ['dank je', 'dank je wel', 'dankjewel', 'dank u', 'dank u wel', 'dankuwel', 'bedankt', 'hartelijk dank', 'heel erg bedankt', 'erg bedankt', 'top bedankt', 'dankje'],
-    goodbye: ['doei', 'doeg', 'tot ziens', 'tot straks', 'tot later', 'fijne dag', 'fijne dag nog', 'een fijne dag', 'houdoe', 'dag dag', 'doeidoei', 'fijn weekend', 'tot de volgende keer', 'nee dank je', 'nee bedankt', 'dat was het'],
-    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed'],
+    thanks: ['dank je', 'dank je wel', 'dankjewel', 'dank u', 'dank u wel', 'dankuwel', 'bedankt', 'hartelijk dank', 'heel erg bedankt', 'erg bedankt', 'top bedankt', 'dankje', 'dank', 'dank jullie', 'super bedankt', 'bedankt voor de hulp', 'dankjewel voor de hulp', 'bedankt hè'],
+    goodbye: ['doei', 'doeg', 'tot ziens', 'tot straks', 'tot later', 'fijne dag', 'fijne dag nog', 'een fijne dag', 'houdoe', 'dag dag', 'doeidoei', 'fijn weekend', 'tot de volgende keer', 'nee dank je', 'nee bedankt', 'dat was het', 'fijne avond', 'nog een fijne dag', 'tot zo', 'dat was alles', 'dat is alles', 'verder niks', 'verder niets'],
+    acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed', 'oké dan', 'ok dan', 'okido', 'okidoki', 'gelukt', 'super', 'mooi zo', 'dat is duidelijk', 'dat is helder'],
     // Not "mooi": folded like the wordings ("mooi" → "moi") it would read Finnish "moi" (hi) as "ok".
-    smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast'],
-    person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega'],
-    someone: ['iemand'],
-    contact: ['spreken', 'praten', 'chatten', 'doorverbinden', 'verbind me', 'verbind mij', 'verbinden', 'doorschakelen'],
+    smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast', 'voor je antwoord', 'voor uw antwoord', 'voor het antwoord', 'voor de snelle reactie', 'voor jullie hulp', 'nee', 'ja', 'verder', 'helemaal', 'echt', 'heel'],
+    person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega', 'een medewerker', 'een echt mens', 'echt mens', 'een echte persoon', 'een persoon', 'menselijke medewerker', 'klantenservice medewerker', 'klantendienst', 'servicedesk', 'helpdesk', 'iemand van de klantenservice'],
+    someone: ['iemand', 'support', 'de support', 'jullie team'],
+    contact: ['spreken', 'praten', 'chatten', 'doorverbinden', 'verbind me', 'verbind mij', 'verbinden', 'doorschakelen', 'doorverbonden', 'verbinden met', 'doorzetten', 'doorgezet', 'doorgeschakeld', 'in contact komen', 'contact opnemen met', 'aan de lijn krijgen', 'te spreken krijgen', 'spreken met', 'praten met', 'chatten met', 'aan de telefoon krijgen', 'aan de telefoon', 'aan de lijn'],
     contactAfter: true,
     articles: true,
-    want: ['ik wil', 'ik zou graag', 'ik wil graag', 'ik heb nodig', 'mag ik', 'kan ik', 'graag'],
-    please: ['alsjeblieft', 'alstublieft', 'aub', 'graag', 'nu', 'svp', 'pls'],
-    personFillers: ['een', 'met', 'de', 'het', 'echte', 'echt'],
+    want: ['ik wil', 'ik zou graag', 'ik wil graag', 'ik heb nodig', 'mag ik', 'kan ik', 'graag', 'ik zou willen', 'ik heb', 'ik wil liever', 'liever'],
+    please: ['alsjeblieft', 'alstublieft', 'aub', 'graag', 'nu', 'svp', 'pls', 'nodig', 'a u b', 'nu meteen', 'even'],
+    personFillers: ['een', 'met', 'de', 'het', 'echte', 'echt', 'aan de lijn', 'aan de telefoon', 'hier', 'daar', 'maar', 'in de chat', 'nou'],
     notPerson: ['persoon die', 'mensen die'],
     negation: ['niet', 'geen', 'nooit', 'zonder'],
+    contactFollowing: ['met wie ik kan praten', 'met wie ik kan spreken', 'die ik kan spreken', 'waarmee ik kan praten'],
+    askFor: ['mag ik', 'kan ik', 'kunt u', 'kun je', 'kunnen jullie'],
+    exists: ['is er', 'zijn er', 'hebben jullie', 'heeft u', 'is daar'],
+    available: ['beschikbaar', 'bereikbaar', 'online', 'aanwezig', 'vrij'],
+    callback: ['terugbellen', 'bel me', 'bel mij', 'bel me terug', 'bel mij terug', 'mij bellen', 'me bellen', 'teruggebeld', 'mij terugbellen', 'me terugbellen', 'contact met mij', 'contact met me', 'mij contacteren', 'terugbelverzoek'],
+    machine: ['bot', 'robot', 'chatbot', 'computer', 'de bot', 'de robot', 'een bot'],
+    stop: ['stop', 'genoeg', 'klaar met', 'kap met', 'weg met'],
   },
   pt: {
     greeting: ['olá', 'ola', 'oi', 'oii', 'bom dia', 'boa tarde', 'boa noite', 'e aí', 'eai', 'tudo bem', 'oi tudo bem', 'olá tudo bem', 'saudações'],
-    thanks: ['obrigado', 'obrigada', 'muito obrigado', 'muito obrigada', 'obg', 'brigado', 'brigada', 'valeu', 'agradeço', 'obrigadão', 'obrigadao', 'grato', 'grata'],
-    goodbye: ['tchau', 'até logo', 'até mais', 'até breve', 'adeus', 'tenha um bom dia', 'bom dia para você', 'até amanhã', 'falou', 'xau', 'fui', 'não obrigado', 'não obrigada', 'nao obrigado', 'é só isso', 'só isso'],
-    acknowledgement: ['beleza', 'certo', 'entendi', 'entendido', 'perfeito', 'ótimo', 'otimo', 'combinado', 'tá bom', 'ta bom', 'tá', 'blz', 'show', 'legal', 'maravilha', 'tranquilo', 'joia', 'de acordo', 'pode ser', 'compreendi', 'muito bem'],
-    smallTalkFillers: ['pela ajuda', 'por tudo', 'pela informação', 'a você', 'mesmo', 'de novo', 'e', 'então', 'ah', 'oh', 'muito', 'gente', 'pessoal', 'novamente'],
-    person: ['atendente*', 'pessoa', 'uma pessoa', 'pessoa real', 'humano', 'um humano', 'ser humano', 'agente*', 'operador*', 'consultor', 'consultora', 'representante*', 'funcionário*', 'funcionario*', 'suporte humano', 'atendimento humano', 'alguém real', 'gente de verdade', 'pessoa de verdade'],
-    someone: ['alguém', 'alguem'],
-    contact: ['falar', 'conversar', 'contatar', 'transferir', 'me transfere', 'me transfira', 'me passa', 'passar', 'me conecta', 'chamar', 'chama'],
-    want: ['quero', 'queria', 'gostaria', 'preciso', 'posso ter', 'desejo'],
+    thanks: ['obrigado', 'obrigada', 'muito obrigado', 'muito obrigada', 'obg', 'brigado', 'brigada', 'valeu', 'agradeço', 'obrigadão', 'obrigadao', 'grato', 'grata', 'obrigado pela atenção', 'obrigada pela atenção', 'agradecido', 'agradecida', 'valeu mesmo', 'vlw', 'brigadão', 'muito grato', 'muito grata'],
+    goodbye: ['tchau', 'até logo', 'até mais', 'até breve', 'adeus', 'tenha um bom dia', 'bom dia para você', 'até amanhã', 'falou', 'xau', 'fui', 'não obrigado', 'não obrigada', 'nao obrigado', 'é só isso', 'só isso', 'tchauzinho', 'até a próxima', 'bom fim de semana', 'boa semana', 'tenha um ótimo dia', 'era só isso', 'é isso', 'só isso mesmo'],
+    acknowledgement: ['beleza', 'certo', 'entendi', 'entendido', 'perfeito', 'ótimo', 'otimo', 'combinado', 'tá bom', 'ta bom', 'tá', 'blz', 'show', 'legal', 'maravilha', 'tranquilo', 'joia', 'de acordo', 'pode ser', 'compreendi', 'muito bem', 'tá ótimo', 'ta otimo', 'tá certo', 'ta certo', 'ok entendi', 'show de bola', 'top', 'massa', 'certinho', 'tudo certo', 'de boa', 'fechado', 'entendi tudo', 'tudo entendido'],
+    smallTalkFillers: ['pela ajuda', 'por tudo', 'pela informação', 'a você', 'mesmo', 'de novo', 'e', 'então', 'ah', 'oh', 'muito', 'gente', 'pessoal', 'novamente', 'pela atenção', 'pela atencao', 'pela resposta', 'pelo retorno', 'pela rapidez', 'pelas informações', 'não', 'nao', 'sim', 'viu', 'tá', 'tudo'],
+    person: ['atendente*', 'pessoa', 'uma pessoa', 'pessoa real', 'humano', 'um humano', 'ser humano', 'agente*', 'operador*', 'consultor', 'consultora', 'representante*', 'funcionário*', 'funcionario*', 'suporte humano', 'atendimento humano', 'alguém real', 'gente de verdade', 'pessoa de verdade', 'atendimento pessoal', 'humano de verdade', 'um funcionário', 'um atendente', 'operadora', 'sac', 'central de atendimento', 'serviço de atendimento ao cliente', 'alguém de verdade', 'alguem de verdade'],
+    someone: ['alguém', 'alguem', 'suporte', 'o suporte', 'atendimento', 'o atendimento', 'alguém do suporte', 'alguém da equipe', 'sua equipe'],
+    contact: ['falar', 'conversar', 'transferir', 'me transfere', 'me transfira', 'me passa', 'passar', 'me conecta', 'chamar', 'chama', 'atendido', 'atendida', 'ser atendido', 'ser atendida', 'me atenda', 'me atender', 'me atendam', 'me passe', 'me passar', 'me passa pra', 'me transferir', 'transfere', 'transferir para', 'conectar', 'me conecte', 'me coloca', 'me coloque', 'me encaminha', 'me encaminhe', 'encaminhar', 'falar com'],
+    want: ['quero', 'queria', 'gostaria', 'preciso', 'posso ter', 'desejo', 'prefiro', 'preferia', 'quero que', 'queria que', 'gostaria que', 'preciso que'],
     please: ['por favor', 'pfv', 'pf', 'porfavor', 'agora', 'urgente', 'já'],
-    personFillers: ['um', 'uma', 'com', 'o', 'a', 'de verdade', 'real', 'ao'],
+    personFillers: ['um', 'uma', 'com', 'o', 'a', 'de verdade', 'real', 'ao', 'algum', 'alguma', 'aí', 'ai', 'aqui', 'mas', 'sim', 'no chat', 'por telefone', 'humano', 'pra', 'para', 'por', 'pro'],
     notPerson: ['pessoa que', 'pessoas'],
     articles: true,
     negation: ['não', 'nao', 'nunca', 'sem'],
+    contactFollowing: ['com quem falar', 'com quem eu possa falar', 'com quem posso falar'],
+    askFor: ['pode me passar', 'pode chamar', 'me arruma', 'posso ter'],
+    exists: ['tem', 'há', 'ha', 'existe', 'vocês têm', 'voces tem'],
+    available: ['disponível', 'disponivel', 'online', 'aí'],
+    callback: ['me ligar', 'me liga', 'me ligue', 'me liguem', 'me ligarem', 'retornar a ligação', 'me retornar', 'me retorna', 'me contatar', 'me contate', 'me contatem', 'entrar em contato comigo', 'entre em contato comigo', 'uma ligação'],
+    machine: ['robô', 'robo', 'o robô', 'esse robô', 'bot', 'chatbot', 'máquina', 'maquina', 'ia', 'atendimento automático'],
+    stop: ['para com', 'pare com', 'chega de', 'chega', 'stop', 'cansei de', 'cansei do', 'não aguento mais'],
   },
   pl: {
-    greeting: ['cześć', 'czesc', 'dzień dobry', 'dzien dobry', 'witam', 'witaj', 'hej', 'siema', 'dobry wieczór', 'halo', 'witam serdecznie', 'elo'],
-    thanks: ['dziękuję', 'dziekuje', 'dzięki', 'dzieki', 'dziękuję bardzo', 'bardzo dziękuję', 'dziękuje', 'dzięks', 'dziekuwa', 'serdecznie dziękuję', 'wielkie dzięki', 'dzieks', 'dziękujemy'],
-    goodbye: ['do widzenia', 'na razie', 'do zobaczenia', 'pa', 'pa pa', 'papa', 'miłego dnia', 'milego dnia', 'żegnam', 'zegnam', 'trzymaj się', 'dobranoc', 'nie dziękuję', 'nie dzięki', 'to wszystko'],
-    acknowledgement: ['jasne', 'rozumiem', 'dobrze', 'okej', 'w porządku', 'w porzadku', 'spoko', 'świetnie', 'swietnie', 'zrozumiałem', 'zrozumiałam', 'idealnie', 'git', 'zgoda', 'doskonale', 'pięknie'],
-    smallTalkFillers: ['bardzo', 'za pomoc', 'za informację', 'za wszystko', 'serdecznie', 'jeszcze raz', 'i', 'no', 'to', 'wielkie', 'ok'],
-    person: ['konsultant*', 'człowiek*', 'czlowiek*', 'osoba', 'osobą', 'osobę', 'pracownik*', 'operator*', 'doradc*', 'agent', 'agenta', 'agentem', 'obsług* klienta', 'obslug* klienta', 'prawdziw* osob*', 'żywym człowiekiem', 'zywym czlowiekiem'],
-    someone: ['kimś', 'kims', 'ktoś', 'ktos'],
-    contact: ['rozmawiać', 'rozmawiac', 'porozmawiać', 'porozmawiac', 'pogadać', 'pogadac', 'połączyć', 'polaczyc', 'połącz', 'polacz', 'przełączyć', 'przelaczyc', 'skontaktować'],
-    want: ['chcę', 'chce', 'chciałbym', 'chcialbym', 'chciałabym', 'chcialabym', 'potrzebuję', 'potrzebuje', 'poproszę', 'poprosze', 'proszę o'],
+    greeting: ['cześć', 'czesc', 'dzień dobry', 'dzien dobry', 'witam', 'witaj', 'hej', 'siema', 'dobry wieczór', 'halo', 'witam serdecznie', 'elo', 'hejka', 'hejo', 'siemka', 'siemano', 'witajcie'],
+    thanks: ['dziękuję', 'dziekuje', 'dzięki', 'dzieki', 'dziękuję bardzo', 'bardzo dziękuję', 'dziękuje', 'dzięks', 'dziekuwa', 'serdecznie dziękuję', 'wielkie dzięki', 'dzieks', 'dziękujemy', 'dzięki za info', 'dzieki za info', 'dzięki wielkie', 'dziękuję ślicznie', 'dziekuje slicznie', 'dziena'],
+    goodbye: ['do widzenia', 'na razie', 'do zobaczenia', 'pa', 'pa pa', 'papa', 'miłego dnia', 'milego dnia', 'żegnam', 'zegnam', 'trzymaj się', 'dobranoc', 'nie dziękuję', 'nie dzięki', 'to wszystko', 'cześć', 'do usłyszenia', 'do uslyszenia', 'miłego wieczoru', 'to by było na tyle', 'nic więcej'],
+    acknowledgement: ['jasne', 'rozumiem', 'dobrze', 'okej', 'w porządku', 'w porzadku', 'spoko', 'świetnie', 'swietnie', 'zrozumiałem', 'zrozumiałam', 'idealnie', 'git', 'zgoda', 'doskonale', 'pięknie', 'ok', 'oki', 'spoko dzięki', 'jasna sprawa', 'super', 'dobra', 'no dobra', 'wszystko jasne', 'ekstra', 'okejka'],
+    smallTalkFillers: ['bardzo', 'za pomoc', 'za informację', 'za wszystko', 'serdecznie', 'jeszcze raz', 'i', 'no', 'to', 'wielkie', 'ok', 'za info', 'za informacje', 'za odpowiedź', 'za odpowiedz', 'za szybką odpowiedź', 'wam', 'ci', 'pani', 'panu', 'nie', 'tak', 'super'],
+    person: ['konsultant*', 'człowiek*', 'czlowiek*', 'osoba', 'osobą', 'osobę', 'pracownik*', 'operator*', 'doradc*', 'agent', 'agenta', 'agentem', 'obsług* klienta', 'obslug* klienta', 'prawdziw* osob*', 'żywym człowiekiem', 'zywym czlowiekiem', 'konsultantk*', 'prawdziwa osoba', 'prawdziwą osobą', 'prawdziwej osoby', 'żywy człowiek', 'żywego człowieka', 'biuro obsługi klienta', 'bok', 'osob* z obsługi', 'ktoś prawdziwy', 'ktos prawdziwy', 'kogoś prawdziwego', 'żywa osoba'],
+    someone: ['kimś', 'kims', 'ktoś', 'ktos', 'kogoś', 'kogos', 'wsparcie', 'wsparciem', 'supportem', 'support'],
+    contact: ['rozmawiać', 'rozmawiac', 'porozmawiać', 'porozmawiac', 'pogadać', 'pogadac', 'połączyć', 'polaczyc', 'połącz', 'polacz', 'przełączyć', 'przelaczyc', 'przełącz', 'przelacz', 'przełączcie', 'przekieruj', 'przekierujcie', 'przekierować', 'daj', 'daj mi', 'dajcie', 'dajcie mi', 'rozmowa z', 'rozmowę z', 'rozmowy z', 'o kontakt z', 'prosić o kontakt', 'porozmawiam', 'pogadam', 'połączcie', 'połączyć mnie', 'połącz mnie', 'pisać z'],
+    want: ['chcę', 'chce', 'chciałbym', 'chcialbym', 'chciałabym', 'chcialabym', 'potrzebuję', 'potrzebuje', 'poproszę', 'poprosze', 'proszę o', 'wolę', 'wolałbym', 'wolałabym', 'prosze o'],
     please: ['proszę', 'prosze', 'pls', 'teraz', 'pilne'],
-    personFillers: ['z', 'ze', 'prawdziwym', 'prawdziwą', 'z prawdziwym', 'żywym', 'zywym'],
+    personFillers: ['z', 'ze', 'prawdziwym', 'prawdziwą', 'z prawdziwym', 'żywym', 'zywym', 'jakiś', 'jakis', 'jakaś', 'jakas', 'jakiegoś', 'tu', 'tutaj', 'na', 'ale', 'tylko', 'do', 'ze sklepu', 'sklepu', 'z obsługi', 'na czacie', 'przez telefon', 'teraz'],
     notPerson: ['osoby', 'osób', 'ludzie'],
-    negation: ['nie', 'bez'],
+    contactAfter: true,
+    negation: ['nie', 'bez', 'nie chcę', 'nie chce'],
+    contactFollowing: ['z kim porozmawiać', 'z kim mogę porozmawiać', 'z kim mogę rozmawiać'],
+    askFor: ['czy mogę', 'czy moge', 'mogę', 'moge', 'można', 'mozna'],
+    exists: ['czy jest', 'jest', 'czy są', 'są', 'macie', 'czy macie', 'jest dostępny', 'czy jest dostępny', 'jest dostępna', 'jest wolny', 'czy jest wolny'],
+    available: ['dostępny', 'dostepny', 'dostępna', 'dostępni', 'online', 'wolny'],
+    callback: ['oddzwoni*', 'oddzwoń*', 'zadzwoń do mnie', 'zadzwońcie do mnie', 'zadzwoni do mnie', 'zadzwonić do mnie', 'skontaktuje się ze mną', 'skontaktować się ze mną', 'skontaktujcie się ze mną', 'kontakt telefoniczny'],
+    machine: ['bot', 'bota', 'botem', 'botowi', 'boty', 'botów', 'robot', 'robota', 'robotem', 'chatbot', 'chatbota', 'chatbotem', 'maszyna', 'maszyną', 'automat', 'automatem', 'sztuczna inteligencja', 'sztuczną inteligencją'],
+    stop: ['dość', 'dosc', 'mam dość', 'koniec z', 'stop', 'nie chcę z', 'wyłącz'],
   },
   tr: {
     greeting: ['merhaba', 'merhabalar', 'selam', 'selamlar', 'günaydın', 'gunaydin', 'iyi günler', 'iyi gunler', 'iyi akşamlar', 'iyi aksamlar', 'selamün aleyküm', 'slm', 'mrb'],
-    thanks: ['teşekkürler', 'tesekkurler', 'teşekkür ederim', 'tesekkur ederim', 'çok teşekkürler', 'çok teşekkür ederim', 'sağol', 'sağolun', 'sagol', 'sagolun', 'eyvallah', 'eyv', 'tşk', 'tsk', 'tşkler', 'tskler', 'teşekkürlerr', 'teşekkür'],
-    goodbye: ['hoşça kal', 'hoşçakal', 'hosca kal', 'hoşça kalın', 'görüşürüz', 'gorusuruz', 'güle güle', 'gule gule', 'iyi günler dilerim', 'kendine iyi bak', 'bay bay', 'iyi geceler', 'hayır teşekkürler', 'yok teşekkürler', 'bu kadar'],
-    acknowledgement: ['tamam', 'tamamdır', 'tamamdir', 'anladım', 'anladim', 'peki', 'olur', 'harika', 'süper', 'mükemmel', 'mukemmel', 'anlaşıldı', 'anlasildi', 'güzel', 'guzel', 'oldu', 'tmm', 'okey'],
-    smallTalkFillers: ['çok', 'cok', 'yardımınız için', 'yardiminiz icin', 'için', 'icin', 've', 'ederim', 'ederiz', 'size', 'sana', 'de', 'da', 'o zaman', 'hocam', 'abi', 'abla'],
-    person: ['müşteri temsilci*', 'musteri temsilci*', 'temsilci*', 'insan*', 'gerçek bir insan*', 'canlı destek*', 'canli destek*', 'canlı desteğ*', 'operatör*', 'operator*', 'yetkili*', 'çalışan*', 'calisan*', 'müşteri hizmetleri*', 'musteri hizmetleri*', 'gerçek kişi*', 'gercek kisi*'],
-    someone: ['birisi*', 'birine', 'biriyle'],
-    contact: ['görüşmek', 'gorusmek', 'konuşmak', 'konusmak', 'bağla*', 'bagla*', 'bağlanmak', 'aktar*', 'görüşebilir*', 'konuşabilir*', 'konusabilir*', 'gorusebilir*', 'yönlendir*', 'yonlendir*', 'ulaşmak', 'ulasmak', 'bağlayın', 'bağlar mısınız'],
-    want: ['istiyorum', 'istiyoruz', 'lazım', 'lazim', 'rica ediyorum'],
+    thanks: ['teşekkürler', 'tesekkurler', 'teşekkür ederim', 'tesekkur ederim', 'çok teşekkürler', 'çok teşekkür ederim', 'sağol', 'sağolun', 'sagol', 'sagolun', 'eyvallah', 'eyv', 'tşk', 'tsk', 'tşkler', 'tskler', 'teşekkürlerr', 'teşekkür', 'sağ ol', 'sağ olun', 'sag ol', 'sag olun', 'sağolasın', 'çok sağ ol', 'teşekkür ederiz', 'tşk ederim', 'tesekkur', 'teşekkürler efendim', 'mersi', 'ellerinize sağlık'],
+    goodbye: ['hoşça kal', 'hoşçakal', 'hosca kal', 'hoşça kalın', 'görüşürüz', 'gorusuruz', 'güle güle', 'gule gule', 'iyi günler dilerim', 'kendine iyi bak', 'bay bay', 'iyi geceler', 'hayır teşekkürler', 'yok teşekkürler', 'bu kadar', 'hoşçakalın', 'görüşmek üzere', 'iyi çalışmalar', 'kolay gelsin', 'iyi akşamlar', 'başka bir şey yok'],
+    acknowledgement: ['tamam', 'tamamdır', 'tamamdir', 'anladım', 'anladim', 'peki', 'olur', 'harika', 'süper', 'mükemmel', 'mukemmel', 'anlaşıldı', 'anlasildi', 'güzel', 'guzel', 'oldu', 'tmm', 'okey', 'çok güzel', 'ok', 'tabii', 'tabi', 'elbette', 'tmmdır'],
+    smallTalkFillers: ['çok', 'cok', 'yardımınız için', 'yardiminiz icin', 'için', 'icin', 've', 'ederim', 'ederiz', 'size', 'sana', 'de', 'da', 'o zaman', 'hocam', 'abi', 'abla', 'efendim', 'size de', 'sana da', 'ilginiz için', 'bilgi için', 'hayır', 'evet', 'tamam'],
+    person: ['müşteri temsilci*', 'musteri temsilci*', 'temsilci*', 'insan*', 'gerçek bir insan*', 'canlı destek*', 'canli destek*', 'canlı desteğ*', 'operatör*', 'operator*', 'yetkili*', 'çalışan*', 'calisan*', 'müşteri hizmetleri*', 'musteri hizmetleri*', 'gerçek kişi*', 'gercek kisi*', 'kişiyle', 'kişiye', 'kişi ile', 'bir kişi', 'canli desteg*', 'insanla', 'insana', 'gerçek insan*', 'personel*'],
+    someone: ['birisi*', 'birine', 'biriyle', 'birisiyle', 'birisine', 'biri ile'],
+    contact: ['görüşmek', 'gorusmek', 'konuşmak', 'konusmak', 'bağla*', 'bagla*', 'bağlanmak', 'aktar*', 'görüşebilir*', 'konuşabilir*', 'konusabilir*', 'gorusebilir*', 'yönlendir*', 'yonlendir*', 'ulaşmak', 'ulasmak', 'bağlayın', 'bağlar mısınız', 'baglanmak', 'bağlanabilir*', 'baglanabilir*', 'görüşeyim', 'konuşayım', 'baglar misiniz'],
+    want: ['istiyorum', 'istiyoruz', 'lazım', 'lazim', 'rica ediyorum', 'isterim', 'gerek', 'rica ederim'],
     contactAfter: true,
-    please: ['lütfen', 'lutfen', 'lutfn', 'acil', 'hemen', 'şimdi'],
-    personFillers: ['bir', 'ile', 'gerçek', 'gercek', 'ile görüşmek', 'bi'],
+    please: ['lütfen', 'lutfen', 'lutfn', 'acil', 'hemen', 'şimdi', 'misiniz', 'mısınız', 'musunuz', 'mi', 'mı', 'mu'],
+    personFillers: ['bir', 'ile', 'gerçek', 'gercek', 'ile görüşmek', 'bi', 'biri', 'birisi', 'hemen', 'şimdi', 'ama'],
     notPerson: ['insanlar', 'insanlık', 'insanlik', 'biri mi', 'birinin', 'birini'],
     negation: ['değil', 'degil', 'istemiyorum', 'gerek yok', 'yok'],
+    available: ['var mı', 'var mi', 'varmı', 'varmi', 'yok mu', 'müsait mi', 'musait mi', 'müsait', 'orada mı', 'burada mı', 'çevrimiçi mi', 'bağlanabilir mi'],
+    callback: ['arasın', 'arasin', 'beni arayın', 'beni arayin', 'beni arasın', 'beni ara', 'beni arar mı', 'beni arayabilir*', 'geri arayın', 'geri arasın', 'geri dönüş', 'geri donus', 'aranmak istiyorum', 'dönüş yapsın', 'beni geri ara*', 'beni geri arayın', 'beni geri arasın'],
+    machine: ['bot*', 'robot*', 'makine*', 'yapay zeka*', 'otomatik'],
+    stop: ['değil', 'degil', 'istemiyorum', 'yeter', 'bıktım', 'biktim', 'dur'],
   },
   ja: {
     greeting: ['こんにちは', 'こんにちわ', 'こんばんは', 'こんばんわ', 'おはよう', 'おはようございます', 'はじめまして', 'どうも', 'もしもし', 'やあ'],
-    thanks: ['ありがとう', 'ありがとうございます', 'ありがとうございました', 'どうもありがとう', 'どうもありがとうございます', 'サンキュー', 'あざす', 'あざっす', '感謝します', '助かりました', '助かります', 'ありがと'],
-    goodbye: ['さようなら', 'さよなら', 'じゃあね', 'じゃあまた', 'またね', 'では失礼します', '失礼します', 'バイバイ', 'おやすみなさい', 'おやすみ', 'ではまた', 'また今度'],
-    acknowledgement: ['了解', '了解です', '了解しました', 'わかりました', '分かりました', 'はい', 'はい分かりました', 'なるほど', '承知しました', 'かしこまりました', 'オッケー', 'いいですね', '大丈夫です', 'りょ', 'ok です', '理解しました'],
-    smallTalkFillers: ['です', 'ね', 'よ', 'ございます', 'とても', '本当に', 'ほんとうに', 'また', 'では', 'じゃあ', 'あ', 'ああ', 'えー', 'ー', '〜', 'w', 'ｗ'],
-    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人'],
+    thanks: ['ありがとう', 'ありがとうございます', 'ありがとうございました', 'どうもありがとう', 'どうもありがとうございます', 'サンキュー', 'あざす', 'あざっす', '感謝します', '助かりました', '助かります', 'ありがと', 'よろしくお願いします', 'よろしくお願いいたします', 'よろしくです', 'お世話になりました', 'ありがとー', 'ありがとう！', 'サンクス', 'どうも'],
+    goodbye: ['さようなら', 'さよなら', 'じゃあね', 'じゃあまた', 'またね', 'では失礼します', '失礼します', 'バイバイ', 'おやすみなさい', 'おやすみ', 'ではまた', 'また今度', '失礼いたします', 'それでは', 'またよろしくお願いします', '以上です'],
+    acknowledgement: ['了解', '了解です', '了解しました', 'わかりました', '分かりました', 'はい', 'はい分かりました', 'なるほど', '承知しました', 'かしこまりました', 'オッケー', 'いいですね', '大丈夫です', 'りょ', 'ok です', '理解しました', 'りょうかい', 'ok', 'okです', 'オッケーです', 'おっけー', '大丈夫', 'わかった', '分かった', 'はーい', 'そうですか', 'なるほどです', '承知いたしました', '助かります'],
+    smallTalkFillers: ['です', 'ね', 'よ', 'ございます', 'とても', '本当に', 'ほんとうに', 'また', 'では', 'じゃあ', 'あ', 'ああ', 'えー', 'ー', '〜', 'w', 'ｗ', 'いえ', 'いいえ', 'ございました', 'いたします', 'どうも', 'ほんとに', '色々', 'いろいろ', '！'],
+    // Not "有人" or "人" alone: Chinese reads them as "someone" ("有人吗", is anyone there); compounds name a person.
+    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人', '担当者様', '担当の人', 'オペレーターさん', '人間のスタッフ', '人間のオペレーター', 'サポートの方', 'サポートの人', 'スタッフさん', '窓口の人', '窓口の方', '係の方', '店員', '店員さん', '社員', '社員の方', 'カスタマーサービス', 'お客様窓口', 'お客様センター', '有人チャット', '有人サポート', '有人窓口', '有人のチャット', 'スタッフの方', 'オペレーターの方', 'サポート担当の方', '店員の方'],
     someone: ['人', '誰か'],
     // Not "と話す" (to talk with): "人と話すのが苦手です" says talking to people is hard.
-    contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送'],
+    contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', 'と話がしたい', 'と話せますか', 'と話させて', 'に切り替えて', 'に切り替え', '呼んで', 'に相談したい', 'に変えて', 'に回して', 'を出して', 'に対応してほしい', 'に対応してもらいたい', 'に代わってもらえますか', 'につないでもらえますか', 'に繋いでもらえますか', 'とチャットしたい', 'と直接話したい', 'がいい', 'がいいです', 'にお願いしたい'],
     contactAfter: true,
-    notPerson: ['人間関係', '人間工学'],
+    notPerson: ['人間関係', '人間工学', '人気', '人数', '個人', '本人', '何人', '一人', '二人', '大人', '他人', '人形', '代わりの人', '別の人'],
+    please: ['ください', 'お願いします', 'お願い', 'おねがいします', '今すぐ', 'すぐ', 'です', 'がほしい', 'が欲しい', 'をください', 'してほしい', 'してください', 'をお願いします', 'してもらえますか', 'もらえますか', 'いただけますか', 'できますか'],
+    available: ['はいますか', 'いますか', 'いませんか', 'はいませんか', 'おられますか', 'はいらっしゃいますか', 'いらっしゃいますか', 'に代われますか'],
+    callback: ['折り返し', '折り返し電話', '折り返しの電話', '電話がほしい', '電話が欲しい', '電話をください', '電話してください', '電話してほしい', '電話で話したい', '連絡がほしい', '連絡が欲しい', '連絡をください', '連絡してください', '連絡してほしい'],
+    machine: ['ボット', 'ロボット', 'チャットボット', 'ai', '自動応答', '機械'],
+    stop: ['ではなく', 'じゃなくて', 'じゃなく', 'は嫌', 'はいや', 'はもういい', 'はいらない', 'やめて'],
   },
   zh: {
-    greeting: ['你好', '您好', '嗨', '哈喽', '哈啰', '早上好', '下午好', '晚上好', '早', '早安', '大家好', '在吗', '在么', '你好呀', '你好啊', '喂'],
-    thanks: ['谢谢', '谢谢你', '谢谢您', '多谢', '感谢', '非常感谢', '感谢您', '太感谢了', '谢啦', '谢了', '3q', '谢谢啦', '十分感谢', '萬分感謝', '謝謝', '多謝', '感謝'],
-    goodbye: ['再见', '拜拜', '回见', '下次见', '再會', '再見', '晚安', '祝您愉快', '祝你愉快', '先这样', '88'],
-    acknowledgement: ['好的', '好', '好吧', '明白', '明白了', '知道了', '了解', '了解了', '收到', '行', '可以', '没问题', '懂了', 'ok的', '嗯', '嗯嗯', '好嘞', '好滴', '清楚了', '太好了', '完美'],
-    smallTalkFillers: ['你', '您', '了', '啊', '呀', '哦', '噢', '喔', '啦', '嘛', '吧', '呢', '的', '非常', '很', '真', '真的', '那', '那就', '那么', '就', '大家', '亲', '哈哈', '呵呵'],
-    person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人'],
+    greeting: ['你好', '您好', '嗨', '哈喽', '哈啰', '早上好', '下午好', '晚上好', '早', '早安', '大家好', '在吗', '在么', '你好呀', '你好啊', '喂', '有人吗', '有人在吗', '有人在么'],
+    thanks: ['谢谢', '谢谢你', '谢谢您', '多谢', '感谢', '非常感谢', '感谢您', '太感谢了', '谢啦', '谢了', '3q', '谢谢啦', '十分感谢', '萬分感謝', '謝謝', '多謝', '感謝', '谢谢亲', '感谢感谢', '多谢了', '辛苦了', '辛苦你了', '麻烦你了', '麻烦了'],
+    goodbye: ['再见', '拜拜', '回见', '下次见', '再會', '再見', '晚安', '祝您愉快', '祝你愉快', '先这样', '88', '没有了', '没别的了', '就这些', '就这样', '先这样吧', '回头见', '拜'],
+    acknowledgement: ['好的', '好', '好吧', '明白', '明白了', '知道了', '了解', '了解了', '收到', '行', '可以', '没问题', '懂了', 'ok的', '嗯', '嗯嗯', '好嘞', '好滴', '清楚了', '太好了', '完美', '好的好的', '好哒', '收到了', '知道啦', 'ok', '可以了', '行吧', '没事了', '没问题了', '明白啦'],
+    smallTalkFillers: ['你', '您', '了', '啊', '呀', '哦', '噢', '喔', '啦', '嘛', '吧', '呢', '的', '非常', '很', '真', '真的', '那', '那就', '那么', '就', '大家', '亲', '哈哈', '呵呵', '哈', '嗯', '哦哦', '好好', '谢'],
+    person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人', '人工坐席', '客服专员', '客服小姐姐', '客服妹子', '售后', '售后客服', '店家', '掌柜', '老板', '你们的客服', '你们客服', '你们的人工客服'],
     // Not "和" or "跟" (with): "和客服说过了" told customer service before; "和真人说话" has its verb.
-    contact: ['转', '转接', '找', '我要', '要', '接', '联系', '叫', '换', '说话', '聊', '对话', '沟通', '谈'],
+    contact: ['转', '转接', '找', '我要', '要', '接', '联系', '叫', '换', '说话', '聊', '对话', '沟通', '谈', '跟我说', '和我说', '跟我聊', '和我聊', '跟我谈', '来跟我', '接通', '转到', '帮我转', '找个', '叫个', '换成'],
     contactAfter: true,
     notPerson: ['人工流产', '人工智能', '人工智慧', '人工湖', '人工合成', '人工降雨', '人工林', '人工成本', '客服电话', '客服时间'],
-    negation: ['不', '别', '不要', '没'],
+    negation: ['不', '别', '不要', '没', '不想', '不用', '不需要'],
+    please: ['吗', '么', '嘛', '呢', '吧', '啊', '呀', '请', '麻烦', '谢谢', '一下', '马上', '快点', '！'],
+    exists: ['有没有', '有木有', '有', '还有'],
+    available: ['在吗', '在么', '在嘛', '在不在', '在线吗', '在线', '在'],
+    callback: ['回电', '回电话', '给我打电话', '打电话给我', '给我回电话', '联系我', '回访', '来电话'],
+    machine: ['机器人', '机器', '自动回复', '智能客服', '人工智能'],
+    stop: ['不要', '不想', '别', '受够了', '够了'],
+    personFillers: ['个', '一个', '你们', '的'],
+    askFor: ['能不能', '可不可以', '能否', '可以', '能', '让'],
   },
   ko: {
     greeting: ['안녕하세요', '안녕', '안녕하십니까', '하이', '반갑습니다', '좋은 아침', '안뇽', '여보세요'],
-    thanks: ['감사합니다', '감사해요', '고마워요', '고맙습니다', '고마워', '땡큐', '감사', 'ㄱㅅ', '감솨', '정말 감사합니다', '대단히 감사합니다', '감사드립니다'],
+    thanks: ['감사합니다', '감사해요', '고마워요', '고맙습니다', '고마워', '땡큐', '감사', 'ㄱㅅ', '감솨', '정말 감사합니다', '대단히 감사합니다', '감사드립니다', '감사합니당', '감사해용', '고마워용', '고맙습니당', '감사드려요'],
     goodbye: ['안녕히 계세요', '안녕히 가세요', '잘 있어요', '다음에 봐요', '수고하세요', '수고하셨습니다', '바이', '좋은 하루 되세요', '좋은 하루'],
     acknowledgement: ['알겠습니다', '알겠어요', '알았어요', '알겠어', '네', '네네', '넵', '좋아요', '좋습니다', '확인했습니다', '이해했습니다', '오케이', '그렇군요', 'ㅇㅋ', 'ㅇㅇ', '괜찮아요'],
     smallTalkFillers: ['정말', '진짜', '너무', '많이', '아', '네', '요', 'ㅎㅎ', 'ㅋㅋ', 'ㅠㅠ', '그럼', '다시'],
-    person: ['상담원', '상담사', '직원', '사람', '담당자', '매니저', '실제 사람', '진짜 사람', '상담'],
-    contact: ['연결', '바꿔', '통화', '얘기', '이야기', '대화', '불러', '요청', '상담하고', '만나'],
+    person: ['상담원', '상담사', '직원', '사람', '담당자', '매니저', '실제 사람', '진짜 사람', '상담', '직원분', '상담원분', '담당자분', '상담사분', '매니저님', '사람 상담원', '고객센터', '상담원님', '상담사님'],
+    // Talking with its wanting or asking ending, not the bare stem: "상담원이랑 통화했는데" (I called an agent, yesterday) tells.
+    contact: [
+      '연결', '바꿔', '불러', '요청', '상담하고', '만나', '통화하고', '통화할', '통화해', '통화 원', '통화 가능', '통화 부탁', '통화 연결', '얘기하고', '얘기할', '얘기해',
+      '얘기 좀', '이야기하고', '이야기할', '이야기해', '이야기 좀', '대화하고', '대화할', '대화해', '대화 좀',
+    ],
     contactAfter: true,
     notPerson: ['사람들', '직원들이', '사람이 많'],
-    negation: ['안', '않', '말고', '싫어'],
+    // Not "말고" (rather than): it turns away what comes before it ("챗봇 말고 사람", the chatbot, not a person).
+    negation: ['안', '않', '싫어'],
+    please: ['주세요', '해주세요', '해 주세요', '부탁해요', '부탁드려요', '부탁드립니다', '부탁합니다', '요', '좀', '지금', '빨리', '원해요', '원합니다', '원해', '하고 싶어요', '싶어요'],
+    available: ['있나요', '있어요', '있습니까', '있으신가요', '계신가요', '계세요', '없나요', '없어요'],
+    callback: ['전화해', '전화 주세요', '전화해 주세요', '전화 부탁', '연락 주세요', '연락해 주세요', '연락 부탁', '콜백', '전화 좀', '전화 상담', '전화상담', '전화 통화', '콜백 요청'],
+    machine: ['챗봇', '봇', '로봇', '자동응답', '기계'],
+    stop: ['그만', '싫어', '말고', '아니고', '아니라'],
   },
   ru: {
     greeting: ['привет', 'здравствуйте', 'здравствуй', 'добрый день', 'доброе утро', 'добрый вечер', 'приветствую', 'здрасьте', 'хай', 'салют', 'доброго дня'],
     thanks: ['спасибо', 'спс', 'благодарю', 'спасибо большое', 'большое спасибо', 'огромное спасибо', 'спасибки', 'пасиб', 'пасибо', 'спасибо огромное', 'благодарствую'],
     goodbye: ['до свидания', 'пока', 'всего доброго', 'всего хорошего', 'до встречи', 'хорошего дня', 'прощайте', 'счастливо', 'пока пока', 'удачи', 'спокойной ночи', 'нет спасибо', 'это всё', 'это все', 'больше ничего'],
     acknowledgement: ['ок', 'понятно', 'хорошо', 'ясно', 'ладно', 'отлично', 'окей', 'договорились', 'принято', 'понял', 'поняла', 'супер', 'класс', 'замечательно', 'прекрасно', 'угу', 'ага', 'норм', 'всё понятно', 'все понятно'],
-    smallTalkFillers: ['вам', 'тебе', 'за помощь', 'за информацию', 'за ответ', 'ещё раз', 'еще раз', 'и', 'ну', 'тогда', 'а', 'очень', 'вообще', 'всё', 'все', 'большое'],
+    smallTalkFillers: ['вам', 'тебе', 'за помощь', 'за информацию', 'за ответ', 'ещё раз', 'еще раз', 'и', 'ну', 'тогда', 'а', 'очень', 'вообще', 'всё', 'все', 'большое', 'огромное', 'огромнейшее', 'большущее', 'за подробный ответ'],
     person: ['оператор*', 'человек*', 'живой человек', 'живым человеком', 'сотрудник', 'сотрудника', 'сотруднику', 'сотрудником', 'менеджер*', 'консультант*', 'специалист*', 'агент', 'агента', 'агентом', 'представител*', 'живого человека'],
     someone: ['кем нибудь', 'кем-нибудь', 'кто нибудь', 'кого нибудь', 'кем то'],
     contact: ['поговорить', 'позовите', 'позови', 'соедините', 'соедини', 'переключите', 'переключи', 'связаться', 'свяжите', 'пообщаться', 'дайте', 'нужен', 'нужна', 'переведите', 'общаться'],
@@ -281,6 +382,11 @@ const WORDINGS: Record<string, LanguageWordings> = {
     personFillers: ['с', 'со', 'живым', 'живой', 'настоящим', 'реальным', 'к'],
     notPerson: ['человеческий', 'человечество', 'человека который', 'людей'],
     negation: ['не', 'нет', 'без'],
+    exists: ['есть', 'а есть', 'есть ли', 'у вас есть', 'тут есть', 'здесь есть'],
+    available: ['доступен', 'на связи', 'онлайн', 'свободен'],
+    callback: ['позвоните мне', 'перезвоните мне', 'перезвоните', 'перезвонит*', 'перезвонить', 'позвонить мне', 'свяжитесь со мной', 'обратный звонок', 'наберите меня'],
+    machine: ['бот', 'бота', 'боту', 'ботом', 'боте', 'боты', 'ботов', 'робот', 'робота', 'роботу', 'роботом', 'чат бот', 'чат бота', 'чат ботом', 'автоответчик'],
+    stop: ['хватит', 'надоел', 'достал', 'не надо', 'долой'],
   },
   sv: {
     greeting: ['hej', 'hejsan', 'hej hej', 'hallå', 'god morgon', 'god dag', 'god kväll', 'tjena', 'tja', 'morsning'],
@@ -290,7 +396,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     smallTalkFillers: ['så mycket', 'för hjälpen', 'för det', 'igen', 'och', 'då', 'ni', 'dig', 'er', 'alla'],
     person: ['människa', 'en människa', 'riktig person', 'verklig person', 'person', 'handläggare', 'agent', 'operatör', 'kundtjänst', 'medarbetare', 'personal', 'kundservice', 'rådgivare'],
     someone: ['någon'],
-    contact: ['prata', 'tala', 'chatta', 'koppla', 'kopplas', 'koppla mig', 'kontakta', 'få prata', 'få tala'],
+    contact: ['prata', 'tala', 'chatta', 'koppla', 'kopplas', 'koppla mig', 'få prata', 'få tala'],
     want: ['jag vill', 'jag vill ha', 'jag behöver', 'kan jag få', 'får jag'],
     please: ['tack', 'snälla', 'nu', 'omgående'],
     personFillers: ['en', 'med', 'riktig', 'till'],
@@ -305,7 +411,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     smallTalkFillers: ['for hjælpen', 'for det', 'igen', 'og', 'så', 'jer', 'dig', 'skal du have'],
     person: ['menneske', 'et menneske', 'rigtig person', 'medarbejder*', 'kundeservice', 'agent', 'operatør', 'person', 'rådgiver*'],
     someone: ['nogen'],
-    contact: ['tale', 'snakke', 'chatte', 'stille mig om', 'forbind', 'forbinde', 'kontakte', 'viderestille'],
+    contact: ['tale', 'snakke', 'chatte', 'stille mig om', 'forbind', 'forbinde', 'viderestille'],
     want: ['jeg vil', 'jeg vil gerne', 'jeg har brug for', 'kan jeg få', 'må jeg få'],
     please: ['tak', 'venligst', 'nu'],
     personFillers: ['en', 'et', 'med', 'rigtig', 'til'],
@@ -320,7 +426,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     smallTalkFillers: ['for hjelpen', 'for det', 'igjen', 'og', 'så', 'dere', 'deg', 'skal du ha'],
     person: ['menneske', 'et menneske', 'ekte person', 'ekte menneske', 'medarbeider*', 'kundeservice', 'kundestøtte', 'agent', 'operatør', 'person', 'rådgiver*', 'saksbehandler*'],
     someone: ['noen'],
-    contact: ['snakke', 'prate', 'chatte', 'sett meg over', 'koble', 'koble meg', 'kontakte', 'få snakke'],
+    contact: ['snakke', 'prate', 'chatte', 'sett meg over', 'koble', 'koble meg', 'få snakke'],
     want: ['jeg vil', 'jeg vil ha', 'jeg trenger', 'kan jeg få', 'får jeg'],
     please: ['takk', 'vær så snill', 'nå', 'snarest'],
     personFillers: ['en', 'et', 'med', 'ekte', 'til'],
@@ -349,7 +455,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     smallTalkFillers: ['moc', 'mockrát', 'za pomoc', 'za informace', 'pěkně', 'ještě jednou', 'a', 'tak', 'vám'],
     person: ['operátor*', 'operator*', 'člověk*', 'clovek*', 'živý člověk', 'zivy clovek', 'živým člověkem', 'pracovník*', 'pracovnik*', 'konzultant*', 'poradce', 'zákaznick* podpor*', 'skutečn* osob*', 'osoba', 'osobou', 'osobu'],
     someone: ['někým', 'nekym', 'někoho', 'nekoho'],
-    contact: ['mluvit', 'promluvit', 'hovořit', 'hovorit', 'spojit', 'spojte', 'přepojte', 'prepojte', 'přepojit', 'kontaktovat', 'chatovat'],
+    contact: ['mluvit', 'promluvit', 'hovořit', 'hovorit', 'spojit', 'spojte', 'přepojte', 'prepojte', 'přepojit', 'chatovat'],
     want: ['chci', 'chtěl bych', 'chtel bych', 'chtěla bych', 'potřebuji', 'potrebuji', 'můžu', 'mohu'],
     please: ['prosím', 'prosim', 'hned', 'teď', 'ted'],
     personFillers: ['s', 'se', 'skutečným', 'živým', 'zivym', 'k'],
@@ -490,7 +596,24 @@ function wordsOf(wording: string): string[] {
 /* The wordings, indexed                                                                */
 /* ------------------------------------------------------------------------------------ */
 
-type Role = SmallTalkAct | 'smallTalkFiller' | 'person' | 'someone' | 'contact' | 'contactFollowing' | 'want' | 'askFor' | 'please' | 'personFiller' | 'notPerson' | 'negation';
+type Role =
+  | SmallTalkAct
+  | 'smallTalkFiller'
+  | 'person'
+  | 'someone'
+  | 'contact'
+  | 'contactFollowing'
+  | 'want'
+  | 'askFor'
+  | 'please'
+  | 'personFiller'
+  | 'notPerson'
+  | 'negation'
+  | 'exists'
+  | 'available'
+  | 'callback'
+  | 'machine'
+  | 'stop';
 /** The fields of LanguageWordings that list wordings (the others say how the language orders them). */
 type WordingField = Exclude<keyof LanguageWordings, 'contactAfter' | 'articles'>;
 
@@ -525,6 +648,11 @@ const ROLE_OF_FIELD: Record<WordingField, Role> = {
   personFillers: 'personFiller',
   notPerson: 'notPerson',
   negation: 'negation',
+  exists: 'exists',
+  available: 'available',
+  callback: 'callback',
+  machine: 'machine',
+  stop: 'stop',
 };
 
 function buildIndex(): PhraseIndex {
@@ -611,6 +739,7 @@ function oneEditApart(a: string, b: string): boolean {
 
 /** The vocabulary word a message word is a one-letter typo of, or the word itself. */
 function corrected(word: string, work: Work): string {
+  if (word.length === MIN_TYPO_LENGTH - 1 && !VOCABULARY.has(word)) return swappedSmallTalk(word, work);
   // A word longer than every wording cannot be one letter from one (and its variants would cost its length squared).
   if (word.length < MIN_TYPO_LENGTH || word.length > LONGEST_VOCABULARY_WORD + 1 || VOCABULARY.has(word)) return word;
   const candidates = new Set<string>();
@@ -626,6 +755,16 @@ function corrected(word: string, work: Work): string {
     // "agents" (agente) and "advise" (adviser) are other words.
     if (SMALL_TALK_WORDS.has(candidate) && word.length > MIN_TYPO_LENGTH) return candidate;
     if (PERSON_WORDS.has(candidate) && word.length === candidate.length && word[0] === candidate[0] && word.at(-1) === candidate.at(-1)) return candidate;
+  }
+  return word;
+}
+
+/** A four-letter word with two neighbours swapped into a small-talk word ("dnak" → "dank", "tahx"); small talk must be the whole message, so this is safe to read. */
+function swappedSmallTalk(word: string, work: Work): string {
+  for (let i = 0; i + 1 < word.length; i++) {
+    work.steps += 1;
+    const swapped = word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2);
+    if (SMALL_TALK_WORDS.has(swapped)) return swapped;
   }
   return word;
 }
@@ -676,20 +815,31 @@ const MAX_SMALL_TALK_UNITS = 24;
 function smallTalkOf(units: readonly Unit[], work: Work): RecognizedAct | null {
   const words = units.filter((unit) => unit !== CLAUSE);
   if (words.length === 0 || words.length > MAX_SMALL_TALK_UNITS) return null;
-  const acts: Phrase[] = [];
-  for (let at = 0; at < words.length; ) {
-    const [longest] = phrasesAt(words, at, SMALL_TALK_ROLES, work);
-    if (!longest) return null;
-    if (longest.role !== 'smallTalkFiller') acts.push(longest);
-    at += longest.words.length;
+  // Read the words as small-talk wordings end to end, trying every wording at each reached word
+  // ("どうも、ありがとうございました" is "どうも" + "ありがとうございました", not "どうもありがとう" + a rest).
+  const reachedBy: (Phrase | undefined)[] = new Array(words.length + 1);
+  const startOf: number[] = new Array(words.length + 1);
+  for (let at = 0; at < words.length; at++) {
+    if (at > 0 && !reachedBy[at]) continue;
+    for (const phrase of phrasesAt(words, at, SMALL_TALK_ROLES, work)) {
+      const end = at + phrase.words.length;
+      if (reachedBy[end]) continue;
+      reachedBy[end] = phrase;
+      startOf[end] = at;
+    }
   }
+  if (!reachedBy[words.length]) return null;
+  const acts: Phrase[] = [];
+  for (let end = words.length; end > 0; end = startOf[end]!) if (reachedBy[end]!.role !== 'smallTalkFiller') acts.unshift(reachedBy[end]!);
   if (acts.length === 0) return null;
   const act = SMALL_TALK_PRECEDENCE.find((candidate) => acts.some((phrase) => phrase.role === candidate))!;
   const language = acts.find((phrase) => phrase.role === act && phrase.tells)?.tells ?? acts.find((phrase) => phrase.tells)?.tells ?? null;
   return { act, language };
 }
 
-const PERSON_ROLES: ReadonlySet<Role> = new Set<Role>(['person', 'someone', 'contact', 'contactFollowing', 'want', 'askFor', 'please', 'personFiller', 'notPerson', 'negation']);
+const PERSON_ROLES: ReadonlySet<Role> = new Set<Role>([
+  'person', 'someone', 'contact', 'contactFollowing', 'want', 'askFor', 'please', 'personFiller', 'notPerson', 'negation', 'exists', 'available', 'callback', 'machine', 'stop',
+]);
 /** How many units apart a person and a wording of contact may be, within one clause. */
 const CONTACT_REACH = 6;
 /** The same for Chinese, Japanese and Korean, where a unit is one character and one-character wordings ("转", "找") are common inside other words. */
@@ -705,14 +855,26 @@ interface Found {
   end: number;
 }
 
-/** The longest wording a person request is made of that starts at each unit (undefined where none does). */
-function personWordingsAt(units: readonly Unit[], work: Work): (Found | undefined)[] {
-  const at: (Found | undefined)[] = new Array(units.length);
+/**
+ * The longest wordings a person request is made of that start at each unit (undefined
+ * where none does): all of that length, since a word may be one thing in one language
+ * and another in the next ("ya": Spanish "now", French "there is").
+ */
+type WordingsAt = readonly (readonly Found[] | undefined)[];
+
+function personWordingsAt(units: readonly Unit[], work: Work): WordingsAt {
+  const at: Found[][] = new Array(units.length);
   for (let i = 0; i < units.length; i++) {
-    const [longest] = phrasesAt(units, i, PERSON_ROLES, work);
-    if (longest) at[i] = { phrase: longest, start: i, end: i + longest.words.length };
+    const phrases = phrasesAt(units, i, PERSON_ROLES, work);
+    const longest = phrases[0]?.words.length;
+    if (longest) at[i] = phrases.filter((phrase) => phrase.words.length === longest).map((phrase) => ({ phrase, start: i, end: i + longest }));
   }
   return at;
+}
+
+/** The wording at a unit that has one of the roles, if any. */
+function wordingWith(at: WordingsAt, i: number, roles: ReadonlySet<Role>): Found | undefined {
+  return at[i]?.find((found) => roles.has(found.phrase.role));
 }
 
 /** The longest wording (in units) of any role, so a look around a person reaches every wording that ends near it. */
@@ -729,22 +891,24 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
   const at = personWordingsAt(units, work);
   const clauseOf = clauseNumbers(units);
   for (let start = 0; start < units.length; start++) {
-    const person = at[start];
-    if (!person || (person.phrase.role !== 'person' && person.phrase.role !== 'someone')) continue;
+    const person = wordingWith(at, start, PERSON_OR_SOMEONE);
+    if (!person) continue;
     const { end, phrase } = person;
     const near: Found[] = [];
     let cancelled = false;
     for (let i = Math.max(0, start - CONTACT_REACH - LONGEST_WORDING); i < Math.min(units.length, end + CONTACT_REACH); i++) {
       work.steps += 1;
-      const other = at[i];
-      if (!other || other === person || clauseOf[i] !== clauseOf[start]) continue;
-      // "human resources", "人工智能": a wording that covers the person-word and is no person.
-      if (other.phrase.role === 'notPerson' && other.start <= start && other.end > start) cancelled = true;
-      near.push(other);
+      if (clauseOf[i] !== clauseOf[start]) continue;
+      for (const other of at[i] ?? []) {
+        if (other === person) continue;
+        // "human resources", "人工智能": a wording that covers the person-word and is no person.
+        if (other.phrase.role === 'notPerson' && other.start <= start && other.end > start) cancelled = true;
+        near.push(other);
+      }
     }
     if (cancelled) continue;
-    const negatedBefore = (position: number) =>
-      near.some((other) => other.phrase.role === 'negation' && other.end <= position && position - other.end < NEGATION_REACH);
+    const negatedBefore = (wording: Found, position = wording.start) =>
+      near.some((other) => other.phrase.role === 'negation' && other.end <= position && position - other.end < NEGATION_REACH && isNegation(other, wording, near));
     const reach = units[start]!.unspaced ? UNSPACED_CONTACT_REACH : CONTACT_REACH;
     const before = (other: Found, within: number) => other.end <= start && start - other.end < within;
     // Chinese, Japanese and Korean share characters: "人" (Japanese someone) with "要" (Chinese want) is Chinese "主要敌人".
@@ -756,15 +920,138 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
         (before(other, reach)
           ? introduced(other.phrase, person, units, near)
           : other.start >= end && other.start - end < reach && mayFollow(other, person, units, near, at, work)),
-    ) ?? near.find((other) => other.phrase.role === 'contactFollowing' && other.start >= end && other.start - end < WANT_REACH);
-    if (contact && !negatedBefore(Math.min(contact.start, start))) return { act: 'ask_for_person', language: phrase.tells ?? contact.phrase.tells };
+    ) ??
+      near.find((other) => other.phrase.role === 'contactFollowing' && other.start >= end && other.start - end < WANT_REACH) ??
+      // "jemanden, mit dem ich sprechen kann": the relative clause right after the person's.
+      (units[end] === CLAUSE ? wordingWith(at, end + 1, CONTACT_FOLLOWING) : undefined);
+    // The verb tells the language better than the person: "operatöre bağlayın" is Turkish, though "operatore" is Italian too.
+    const askedBy = (wording: Found): RecognizedAct => ({ act: 'ask_for_person', language: wording.phrase.tells ?? phrase.tells });
+    if (contact && !negatedBefore(contact, Math.min(contact.start, start))) return askedBy(contact);
+    const callback = near.find(
+      (other) => other.phrase.role === 'callback' && sameScriptLanguage(other) && (before(other, reach) || (other.start >= end && other.start - end < reach)),
+    );
+    // Not "the agent didn't call me back": a negation before either of the two turns it around.
+    const callbackNegated = callback && (negatedBefore(callback) || negatedBefore(callback, start));
+    if (callback && !callbackNegated && endsClause(units, Math.max(end, callback.end), at, work)) return askedBy(callback);
+    // "is anyone available?", "yetkili biri var mı?", "客服在吗"; where the verb comes last, "insan istiyorum".
+    const next = firstAfterFillers(
+      units,
+      end,
+      at,
+      work,
+      (wording) => (wording.phrase.role === 'available' || (wording.phrase.role === 'want' && verbLast(wording.phrase))) && sameScriptLanguage(wording),
+    );
+    if (next && endsClause(units, next.end, at, work)) return askedBy(next);
     if (phrase.role === 'someone') continue;
     const want = near.find((other) => (other.phrase.role === 'want' || other.phrase.role === 'askFor') && before(other, WANT_REACH));
-    if (want && !negatedBefore(want.start) && endsClause(units, end, at, work)) return { act: 'ask_for_person', language: phrase.tells ?? want.phrase.tells };
-    if (standsAlone(units, person, clauseOf, at, work)) return { act: 'ask_for_person', language: phrase.tells };
+    if (want && !negatedBefore(want) && endsClause(units, end, at, work)) return askedBy(want);
+    const exists = near.find(
+      (other) => other.phrase.role === 'exists' && sameScriptLanguage(other) && firstAfterFillers(units, other.end, at, work, (wording) => wording === person),
+    );
+    if (exists && !negatedBefore(exists) && endsClause(units, end, at, work)) return askedBy(exists);
+    if (clauseHoldsOnly(units, person, clauseOf, at, ALONE_ROLES, work)) return { act: 'ask_for_person', language: phrase.tells };
+  }
+  return callbackAsked(units, at, clauseOf, work) ?? botTurnedAway(units, at, clauseOf, work);
+}
+
+/** A callback asked for in a clause of its own, with no person named ("Rückruf bitte", "I'd like a callback please", "kunt u mij terugbellen?"). */
+function callbackAsked(units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): RecognizedAct | null {
+  for (let start = 0; start < units.length; start++) {
+    const callback = wordingWith(at, start, CALLBACK);
+    if (callback && clauseHoldsOnly(units, callback, clauseOf, at, CALLBACK_ALONE_ROLES, work)) return { act: 'ask_for_person', language: callback.phrase.tells };
   }
   return null;
 }
+
+/** True when the wording's language puts the verb last ("insan istiyorum", "オペレーターと話したい"). */
+function verbLast(phrase: Phrase): boolean {
+  return Boolean(phrase.language && WORDINGS[phrase.language]?.contactAfter);
+}
+
+/**
+ * The first wording after `from` in its clause that `accepts`, with nothing but words
+ * that stand around a person ("a", "real", "there") before it; a short walk.
+ */
+function firstAfterFillers(units: readonly Unit[], from: number, at: WordingsAt, work: Work, accepts: (wording: Found) => boolean): Found | undefined {
+  for (let i = from, steps = 0; i < units.length && units[i] !== CLAUSE && steps < MAX_ALONE_CLAUSE; steps++) {
+    work.steps += 1;
+    // A word may be both ("humano": Spanish a human, and "real" after a person): what is looked for wins.
+    const accepted = at[i]?.find(accepts);
+    if (accepted) return accepted;
+    const filler = wordingWith(at, i, PERSON_FILLER);
+    if (!filler) return undefined;
+    i = filler.end;
+  }
+  return undefined;
+}
+
+/**
+ * A request for a person made by turning the bot away, in a clause that ends with the bot:
+ * after a "stop" ("stop the bot", "basta bot"), before one where the verb comes last ("bot
+ * değil"), or after a negated wording of contact or wanting ("I don't want to talk to a bot",
+ * "ich möchte keinen Bot"). "I'm not a bot" asks for nothing.
+ */
+function botTurnedAway(units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): RecognizedAct | null {
+  for (let start = 0; start < units.length; start++) {
+    const machine = wordingWith(at, start, MACHINE);
+    if (!machine) continue;
+    const asked = (wording: Found): RecognizedAct => ({ act: 'ask_for_person', language: wording.phrase.tells ?? machine.phrase.tells });
+    const after = wordingWith(at, machine.end, STOP);
+    if (after && verbLast(after.phrase) && endsClause(units, after.end, at, work)) return asked(after);
+    const near: Found[] = [];
+    for (let i = Math.max(0, start - CONTACT_REACH - LONGEST_WORDING); i < Math.min(units.length, machine.end + CONTACT_REACH); i++) {
+      work.steps += 1;
+      if (clauseOf[i] === clauseOf[start]) for (const other of at[i] ?? []) if (other.end <= start || other.start >= machine.end) near.push(other);
+    }
+    // Where the verb comes last, after the bot: "ich will nicht mit einem Bot schreiben", "botla konuşmak istemiyorum", "我不想和机器人说话".
+    const verb = near.find((other) => TURNING_ROLES.has(other.phrase.role) && verbLast(other.phrase) && other.start >= machine.end && other.start - machine.end < NEGATION_REACH);
+    const negationOf = (wording: Found) =>
+      near.find(
+        (other) =>
+          (other.phrase.role === 'stop' || (other.phrase.role === 'negation' && isNegation(other, wording, near))) &&
+          ((other.end <= start && start - other.end < CONTACT_REACH) || (other.start >= wording.end && other.start - wording.end < NEGATION_REACH)),
+      );
+    const verbNegation = verb && negationOf(verb);
+    if (verb && verbNegation && endsClause(units, Math.max(verb.end, verbNegation.end), at, work)) return asked(verb);
+    if (!endsClause(units, machine.end, at, work)) continue;
+    const stop = near.find((other) => other.phrase.role === 'stop' && other.end <= start && start - other.end < NEGATION_REACH);
+    if (stop) return asked(stop);
+    const negations = near.filter((other) => other.phrase.role === 'negation' && other.end <= start);
+    const turnedAway = near.find(
+      (other) =>
+        TURNING_ROLES.has(other.phrase.role) &&
+        other.end <= start &&
+        start - other.end < CONTACT_REACH &&
+        negations.some(
+          (negation) =>
+            isNegation(negation, other, near) &&
+            ((negation.end <= other.start && other.start - negation.end < NEGATION_REACH) || (negation.start >= other.end && start - negation.end < NEGATION_REACH)),
+        ),
+    );
+    if (turnedAway) return asked(turnedAway);
+  }
+  return null;
+}
+
+/**
+ * Whether a negation negates the wording it stands before: when it is a negation in that
+ * wording's language, or when its words are nothing else in any language ("en" is
+ * Finnish "not" but also Dutch "een", folded); never inside a longer wording ("不" in
+ * "能不能", can you, or "有没有", is there).
+ */
+function isNegation(negation: Found, negated: Found, near: readonly Found[]): boolean {
+  if (near.some((other) => other.phrase.role !== 'negation' && other.start < negation.start && other.end > negation.start)) return false;
+  const sameWords = near.filter((other) => other.start === negation.start && other.end === negation.end);
+  return sameWords.some((other) => other.phrase.role === 'negation' && other.phrase.language === negated.phrase.language) || sameWords.every((other) => other.phrase.role === 'negation');
+}
+
+const TURNING_ROLES: ReadonlySet<Role> = new Set<Role>(['contact', 'want', 'askFor']);
+const PERSON_OR_SOMEONE: ReadonlySet<Role> = new Set<Role>(['person', 'someone']);
+const CONTACT_FOLLOWING: ReadonlySet<Role> = new Set<Role>(['contactFollowing']);
+const PERSON_FILLER: ReadonlySet<Role> = new Set<Role>(['personFiller']);
+const MACHINE: ReadonlySet<Role> = new Set<Role>(['machine']);
+const CALLBACK: ReadonlySet<Role> = new Set<Role>(['callback']);
+const STOP: ReadonlySet<Role> = new Set<Role>(['stop']);
 
 /**
  * True when a wording of contact may come after its person: its language puts the verb
@@ -772,7 +1059,7 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
  * Menschen reden"; not "Wie viele Menschen sprechen Deutsch?"), or the two make the
  * clause alone ("Mitarbeiter sprechen").
  */
-function mayFollow(contact: Found, person: Found, units: readonly Unit[], near: readonly Found[], at: readonly (Found | undefined)[], work: Work): boolean {
+function mayFollow(contact: Found, person: Found, units: readonly Unit[], near: readonly Found[], at: WordingsAt, work: Work): boolean {
   if (!(contact.phrase.language && WORDINGS[contact.phrase.language]?.contactAfter)) return false;
   const startsClause = person.start === 0 || units[person.start - 1] === CLAUSE;
   return introduced(contact.phrase, person, units, near) || (startsClause && contact.start === person.end && endsClause(units, contact.end, at, work));
@@ -797,15 +1084,17 @@ const ARTICLES: ReadonlySet<string> = new Set(
 );
 
 /** True when nothing but "please" and the like follows a person in its clause ("can I get a human?", "I want a real person not a bot"). */
-function endsClause(units: readonly Unit[], end: number, at: readonly (Found | undefined)[], work: Work): boolean {
+function endsClause(units: readonly Unit[], end: number, at: WordingsAt, work: Work): boolean {
   for (let i = end; i < units.length && units[i] !== CLAUSE; ) {
     work.steps += 1;
-    const wording = at[i];
-    if (wording?.phrase.role !== 'please' && wording?.phrase.role !== 'personFiller') return false;
+    const wording = wordingWith(at, i, CLOSING_ROLES);
+    if (!wording) return false;
     i = wording.end;
   }
   return true;
 }
+
+const CLOSING_ROLES: ReadonlySet<Role> = new Set<Role>(['please', 'personFiller', 'available']);
 
 /** Each unit's clause number. */
 function clauseNumbers(units: readonly Unit[]): number[] {
@@ -814,27 +1103,29 @@ function clauseNumbers(units: readonly Unit[]): number[] {
 }
 
 /**
- * True when the person's clause is short and holds nothing but the person, "please"
- * and words that stand around a person ("a real human", "Mitarbeiter bitte", "人工客服").
+ * True when the wording's clause is short and holds nothing but it and wordings of the
+ * roles: a person named alone ("a real human", "Mitarbeiter bitte", "人工客服"), a
+ * callback asked for ("Rückruf bitte").
  */
-function standsAlone(units: readonly Unit[], person: Found, clauseOf: readonly number[], at: readonly (Found | undefined)[], work: Work): boolean {
-  const clause = clauseOf[person.start];
-  let first = person.start;
-  while (first > 0 && clauseOf[first - 1] === clause && units[first - 1] !== CLAUSE && person.start - first < MAX_ALONE_CLAUSE) first--;
-  let last = person.end;
-  while (last < units.length && units[last] !== CLAUSE && last - person.end < MAX_ALONE_CLAUSE) last++;
+function clauseHoldsOnly(units: readonly Unit[], wording: Found, clauseOf: readonly number[], at: WordingsAt, roles: ReadonlySet<Role>, work: Work): boolean {
+  const clause = clauseOf[wording.start];
+  let first = wording.start;
+  while (first > 0 && clauseOf[first - 1] === clause && units[first - 1] !== CLAUSE && wording.start - first < MAX_ALONE_CLAUSE) first--;
+  let last = wording.end;
+  while (last < units.length && units[last] !== CLAUSE && last - wording.end < MAX_ALONE_CLAUSE) last++;
   if ((first > 0 && units[first - 1] !== CLAUSE) || (last < units.length && units[last] !== CLAUSE)) return false;
-  // Walk the clause wording by wording: each must stand around a person.
+  // Walk the clause wording by wording: each must be of the roles.
   for (let i = first; i < last; ) {
     work.steps += 1;
-    const wording = i === person.start ? person : at[i];
-    if (!wording || !ALONE_ROLES.has(wording.phrase.role)) return false;
-    i = wording.end;
+    const next = i === wording.start ? wording : wordingWith(at, i, roles);
+    if (!next) return false;
+    i = next.end;
   }
   return true;
 }
 
 const ALONE_ROLES: ReadonlySet<Role> = new Set<Role>(['person', 'please', 'personFiller']);
+const CALLBACK_ALONE_ROLES: ReadonlySet<Role> = new Set<Role>(['callback', 'please', 'personFiller', 'want', 'askFor', 'person', 'someone']);
 
 /**
  * The act a whole message is, or null when it asks or tells anything else (it then goes to search).

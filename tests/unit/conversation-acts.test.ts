@@ -237,6 +237,15 @@ const MENTIONS_OF_PEOPLE = [
   'Kann ich persönlich vorbeikommen?',
   '¿Puede otra persona recoger el pedido?',
   '我想知道人工客服的电话',
+  // Found after the classes of eval/acts were added (availability, callbacks): each a person talked about.
+  'Holt ein Mitarbeiter das Rad ab?',
+  'kann ein Mitarbeiter das Rad holen?',
+  'Ist der Kundenservice frei?',
+  "the agent didn't call me back",
+  'is there a person who can sign for it?',
+  'czy jest konsultant w sklepie?',
+  'tem atendente na loja?',
+  'do your agents call back customers?',
 ];
 
 /** The shared evaluation sets sit beside the repository (../shared/eval); a worktree one level deeper finds them one folder up. */
@@ -298,6 +307,10 @@ describe('recognizing conversation acts', () => {
     expect(recognizeConversationAct('Mitarbeiter bitte')).toEqual({ act: 'ask_for_person', language: 'de' });
     expect(recognizeConversationAct('人工客服')).toEqual({ act: 'ask_for_person', language: 'zh' });
     expect(recognizeConversationAct('je veux parler à un agent')).toEqual({ act: 'ask_for_person', language: 'fr' });
+    // Chinese and Japanese share characters: "有人吗" (anyone there?) is Chinese, and a greeting.
+    expect(recognizeConversationAct('有人吗？')).toEqual({ act: 'greeting', language: 'zh' });
+    expect(recognizeConversationAct('有人工客服吗')).toEqual({ act: 'ask_for_person', language: 'zh' });
+    expect(recognizeConversationAct('有人対応をお願いします')).toEqual({ act: 'ask_for_person', language: 'ja' });
   });
 
   it('names no language for a wording that several languages share, so the conversation decides', () => {
@@ -358,6 +371,27 @@ describe('recognizing conversation acts', () => {
     expect(actOf(REQUEST_FOR_A_PERSON)).toBe('ask_for_person');
     const recognized = questions.filter((question) => question !== REQUEST_FOR_A_PERSON && recognizeConversationAct(question) !== null);
     expect(recognized).toEqual([]);
+  });
+
+  it("recognizes none of the development shop's questions as an act, and every one of its small talk and requests", () => {
+    const turns = ['en', 'de'].flatMap((language) =>
+      fs
+        .readFileSync(path.resolve(__dirname, `../../eval/dev-shop/${language}/dialogues.jsonl`), 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .flatMap((line) => (JSON.parse(line) as { turns: { user: string; type: string }[] }).turns),
+    );
+    expect(turns.length).toBeGreaterThan(150);
+    const kindOf = (message: string) => {
+      const act = actOf(message);
+      if (act === null) return 'question';
+      return act === 'ask_for_person' ? 'ask_person' : 'small_talk';
+    };
+    const wrong = turns
+      .map((turn) => ({ ...turn, expected: turn.type === 'small_talk' || turn.type === 'ask_person' ? turn.type : 'question' }))
+      .filter((turn) => kindOf(turn.user) !== turn.expected)
+      .map((turn) => `${turn.user} → ${kindOf(turn.user)}`);
+    expect(wrong).toEqual([]);
   });
 
   /** Hostile shapes: long runs of one character, of act words, of person-words and contact words without punctuation, of CJK. */

@@ -327,6 +327,14 @@ describe('recognizing conversation acts', () => {
     for (const message of ['i want to talk to a humen', 'can i speak to an agnet', 'Mitarbieter bitte']) expect(actOf(message)).toBe('ask_for_person');
   });
 
+  it('takes a person named after a clarifier ("I mean", "also") as a request, and not a question about one', () => {
+    for (const text of ['is anyone there? a real person i mean', 'ist da jemand? also ne echte person', 'ich meine einen echten Menschen']) {
+      expect(recognizeConversationAct(text)?.act).toBe('ask_for_person');
+    }
+    expect(recognizeConversationAct('what do you mean by a real person?')).toBeNull();
+    expect(recognizeConversationAct('also ich will wissen, ob eine Person das Paket abholen kann')).toBeNull();
+  });
+
   it('leaves a message that also asks or tells something to search', () => {
     const recognized = NOT_ACTS.filter((message) => actOf(message) !== null);
     expect(recognized).toEqual([]);

@@ -14,10 +14,14 @@
 -- 2. A compound of a compounding language's configuration as two words it holds (as
 --    20261126001000_passages_and_compound_words, unchanged).
 -- 3. A typo: a lexeme of the knowledge base one edit away from the word's lexeme (a letter left
---    out, added, replaced, or two neighbours swapped; a hyphen counts as a letter, so "ebike" is
---    read as "e-bike" and "e-bike" as "ebike"). Only for words of five letters or more (a short
---    word has too many neighbours) whose lexeme has four to 30 characters. Of several, the one in
---    most documents (df).
+--    out, added, replaced, or two neighbours swapped). A hyphen more or less at any length
+--    ("ebike" is read as "e-bike", "e-bike" as "ebike"); any other edit only on a lexeme of six
+--    characters or more that keeps its first letter: typos rarely touch the first letter, and a
+--    short word has too many neighbours (allowed from four characters and at any letter,
+--    "match" was read as "march", "please" as "lease", "danke" as "Bank"). Of several, the one
+--    in most documents (df).
+--
+-- Every step reads only words of five letters or more.
 --
 -- Only words of letters (plain or hyphenated) are read so, never numbers, codes or addresses,
 -- and at most the first eight unknown words of a text: the work per search is bounded by the

@@ -51,7 +51,10 @@ as $$
   where char_length(p_word) between 4 and 30
 $$;
 
-create index knowledge_terms_spelling_idx on knowledge_terms using gin (spelling_deletions(lexeme));
+-- fastupdate off: GIN's pending list (where new entries wait, up to 4 MB, until a vacuum merges
+-- them) is read in full by every search; after loading 10,000 chunks a look-up took 62 ms there.
+-- Without it each new word is merged at once, part of the write that brought it.
+create index knowledge_terms_spelling_idx on knowledge_terms using gin (spelling_deletions(lexeme)) with (fastupdate = off);
 
 -- Whether a and b differ by exactly one edit: a letter left out, added or replaced, or two
 -- neighbouring letters swapped (the optimal-string-alignment distance is 1).
@@ -123,6 +126,10 @@ stable
 -- No JIT: on the server its compile time (over a second here) went to a statement that runs
 -- in a millisecond or two, priced high only by its set-returning functions' row estimates.
 set jit = off
+-- One plan per connection for each statement (as hybrid_search): planned anew on every call, the
+-- corrections' statement cost 2.1 ms on the server, 0.6 ms with its generic plan, which reads the
+-- same indexes.
+set plan_cache_mode = force_generic_plan
 as $$
 #variable_conflict use_column
 declare
@@ -130,9 +137,44 @@ declare
   v_compounding constant text[] := array['german', 'dutch', 'swedish', 'norwegian', 'danish'];
   -- Unknown words looked up per text, at most (the first ones).
   v_lookups constant integer := 8;
+  v_unknown text[];
 begin
-  -- Each lookup of the vocabulary (knowledge_terms) is a scalar subquery or a lateral probe, an
-  -- index probe per word or part: as a join, the planner hashed the whole vocabulary on every search.
+  -- The words of letters (plain: token types 1, 2; hyphenated: 16, 17) of five letters or more
+  -- that the knowledge base lacks: under every configuration its lexeme (a hyphenated word's
+  -- whole, its longest) is not in knowledge_terms, and none reads it as a stop word. Each lookup
+  -- of the vocabulary is a probe of its key (as a join, the planner hashed the whole vocabulary).
+  v_unknown := array(
+    select w.word
+    from (
+      select lower(t.token) as word, min(t.place) as place
+      from ts_parse('default', coalesce(p_query_text, '')) with ordinality as t(tokid, token, place)
+      where t.tokid in (1, 2, 16, 17) and char_length(t.token) >= 5
+      group by lower(t.token)
+    ) w
+    where exists (select 1 from knowledge_chunk_languages k where k.chunks > 0)
+      and not exists (
+        select 1
+        from knowledge_chunk_languages k
+        left join lateral (
+          select u.lexeme from unnest(tsvector_to_array(to_tsvector(k.text_config, w.word))) as u(lexeme)
+          order by char_length(u.lexeme) desc, u.lexeme limit 1
+        ) l on true
+        where k.chunks > 0
+          and (l.lexeme is null or (select true from knowledge_terms kt where kt.lexeme = l.lexeme))
+      )
+    order by w.place
+    limit v_lookups
+  );
+
+  -- Every word known (most questions): the configurations' lexemes, as before.
+  if cardinality(v_unknown) = 0 then
+    return query
+    select distinct u.lexeme
+    from (select distinct k.text_config from knowledge_chunk_languages k where k.chunks > 0) c,
+         unnest(tsvector_to_array(to_tsvector(c.text_config, coalesce(p_query_text, '')))) as u(lexeme);
+    return;
+  end if;
+
   return query
   with configs as (
     select distinct k.text_config from knowledge_chunk_languages k where k.chunks > 0
@@ -142,32 +184,18 @@ begin
     from configs c,
          unnest(tsvector_to_array(to_tsvector(c.text_config, coalesce(p_query_text, '')))) as u(lexeme)
   ),
-  -- Words of letters (plain: 1, 2; hyphenated: 16, 17) of five letters or more.
-  long_words as (
-    select lower(t.token) as word, min(t.place) as place, bool_and(t.tokid in (1, 2)) as plain
-    from ts_parse('default', coalesce(p_query_text, '')) with ordinality as t(tokid, token, place)
-    where t.tokid in (1, 2, 16, 17) and char_length(t.token) >= 5
-    group by lower(t.token)
+  unknown as (
+    select w.word, position('-' in w.word) = 0 as plain from unnest(v_unknown) as w(word)
   ),
-  -- Each word's lexeme in each configuration (a hyphenated word's whole, its longest lexeme;
-  -- null: a stop word), and whether the knowledge base holds it.
+  -- Each unknown word's lexeme in each configuration.
   word_lexemes as (
-    select w.word, w.place, w.plain, c.text_config, l.lexeme,
-           (select true from knowledge_terms kt where kt.lexeme = l.lexeme) as known
-    from long_words w
+    select w.word, c.text_config, l.lexeme
+    from unknown w
     cross join configs c
     cross join lateral (
       select u.lexeme from unnest(tsvector_to_array(to_tsvector(c.text_config, w.word))) as u(lexeme)
       order by char_length(u.lexeme) desc, u.lexeme limit 1
     ) l
-  ),
-  unknown as (
-    select wl.word, wl.place, wl.plain
-    from word_lexemes wl
-    group by wl.word, wl.place, wl.plain
-    having count(*) = (select count(*) from configs) and bool_and(wl.known is null)
-    order by wl.place
-    limit v_lookups
   ),
   -- 1. The same word with its umlauts written another way: the spelling the knowledge base
   --    holds in most documents.
@@ -178,6 +206,8 @@ begin
     cross join configs c
     cross join lateral unnest(tsvector_to_array(to_tsvector(c.text_config, s.spelling))) as l(lexeme)
     cross join lateral (select kt.lexeme, kt.df from knowledge_terms kt where kt.lexeme = l.lexeme) kt
+    -- Only a word that has one of them (most have none) is spelled again.
+    where u.word ~ '(ae|oe|ue|ss|ä|ö|ü|ß|Ä|Ö|Ü)'
     order by u.word, kt.df desc, kt.lexeme
   ),
   -- 2. A compound: every cut into a first part of 3+ letters (with or without a linking "s")

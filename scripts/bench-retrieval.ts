@@ -1,5 +1,5 @@
 /**
- * npm run bench:retrieval [-- --sizes 1000,10000,100000] [--embedded-max 10000] [--no-write]
+ * npm run bench:retrieval [-- --sizes 1000,10000,100000] [--embedded-max 10000] [--misspell] [--no-write]
  *
  * What one retrieval costs as the knowledge base grows. For each size, a synthetic
  * knowledge base (articles of ten chunks of 150 words drawn from a Zipf-distributed
@@ -12,6 +12,8 @@
  * searched for 5 times each:
  * - whole: the service's retriever (embedding the query included);
  * - SQL: hybrid_search alone.
+ * With --misspell, each question's longest word has its second and third letters swapped, as a
+ * typo would: every search then looks the knowledge base's vocabulary up for a word it lacks.
  * Also load throughput (chunks/s), the index build, the time to re-ingest one article,
  * the database's size, and EXPLAIN (ANALYZE) of the
  * vector side and of one word's postings at the largest size.
@@ -53,6 +55,14 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** The text with its longest word's second and third letters swapped (--misspell), else as it is. */
+function misspelled(text: string): string {
+  if (!process.argv.includes('--misspell')) return text;
+  const words = text.split(' ');
+  const longest = words.reduce((a, b) => (b.length > a.length ? b : a));
+  return words.map((w) => (w === longest ? w[0]! + w[2]! + w[1]! + w.slice(3) : w)).join(' ');
+}
+
 interface SizeResult {
   database: string;
   chunks: number;
@@ -85,7 +95,7 @@ async function measure(database: string, db: SqlDatabase, chunks: number, explai
 
   const retriever = createRetriever(store, embedder, { topK: 4, minSimilarity: 0.1 });
   const questions: SearchQuery[] = Array.from({ length: QUESTIONS }, () => ({
-    text: text(4 + Math.floor(random() * 5)),
+    text: misspelled(text(4 + Math.floor(random() * 5))),
     method: 'message',
     history: [
       { text: text(4 + Math.floor(random() * 5)), weight: 0.2 },

@@ -677,6 +677,45 @@ export function describeStoreContract(backend: string, open: () => Promise<Store
       expect((await hybrid('smart phones', unit(9), 4, 0.5)).map((d) => d.source)).toEqual(['docs/phones.md']);
     });
 
+    it("reads a customer's spelling of a word the knowledge base lacks as the knowledge base's own word: umlauts written out, one typo, a hyphen", async () => {
+      const german = (source: string, content: string, embedding: number[]): DocumentChunk => ({
+        ...worded(source, 0, content, embedding),
+        language: 'de',
+        textConfig: 'german',
+      });
+      await knowledge().replaceSourceChunks('de/rueckgabe.md', [german('de/rueckgabe.md', 'Du kannst jedes Fahrrad innerhalb von 30 Tagen zurückgeben.', unit(0))]);
+      await knowledge().replaceSourceChunks('de/groessen.md', [german('de/groessen.md', 'Die richtige Größe des Rahmens hängt von deiner Schrittlänge ab.', unit(1))]);
+      await knowledge().replaceSourceChunks('de/versand.md', [german('de/versand.md', 'Der Versand dauert drei Werktage, auch für Fahrräder.', unit(2))]);
+      await knowledge().replaceSourceChunks('de/zubehoer.md', [german('de/zubehoer.md', 'Zubehör wird noch am selben Tag versandt. Der Versand ist ab 50 Euro frei.', unit(3))]);
+      await knowledge().replaceSourceChunks('de/werkstatt.md', [german('de/werkstatt.md', 'Der Service für dein E-Bike kostet 89 Euro.', unit(4))]);
+      const sources = ['de/rueckgabe.md', 'de/groessen.md', 'de/versand.md', 'de/zubehoer.md', 'de/werkstatt.md'];
+      // The query's vector is far from every chunk: what is found, its words found.
+      const byWords = async (text: string) => (await hybrid(text, unit(9), 2)).map((d) => d.source);
+      const coverage = async (text: string, source: string) => (await knowledge().queryCoverage(text, sources)).get(source) ?? 0;
+
+      // "ue", "oe" for "ü", "ö"; one letter swapped; "ebike" for "E-Bike".
+      expect((await byWords('kann ich das zurueckgeben'))[0]).toBe('de/rueckgabe.md');
+      expect((await byWords('welche groesse'))[0]).toBe('de/groessen.md');
+      expect((await byWords('infos zum versnad'))[0]).toBe('de/versand.md');
+      expect(await byWords('ebike')).toEqual(['de/werkstatt.md']);
+      // Each counts as the word written right in the coverage confidence reads.
+      for (const [customer, written, source] of [
+        ['Kann ich das Fahrrad zurueckgeben?', 'Kann ich das Fahrrad zurückgeben?', 'de/rueckgabe.md'],
+        ['Welche Groesse hat der Rahmen?', 'Welche Größe hat der Rahmen?', 'de/groessen.md'],
+        ['Dauert der Versnad drei Werktage?', 'Dauert der Versand drei Werktage?', 'de/versand.md'],
+      ] as const) {
+        expect(await coverage(written, source)).toBeGreaterThan(0.5);
+        expect(await coverage(customer, source)).toBeCloseTo(await coverage(written, source), 5);
+      }
+
+      // A word the knowledge base holds is read as it is: "versandt" is not "Versand", though one edit away and in fewer documents.
+      expect(await byWords('wann versandt')).toEqual(['de/zubehoer.md']);
+      // A word three edits from any the knowledge base holds, or a short one, is not corrected: it stays the question's rarest word.
+      expect(await byWords('versxyzand')).toEqual([]);
+      expect(await byWords('ersand')).toEqual([]);
+      expect(await coverage('Wie lange dauert der Versxyzand?', 'de/versand.md')).toBeLessThan(0.5);
+    });
+
     it('refuses to compare a query with vectors of another embedding model, and lists the models stored', async () => {
       expect(await knowledge().listEmbeddingModels()).toEqual([]);
       await knowledge().replaceSourceChunks('docs/a.md', [chunk('docs/a.md', 0, unit(0))]);

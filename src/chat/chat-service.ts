@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { SupportGraph } from '../agent/graph';
 import { ANSWER_TEXT_SEPARATOR, answerText } from '../agent/nodes/generate-response';
+import { confidenceReadsWords } from '../agent/nodes/retrieve';
 import { DEGRADED_KNOWLEDGE } from '../agent/state';
 import { handOffOf } from '../agent/tools/hand-off-to-person';
 import type { SearchQuery } from '../knowledge/search-query';
@@ -130,6 +131,8 @@ interface TurnRun {
   keepsAnsweredArticle: boolean;
   /** The offline responder's best-supported quote (0–1; 0 when a model answered). */
   quoteSupport: number;
+  /** Retrieval's confidence was read from words, not meaning (confidenceReadsWords). */
+  confidenceFromWords: boolean;
   /** How well the passages hold the question's own words (offline; 0 when a model answered). */
   ownWordsSupport: number;
   /** The model that wrote the answer; NO_MODEL when none was called. */
@@ -287,6 +290,7 @@ export class ChatService {
       nothingAnswers: false,
       keepsAnsweredArticle: false,
       quoteSupport: 0,
+      confidenceFromWords: false,
       ownWordsSupport: 0,
       model: NO_MODEL,
       modelCalls: 0,
@@ -381,6 +385,7 @@ export class ChatService {
       nothingAnswers: result.nothing_answers ?? false,
       keepsAnsweredArticle: keepsAnsweredArticle(context.loaded, result.retrieved_documents),
       quoteSupport: result.quote_support ?? 0,
+      confidenceFromWords: confidenceReadsWords(result.retrieved_documents),
       ownWordsSupport: result.own_words_support ?? 0,
       model: result.model,
       modelCalls: result.messages.filter((m) => m.getType() === 'ai').length + (result.response === undefined ? 0 : 1),
@@ -409,6 +414,7 @@ export class ChatService {
       nothingAnswers: run.nothingAnswers,
       keepsAnsweredArticle: run.keepsAnsweredArticle,
       quoteSupport: run.quoteSupport,
+      confidenceFromWords: run.confidenceFromWords,
       ownWordsSupport: run.ownWordsSupport,
       knowledgeUnavailable: run.degraded.includes(DEGRADED_KNOWLEDGE),
     });

@@ -52,6 +52,8 @@ export interface TurnFindings {
   keepsAnsweredArticle: boolean;
   /** The offline responder's best-supported quote: the share of the question's word weight it holds (0–1; 0 with a model). */
   quoteSupport: number;
+  /** Retrieval's confidence was read from the question's words, not its meaning (confidenceReadsWords). */
+  confidenceFromWords: boolean;
   /**
    * The highest share of the question's own words (the previous message's left out) a sentence of
    * the passages holds, as the offline responder reads them (0–1; 0 when a model answered).
@@ -71,8 +73,12 @@ const ANSWERED: Verdict = { escalated: false, reason: null };
 
 /**
  * A sentence of the passages that holds at least this share of the question's word weight (the
- * offline responder's reading: ScoredSentence.coverage) answers it, whatever retrieval's confidence.
- * Replayed on every turn that confidence escalates, over the help center, the dev shop (en, de),
+ * offline responder's reading: ScoredSentence.coverage) answers it, whatever retrieval's confidence
+ * when that confidence was read from words (a language the encoder does not know). Not over a
+ * confidence read from meaning: "Do you engrave products?" holds both its telling words in a
+ * sentence about returns ("personalised or engraved items … cannot be returned"), which the
+ * encoder placed far from the question (0.19); on the dev and held-out shops the gate cost one
+ * English answerable turn (held-out 8.9% → 9.9% escalated) and nothing else. Replayed on every turn that confidence escalates, over the help center, the dev shop (en, de),
  * xquad (en, de, es, zh) and MTRAG, no question the help centers lack had a quote above 0.38.
  * At 0.35, 2 of xquad-de's 40 would have been answered (BENCHMARKS.md, "Offline judgement on a realistic shop").
  */
@@ -89,7 +95,7 @@ export const STRONG_SUPPORT = 0.4;
  * follow-ups escalated for low confidence had 0.17–0.61.
  */
 function stronglySupported(found: TurnFindings): boolean {
-  return found.quoteSupport >= STRONG_SUPPORT || (found.keepsAnsweredArticle && found.ownWordsSupport >= STRONG_SUPPORT);
+  return (found.confidenceFromWords && found.quoteSupport >= STRONG_SUPPORT) || (found.keepsAnsweredArticle && found.ownWordsSupport >= STRONG_SUPPORT);
 }
 
 /**

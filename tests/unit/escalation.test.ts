@@ -18,6 +18,7 @@ const ANSWERED: TurnFindings = {
   nothingAnswers: false,
   keepsAnsweredArticle: false,
   quoteSupport: 0.2,
+  confidenceFromWords: true,
   ownWordsSupport: 0.3,
   knowledgeUnavailable: false,
 };
@@ -45,8 +46,12 @@ describe('the judge', () => {
 });
 
 describe('a strongly supported quote', () => {
-  it('is answered although retrieval’s confidence is low', () => {
+  it('is answered although retrieval’s confidence, read from words, is low', () => {
     expect(judgeTurn({ ...ANSWERED, confidence: 0.1, quoteSupport: STRONG_SUPPORT })).toEqual({ escalated: false, reason: null });
+  });
+
+  it('does not overrule a low confidence read from meaning ("Do you engrave products?" holds its words in a sentence about returns)', () => {
+    expect(judgeTurn({ ...ANSWERED, confidence: 0.1, quoteSupport: 0.9, confidenceFromWords: false })).toEqual({ escalated: true, reason: 'not_in_help_center' });
   });
 
   it('does not save a weakly supported one, nor a turn whose passages answer nothing', () => {

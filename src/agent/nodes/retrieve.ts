@@ -52,13 +52,22 @@ export function retrievalConfidence(documents: RetrievedDocument[], escalationTh
   // A document's best chunk by meaning, even when another of its chunks was returned for its words.
   const similarity = (d: RetrievedDocument) => Math.max(d.similarity, d.evidence?.documentSimilarity ?? -1);
   const meaningful = documents.filter((d) => d.evidence?.semanticInLanguage !== false);
-  if (meaningful.length > 0) {
+  if (!confidenceReadsWords(documents)) {
     return clamp(meaningScale * Math.max(...meaningful.map((d) => (d.fullTextRank === null ? similarity(d) * VECTOR_ONLY_CONFIDENCE_FACTOR : similarity(d)))));
   }
   const coverages = documents.flatMap((d) => (d.evidence?.queryCoverage === undefined ? [] : [d.evidence.queryCoverage]));
   if (coverages.length === 0) return 0;
   const scale = escalationThreshold === undefined ? 1 : escalationThreshold / WORD_COVERAGE_FLOOR;
   return clamp(Math.max(...coverages) * scale);
+}
+
+/**
+ * Whether retrievalConfidence reads the question's words (coverage) rather than meaning: the
+ * embedder knows the language of none of the passages found (a question in a language the
+ * offline sentence encoder does not know). Nothing found reads as meaning (confidence 0).
+ */
+export function confidenceReadsWords(documents: readonly RetrievedDocument[]): boolean {
+  return documents.length > 0 && documents.every((d) => d.evidence?.semanticInLanguage === false);
 }
 
 /**

@@ -51,8 +51,8 @@ export function retrievalConfidence(documents: RetrievedDocument[], escalationTh
   const clamp = (x: number) => Math.min(1, Math.max(0, x));
   // A document's best chunk by meaning, even when another of its chunks was returned for its words.
   const similarity = (d: RetrievedDocument) => Math.max(d.similarity, d.evidence?.documentSimilarity ?? -1);
-  const meaningful = documents.filter((d) => d.evidence?.semanticInLanguage !== false);
   if (!confidenceReadsWords(documents)) {
+    const meaningful = documents.filter((d) => d.evidence?.semanticInLanguage !== false);
     return clamp(meaningScale * Math.max(...meaningful.map((d) => (d.fullTextRank === null ? similarity(d) * VECTOR_ONLY_CONFIDENCE_FACTOR : similarity(d)))));
   }
   const coverages = documents.flatMap((d) => (d.evidence?.queryCoverage === undefined ? [] : [d.evidence.queryCoverage]));

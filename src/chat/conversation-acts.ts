@@ -16,11 +16,13 @@ import { boundedSearchText } from '../knowledge/search-query';
  * reading this?", "am I talking to a human?") is not a request for one. Only these are:
  * a wording of being put in touch ("talk to", "connect me with"), of wanting one ("I want
  * a human"), of asking whether one is there ("is there a human?", "ist ein Mitarbeiter
- * verfügbar?", "客服在吗"), of being called back ("can someone call me back?"), of
+ * verfügbar?", "客服在吗"), of being called or written to with the customer as the one
+ * reached ("can someone call me back?", "kann mich jemand anrufen?", "email me"), of
  * turning the bot away ("stop the bot", "I don't want to talk to a bot"), or a person
  * named alone or with "please" ("agent", "Mitarbeiter bitte"). A person who is followed
  * by anything else in the clause ("is there a human size chart?", "人工客服几点上班？")
- * is talked about, not asked for.
+ * is talked about, not asked for, and so is one the customer asks how or when to reach
+ * ("how do I call customer service?", "wann ist die Hotline erreichbar?").
  *
  * eval/acts/<language>.jsonl measures it (tests/unit/conversation-acts-set.test.ts, and
  * through the service `npm run eval:answers -- --acts`).
@@ -1057,7 +1059,7 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
       .find((found) => found !== undefined);
     // Not "the agent didn't call me back": a negation before either of the two turns it around.
     const callbackNegated = callback && (negatedBefore(callback) || negatedBefore(callback, start));
-    if (callback && !callbackNegated && endsClause(units, Math.max(end, callback.end), at, work)) return askedBy(callback);
+    if (callback && !callbackNegated && endsClause(units, Math.max(end, callback.end), at, work, true)) return askedBy(callback);
     // "is anyone available?", "yetkili biri var mı?", "客服在吗"; where the verb comes last, "insan istiyorum".
     const next = firstAfterFillers(
       units,
@@ -1227,18 +1229,22 @@ const ARTICLES: ReadonlySet<string> = new Set(
   [...INDEX.values()].flat().flatMap((phrase) => (phrase.role === 'personFiller' && phrase.words.length === 1 ? phrase.words : [])),
 );
 
-/** True when nothing but "please" and the like follows a person in its clause ("can I get a human?", "I want a real person not a bot"). */
-function endsClause(units: readonly Unit[], end: number, at: WordingsAt, work: Work): boolean {
+/**
+ * True when nothing but "please" and the like follows a person in its clause ("can I get a
+ * human?", "I want a real person not a bot"); after a callback, a figure too ("call me at
+ * 0151 2345678"; not "is customer service available 24/7?").
+ */
+function endsClause(units: readonly Unit[], end: number, at: WordingsAt, work: Work, figures = false): boolean {
   for (let i = end; i < units.length && units[i] !== CLAUSE; ) {
     work.steps += 1;
     const wording = wordingWith(at, i, CLOSING_ROLES);
-    if (!wording && !isFigure(units[i]!)) return false;
+    if (!wording && !(figures && isFigure(units[i]!))) return false;
     i = wording ? wording.end : i + 1;
   }
   return true;
 }
 
-/** A figure closes a request as "please" does: the phone number to be called on ("call me at 0151 2345678"). */
+/** A figure closes a callback as "please" does: the phone number to be called on. */
 function isFigure(unit: Unit): boolean {
   return /^\d+$/u.test(unit.word);
 }

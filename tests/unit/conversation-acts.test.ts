@@ -364,6 +364,8 @@ describe('recognizing conversation acts', () => {
       'comment joindre le service client ?',
       'the courier never called me back',
       'niemand hat mich angerufen',
+      'can the courier call me at 0151 2345678?',
+      'is customer service available 24/7?',
     ]) {
       expect(actOf(text)).toBeNull();
     }

@@ -91,10 +91,13 @@ interface LanguageWordings {
   channel?: string[];
   /**
    * Asking how, when or where, before the person in its clause: about reaching one, not
-   * asking for one ("how do I call customer service?", "wann ist die Hotline erreichbar?",
-   * "我是在跟真人聊天吗").
+   * asking for one ("how do I call customer service?", "wann ist die Hotline erreichbar?"),
+   * unless a wording of contact says the customer wants to talk to one ("how can I talk to a
+   * human?", "wo kann ich mit einem Mitarbeiter chatten?"): a person answers that best.
    */
   asksHow?: string[];
+  /** Asking whether one is talking to a person already ("我是在跟真人聊天吗"): a question, contact or not. */
+  asksWhether?: string[];
   /** The bot itself: turned away with a "stop" or a negated wording of contact ("stop the bot", "I don't want to talk to a bot"), it asks for a person. */
   machine?: string[];
   /** Turning the bot away, before it (or, where the verb comes last, right after it: "bot değil"). */
@@ -194,6 +197,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     machine: ['robot', 'le robot', 'au robot', 'chatbot', 'ia', 'machine', 'une machine', 'un robot', 'bot'],
     stop: ['stop', 'arrête', 'arrêtez', 'assez', 'assez de', 'marre', 'marre du', 'marre de', 'ras le bol', 'fini'],
     channel: ['par mail', 'par email', 'par e-mail', 'par téléphone', 'par tel', 'par écrit', 'par sms', 'au', 'sur le', 'mon numéro', 'mon numéro est', 'demain', "aujourd'hui", 'plus tard'],
+    reachOut: ['appeler', 'téléphoner', 'écrire', 'envoyer un mail', 'envoyer un email', 'envoyer un e-mail', 'par téléphone', 'par mail', 'par email', 'par e-mail', 'par sms'],
     asksHow: ['comment', 'quand', 'où', 'à quelle heure', "jusqu'à quelle heure"],
   },
   es: {
@@ -397,7 +401,8 @@ const WORDINGS: Record<string, LanguageWordings> = {
     stop: ['不要', '不想', '别', '受够了', '够了'],
     personFillers: ['个', '一个', '你们', '的'],
     askFor: ['能不能', '可不可以', '能否', '可以', '能', '让'],
-    asksHow: ['怎么', '怎样', '如何', '什么时候', '几点', '是在', '是不是在'],
+    asksHow: ['怎么', '怎样', '如何', '什么时候', '几点'],
+    asksWhether: ['是在', '是不是在'],
     someone: ['谁', '店里的人', '店家的人', '你们店的人', '你们的人'],
   },
   ko: {
@@ -714,7 +719,8 @@ type Role =
   | 'me'
   | 'reachOut'
   | 'channel'
-  | 'asksHow';
+  | 'asksHow'
+  | 'asksWhether';
 /** The fields of LanguageWordings that list wordings (the others say how the language orders them). */
 type WordingField = Exclude<keyof LanguageWordings, 'contactAfter' | 'articles'>;
 
@@ -758,6 +764,7 @@ const ROLE_OF_FIELD: Record<WordingField, Role> = {
   reachOut: 'reachOut',
   channel: 'channel',
   asksHow: 'asksHow',
+  asksWhether: 'asksWhether',
 };
 
 function buildIndex(): PhraseIndex {
@@ -946,7 +953,7 @@ function smallTalkOf(units: readonly Unit[], work: Work): RecognizedAct | null {
 
 const PERSON_ROLES: ReadonlySet<Role> = new Set<Role>([
   'person', 'someone', 'contact', 'contactFollowing', 'want', 'askFor', 'please', 'personFiller', 'notPerson', 'negation', 'exists', 'available', 'callback', 'machine', 'stop',
-  'me', 'reachOut', 'channel', 'asksHow',
+  'me', 'reachOut', 'channel', 'asksHow', 'asksWhether',
 ]);
 /** How many units apart a person and a wording of contact may be, within one clause. */
 const CONTACT_REACH = 6;
@@ -1020,9 +1027,11 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
         near.push(other);
       }
     }
-    // "how do I call customer service?": asks about reaching a person, not for one ("tem como falar…", is there a way to talk…, asks for one).
-    const asksHow = near.some((other) => other.phrase.role === 'asksHow' && other.end <= start && !near.some((longer) => longer.start < other.start && longer.end > other.start));
-    if (cancelled || asksHow) continue;
+    // "how do I call customer service?": asks about reaching a person, not for one ("tem como falar…", is there a way to talk…, asks for one);
+    // "how can I talk to a human?" asks for one, but not by phone or mail ("comment joindre le service client par téléphone ?").
+    const asks = (role: Role) => near.some((other) => other.phrase.role === role && other.end <= start && !near.some((longer) => longer.start < other.start && longer.end > other.start));
+    const talksTo = near.some((other) => other.phrase.role === 'contact' || other.phrase.role === 'contactFollowing') && !near.some((other) => other.phrase.role === 'reachOut');
+    if (cancelled || asks('asksWhether') || (asks('asksHow') && !talksTo)) continue;
     // The person's own word is no negation of it (Norwegian "noen" is read "non", French and
     // Italian not), nor is one right after the bot, which it turns away ("봇 싫어요 사람 불러주세요").
     const negatedBefore = (wording: Found, position = wording.start) =>

@@ -359,9 +359,9 @@ describe('recognizing conversation acts', () => {
       'can i email you?',
       'can you email me the invoice?',
       'kann ich den Kundenservice anrufen?',
-      'how can I talk to a human?',
+      'how do I call customer service?',
       'wann ist die Hotline erreichbar?',
-      'comment joindre le service client ?',
+      'comment appeler le service client ?',
       'the courier never called me back',
       'niemand hat mich angerufen',
       'can the courier call me at 0151 2345678?',
@@ -369,6 +369,15 @@ describe('recognizing conversation acts', () => {
     ]) {
       expect(actOf(text)).toBeNull();
     }
+  });
+
+  it('takes asking how to talk to a person as asking for one: a person answers it best', () => {
+    for (const text of ['how can I talk to a human?', 'where can i chat with a real person', 'wie kann ich mit einem Mitarbeiter sprechen?', 'comment parler à un conseiller ?']) {
+      expect(actOf(text)).toBe('ask_for_person');
+    }
+    // Asking whether one already talks to a person is a question, with a wording of contact or without.
+    expect(actOf('我是在跟真人聊天吗')).toBeNull();
+    expect(actOf('am I talking to a real person?')).toBeNull();
   });
 
   it('reads a word of one language that is something else in another as the language it is asked in', () => {

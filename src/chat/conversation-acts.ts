@@ -16,11 +16,13 @@ import { boundedSearchText } from '../knowledge/search-query';
  * reading this?", "am I talking to a human?") is not a request for one. Only these are:
  * a wording of being put in touch ("talk to", "connect me with"), of wanting one ("I want
  * a human"), of asking whether one is there ("is there a human?", "ist ein Mitarbeiter
- * verfügbar?", "客服在吗"), of being called back ("can someone call me back?"), of
+ * verfügbar?", "客服在吗"), of being called or written to with the customer as the one
+ * reached ("can someone call me back?", "kann mich jemand anrufen?", "email me"), of
  * turning the bot away ("stop the bot", "I don't want to talk to a bot"), or a person
  * named alone or with "please" ("agent", "Mitarbeiter bitte"). A person who is followed
  * by anything else in the clause ("is there a human size chart?", "人工客服几点上班？")
- * is talked about, not asked for.
+ * is talked about, not asked for, and so is one the customer asks how or when to reach
+ * ("how do I call customer service?", "wann ist die Hotline erreichbar?").
  *
  * eval/acts/<language>.jsonl measures it (tests/unit/conversation-acts-set.test.ts, and
  * through the service `npm run eval:answers -- --acts`).
@@ -77,6 +79,25 @@ interface LanguageWordings {
   available?: string[];
   /** Being called or contacted back, on either side of the person, ending the clause ("can someone call me back?", "kann mich ein Mitarbeiter zurückrufen?"); alone with "please" too ("Rückruf bitte"). */
   callback?: string[];
+  /** The customer as the object of being reached ("me", "mich", "mir"): with a wording of `reachOut` beside it, a callback ("can someone email me?", "kann mich jemand anrufen?"). */
+  me?: string[];
+  /**
+   * Reaching the customer, by phone or in writing, said without the customer ("email",
+   * "anrufen", "mandar un correo"): a callback only with a wording of `me` before it in
+   * its clause, or right after it; so "can I call customer service?" stays a question.
+   */
+  reachOut?: string[];
+  /** How a callback is to come, closing it ("by email", "per Mail", "par téléphone"). */
+  channel?: string[];
+  /**
+   * Asking how, when or where, before the person in its clause: about reaching one, not
+   * asking for one ("how do I call customer service?", "wann ist die Hotline erreichbar?"),
+   * unless a wording of contact says the customer wants to talk to one ("how can I talk to a
+   * human?", "wo kann ich mit einem Mitarbeiter chatten?"): a person answers that best.
+   */
+  asksHow?: string[];
+  /** Asking whether one is talking to a person already ("我是在跟真人聊天吗"): a question, contact or not. */
+  asksWhether?: string[];
   /** The bot itself: turned away with a "stop" or a negated wording of contact ("stop the bot", "I don't want to talk to a bot"), it asks for a person. */
   machine?: string[];
   /** Turning the bot away, before it (or, where the verb comes last, right after it: "bot değil"). */
@@ -100,25 +121,29 @@ const WORDINGS: Record<string, LanguageWordings> = {
       'morning', 'greetings', 'hellp', 'helo', 'hii', 'hai', 'anyone there', 'is anyone there', 'anybody there', 'is anybody there', 'anyone here',
     ],
     thanks: ['thanks', 'thank you', 'thank u', 'thankyou', 'thx', 'thnx', 'thanx', 'tnx', 'ty', 'tysm', 'tyvm', 'thanks a lot', 'many thanks', 'cheers', 'much appreciated', 'appreciate it', 'thanks a bunch', 'thanks a million', 'ta', 'thank', 'thks', 'thnks', 'tks'],
-    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks', 'thats everything', 'that is everything', 'thats it', 'that is it', 'no thats all', 'thats all for now', 'all set', 'im all set', 'im good'],
+    goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'byebye', 'see you', 'see ya', 'see you later', 'cya', 'have a nice day', 'have a good day', 'have a great day', 'have a nice evening', 'have a good one', 'take care', 'good night', 'farewell', 'no thanks', 'no thank you', 'nope thanks', 'no thx', 'thats all', 'that is all', 'thats all thanks', 'nothing else', 'nothing else thanks', 'all good thanks', 'thats everything', 'that is everything', 'thats it', 'that is it', 'no thats all', 'thats all for now', 'all set', 'im all set', 'im good', 'gotta go', 'got to go', 'gtg', 'g2g', 'have to go', 'i have to go', 'i gotta go', 'i gtg'],
     acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'great stuff', 'roger', 'cool beans', 'a great help', 'a big help', 'a lifesaver', 'really helpful', 'so helpful', 'super helpful', 'okie dokie', 'okey dokey', 'okie', 'nice one', 'good one'],
     smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again', 'youve been', 'you have been', 'you were', 'you are', 'youre', 'that was', 'this was', 'no', 'nope', 'thats', 'that is'],
-    person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one', 'live human', 'a human', 'real one', 'customer service rep', 'customer service agent', 'customer service representative', 'support person', 'actual human', 'member of staff', 'member of your staff', 'member of your team', 'team member'],
+    person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one', 'live human', 'a human', 'real one', 'customer service rep', 'customer service agent', 'customer service representative', 'support person', 'actual human', 'member of staff', 'member of your staff', 'member of your team', 'team member', 'anyone human', 'anybody human', 'someone human', 'somebody human'],
     someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague', 'support', 'your team', 'your support', 'your support team', 'your staff', 'staff', 'humans', 'real humans', 'people', 'real people', 'actual people', 'actual humans'],
-    contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak', 'put me in touch', 'get in touch with', 'chat to', 'hand me to', 'hand this over', 'pass this on', 'switch to', 'be connected', 'be transferred', 'transfer to', 'connect to', 'connect with', 'put through to'],
+    contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak', 'put me in touch', 'get in touch with', 'chat to', 'hand me to', 'hand this over', 'pass this on', 'switch to', 'be connected', 'be transferred', 'transfer to', 'connect to', 'connect with', 'put through to', 'put me on to', 'put me onto'],
     contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with', 'who i can talk to', 'that i can talk to', 'who i can speak to', 'i can talk with', 'to chat with'],
-    want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me', 'id prefer', 'i would prefer', 'id rather have', 'id want', 'i would want', 'id need'],
+    want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me', 'id prefer', 'i would prefer', 'id rather have', 'id want', 'i would want', 'id need', 'need', 'want', 'wanna', 'please get', 'get'],
     askFor: ['can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'can you get', 'can you give me', 'can you', 'could you', 'would you', 'can u', 'is it possible to get', 'any chance of'],
     please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent', 'not a bot', 'not a robot', 'not a machine', 'not an ai', 'instead', 'to help me', 'who can help me', 'immediately', 'i mean', 'i meant'],
-    personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me', 'there', 'here', 'on here', 'in here', 'on the line', 'on the phone', 'in the chat', 'in chat', 'on chat', 'but', 'rather', 'right now', 'any'],
+    personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me', 'there', 'here', 'on here', 'in here', 'on the line', 'on the phone', 'in the chat', 'in chat', 'on chat', 'but', 'rather', 'right now', 'any', 'on this', 'involved'],
     notPerson: ['human resources', 'human error', 'human rights', 'human body', 'human nature', 'in person', 'person who', 'customer service hours', 'agent who', 'personal', 'manager who', 'delivery person', 'delivery agent', 'travel agent', 'user agent'],
     articles: true,
     negation: ['not', 'dont', 'do not', 'never', 'no need', 'doesnt', 'didnt', 'wont', 'cant', 'without', 'rather not', 'not talk'],
     exists: ['is there', 'are there', 'do you have', 'have you got', 'got'],
     available: ['available', 'online', 'around', 'free to chat', 'available to chat', 'available to talk', 'on duty'],
-    callback: ['call me back', 'call me', 'ring me', 'phone me', 'give me a call', 'callback', 'call back', 'get back to me', 'reach out to me', 'contact me', 'a callback'],
+    callback: ['call me back', 'call me', 'ring me', 'phone me', 'give me a call', 'callback', 'call back', 'get back to me', 'reach out to me', 'contact me', 'a callback', 'give me a ring', 'give me a buzz', 'drop me an email', 'drop me a line'],
     machine: ['this bot', 'machine', 'automated', 'virtual assistant', 'robots'],
     stop: ['stop', 'enough', 'no more', 'quit', 'sick of', 'tired of', 'fed up with', 'done with', 'enough of', 'enough with'],
+    me: ['me', 'to me'],
+    reachOut: ['email', 'e-mail', 'mail', 'text', 'message', 'write', 'write back', 'phone', 'ring', 'call', 'contact', 'reply', 'send'],
+    channel: ['by email', 'by e-mail', 'via email', 'by phone', 'over the phone', 'an email', 'an e-mail', 'a mail', 'a text', 'a message', 'at', 'on', 'my number is', 'my number', 'tomorrow', 'today', 'later', 'later today', 'this afternoon', 'this evening', 'back'],
+    asksHow: ['how', 'when', 'what time', 'where', 'until when'],
   },
   de: {
     greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen', 'hallo ihr lieben', 'ist da jemand', 'jemand da'],
@@ -126,33 +151,37 @@ const WORDINGS: Record<string, LanguageWordings> = {
     goodbye: ['tschüss', 'tschüs', 'tschau', 'tschüssi', 'auf wiedersehen', 'wiedersehen', 'bis dann', 'bis bald', 'bis später', 'schönen tag noch', 'schönen tag', 'schönen abend', 'einen schönen tag', 'ade', 'adieu', 'machs gut', 'mach es gut', 'servus', 'gute nacht', 'schönes wochenende', 'nein danke', 'das wars', 'das war es', 'das war alles', 'das ist alles', 'das wäre alles', 'das wäre es', 'sonst nichts', 'nichts mehr', 'das wars schon', 'das war schon alles', 'nein das wars', 'nee danke', 'ne danke'],
     acknowledgement: ['das hilft', 'das hilft mir', 'das hat geholfen', 'hat geholfen', 'alles klar', 'passt', 'passt schon', 'verstanden', 'prima', 'klasse', 'toll', 'gut', 'sehr gut', 'alles gut', 'in ordnung', 'geht klar', 'klar', 'perfekt', 'super sache', 'wunderbar', 'ah ok', 'ach so', 'achso', 'verstehe', 'habe verstanden', 'hab verstanden', 'gut zu wissen', 'spitze', 'jawohl', 'mega', 'okay dann', 'ok dann', 'das hat mir geholfen', 'hat mir geholfen', 'das hat mir sehr geholfen', 'hat mir sehr geholfen', 'sehr hilfreich', 'hilfreich', 'danke für die hilfe', 'jo', 'joa', 'jup', 'läuft', 'weiß ich bescheid', 'weiss ich bescheid', 'ich weiß bescheid', 'ich weiss bescheid', 'bescheid'],
     smallTalkFillers: ['dir', 'dich', 'ihnen', 'euch', 'sehr', 'vielmals', 'nochmal', 'nochmals', 'auch', 'und', 'für die hilfe', 'für ihre hilfe', 'für deine hilfe', 'für die info', 'für die infos', 'für die antwort', 'für die schnelle antwort', 'zusammen', 'ihr', 'leute', 'team', 'liebes team', 'noch', 'schon', 'dann', 'ja', 'erstmal', 'so', 'also', 'ach', 'oh', 'super lieb', 'lieb', 'schön', 'mal', 'im voraus', 'ihr lieben', 'für die schnelle hilfe', 'für ihre antwort', 'für deine antwort', 'mir', 'echt', 'wirklich', 'wochenende', 'nein', 'nee', 'ne', 'ebenso', 'gleichfalls', 'dir auch', 'ihnen auch', 'euch auch'],
-    person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'einen menschen', 'einem menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*', 'ein mensch', 'ein echter mensch', 'einen echten menschen', 'echte menschen', 'menschlicher support', 'menschlichen support', 'menschliche hilfe', 'menschlichen ansprechpartner', 'persönlichen ansprechpartner', 'kundenberater*', 'kundenbetreuung', 'support team', 'supportteam', 'service team', 'serviceteam', 'telefonsupport', 'nen menschen', 'nem menschen', 'n menschen', 'nen echten menschen', 'nem echten menschen', 'nen mitarbeiter', 'nem mitarbeiter'],
+    person: ['mitarbeiter', 'mitarbeiterin', 'mitarbeitern', 'echten menschen', 'einen menschen', 'einem menschen', 'echter mensch', 'echte person', 'echten person', 'person', 'kundenservice', 'kundendienst', 'kundenbetreuer*', 'berater*', 'sachbearbeiter*', 'servicemitarbeiter', 'servicemitarbeiterin', 'support mitarbeiter', 'ansprechpartner*', 'operator', 'agent', 'agenten', 'agentin', 'menschlichen mitarbeiter', 'jemand echtes', 'jemanden echtes', 'kollege*', 'kollegin*', 'ein mensch', 'ein echter mensch', 'einen echten menschen', 'echte menschen', 'menschlicher support', 'menschlichen support', 'menschliche hilfe', 'menschlichen ansprechpartner', 'persönlichen ansprechpartner', 'kundenberater*', 'kundenbetreuung', 'support team', 'supportteam', 'service team', 'serviceteam', 'telefonsupport', 'nen menschen', 'nem menschen', 'n menschen', 'nen echten menschen', 'nem echten menschen', 'nen mitarbeiter', 'nem mitarbeiter', 'jemand vom support', 'jemanden vom support', 'jemand vom kundenservice', 'jemanden vom kundenservice', 'jemanden von euch'],
     // "Mensch" alone is also an exclamation ("Mensch, wo bleibt mein Paket?").
-    someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen', 'support', 'den support', 'dem support', 'hotline', 'der hotline'],
-    contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie', 'verbunden', 'verbunden werden', 'durchgestellt', 'weitergeleitet', 'leitet mich', 'leite mich weiter'],
+    someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen', 'support', 'den support', 'dem support', 'hotline', 'der hotline', 'jmd', 'jmdn', 'jmdm', 'jemand von euch', 'jemand von ihnen'],
+    contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie', 'verbunden', 'verbunden werden', 'durchgestellt', 'weitergeleitet', 'leitet mich', 'leite mich weiter', 'holt mir', 'hol mir', 'holen sie mir'],
     want: ['ich will', 'ich möchte', 'ich moechte', 'ich brauche', 'ich hätte gern', 'ich hätte gerne', 'ich wünsche', 'will', 'möchte', 'brauche', 'ich hätt gern', 'ich bräuchte', 'bräuchte', 'hätte gern', 'hätte gerne', 'wünsche'],
     askFor: ['kann ich', 'könnte ich', 'darf ich', 'kann ich bitte', 'können sie', 'könnt ihr', 'kannst du', 'könnten sie'],
     contactAfter: true,
     articles: true,
     please: ['bitte', 'bitteschön', 'sofort', 'jetzt', 'dringend', 'asap', 'keinen bot', 'keinen roboter', 'keine ki', 'mein ich', 'meine ich'],
-    personFillers: ['ein', 'einen', 'einem', 'einer', 'eine', 'echten', 'echte', 'echter', 'mit', 'den', 'dem', 'der', 'die', 'zu', 'zum', 'ihren', 'einem echten', 'richtigen', 'richtige', 'menschlichen', 'im chat', 'hier', 'da', 'bei euch', 'bei ihnen', 'nem', 'nen', 'ne', 'sondern', 'lieber', 'am telefon', 'an der strippe', 'jetzt', 'gerade', 'um', 'irgendein', 'irgendeinen', 'ihrem', 'ihrer', 'eurem', 'eurer', 'euren', 'euer', 'deinem', 'deinen', 'also', 'ich meine'],
+    personFillers: ['ein', 'einen', 'einem', 'einer', 'eine', 'echten', 'echte', 'echter', 'mit', 'den', 'dem', 'der', 'die', 'zu', 'zum', 'ihren', 'einem echten', 'richtigen', 'richtige', 'menschlichen', 'im chat', 'hier', 'da', 'bei euch', 'bei ihnen', 'nem', 'nen', 'ne', 'sondern', 'lieber', 'am telefon', 'an der strippe', 'jetzt', 'gerade', 'um', 'irgendein', 'irgendeinen', 'ihrem', 'ihrer', 'eurem', 'eurer', 'euren', 'euer', 'deinem', 'deinen', 'also', 'ich meine', 'auch', 'überhaupt', 'von euch', 'von ihnen', 'vom', 'mal', 'bitte mal', 'einfach'],
     notPerson: ['person die', 'mitarbeiter die', 'mitarbeiter haben', 'mitarbeiter habt', 'menschen die', 'menschheit', 'menschlich', 'personal', 'personen', 'mitarbeiterzahl', 'person abholen'],
     negation: ['nicht', 'kein', 'keinen', 'keine', 'keinem', 'nie', 'niemals', 'ohne'],
     exists: ['gibt es', 'gibts', 'gibt s', 'habt ihr', 'haben sie', 'ist da', 'ist hier', 'sitzt da', 'gibt es bei euch', 'gibts bei euch'],
     available: ['verfügbar', 'verfuegbar', 'erreichbar', 'online', 'zu sprechen', 'da'],
-    callback: ['zurückrufen', 'zurueckrufen', 'rückruf', 'rueckruf', 'mich anrufen', 'ruft mich an', 'rufen sie mich an', 'ruf mich an', 'mich zurückrufen', 'sich bei mir melden', 'meldet euch bei mir', 'melden sie sich bei mir', 'kontaktiert mich', 'kontaktieren sie mich', 'um rückruf'],
+    callback: ['zurückrufen', 'zurueckrufen', 'rückruf', 'rueckruf', 'mich anrufen', 'ruft mich an', 'rufen sie mich an', 'ruf mich an', 'mich zurückrufen', 'sich bei mir melden', 'meldet euch bei mir', 'melden sie sich bei mir', 'kontaktiert mich', 'kontaktieren sie mich', 'um rückruf', 'ruf mich bitte an', 'ruft mich bitte an', 'rufen sie mich bitte an', 'ruf mich mal an', 'ruft mich mal an', 'rufen sie mich mal an', 'ruf mich zurück', 'ruft mich zurück', 'rufen sie mich zurück', 'ruf mich bitte zurück', 'ruft mich bitte zurück', 'rufen sie mich bitte zurück', 'schreibt mir', 'schreiben sie mir', 'schreib mir'],
     machine: ['roboter', 'ki', 'maschine', 'computer', 'chatbot', 'dem bot', 'den bot'],
     stop: ['hör auf', 'hoer auf', 'hört auf', 'aufhören', 'stopp', 'stop', 'genug', 'schluss mit', 'weg mit'],
     contactFollowing: ['mit dem ich sprechen kann', 'mit dem ich reden kann', 'mit dem ich sprechen könnte', 'mit der ich sprechen kann', 'mit dem man sprechen kann', 'mit dem ich chatten kann', 'mit dem ich schreiben kann', 'der mit mir spricht', 'der mit mir redet', 'den ich sprechen kann'],
+    me: ['mich', 'mir', 'bei mir'],
+    reachOut: ['anrufen', 'mailen', 'ne mail schreiben', 'eine mail schreiben', 'ne e-mail schreiben', 'eine e-mail schreiben', 'mail schreiben', 'schreiben', 'kontaktieren', 'zurückschreiben', 'antworten', 'anschreiben', 'eine email schicken', 'eine e-mail schicken', 'ne mail schicken', 'eine mail schicken', 'email schicken', 'mail schicken', 'eine nachricht schicken'],
+    channel: ['per mail', 'per e-mail', 'per email', 'telefonisch', 'per telefon', 'per sms', 'unter', 'meine nummer', 'meine nummer ist', 'morgen', 'heute', 'heute noch', 'später', 'zurück'],
+    asksHow: ['wie', 'wann', 'ab wann', 'bis wann', 'um wie viel uhr', 'wo'],
   },
   fr: {
-    greeting: ['bonjour', 'bonsoir', 'salut', 'coucou', 'bonjour à tous', 'bjr', 'slt', 'bonjour madame', 'bonjour monsieur', 'allo', 'allô', 'rebonjour'],
+    greeting: ['bonjour', 'bonsoir', 'salut', 'coucou', 'bonjour à tous', 'bjr', 'slt', 'bonjour madame', 'bonjour monsieur', 'allo', 'allô', 'rebonjour', 'cc'],
     thanks: ['merci', 'merci beaucoup', 'merci bien', 'mercii', 'merci bcp', 'merci infiniment', 'mille mercis', 'merci mille fois', 'je vous remercie', 'je te remercie', 'grand merci', 'mrc', 'merci à vous', 'merci pour tout', 'cest gentil', 'trop gentil', 'très gentil', 'mci'],
     goodbye: ['au revoir', 'bonne journée', 'bonne soirée', 'à bientôt', 'a bientot', 'à plus', 'bonne fin de journée', 'bonne nuit', 'adieu', 'à la prochaine', 'bon week end', 'bon weekend', 'non merci', "c'est tout", "ce sera tout", 'cest tout', 'ce sera tout', 'non ça ira', 'ça ira', 'ca ira', 'à plus tard', 'a plus'],
     acknowledgement: ["d'accord", 'dacc', 'dac', 'parfait', 'très bien', 'tres bien', 'entendu', 'compris', 'bien reçu', 'bien noté', 'noté', 'génial', 'nickel', "c'est noté", "c'est parfait", "c'est bon", "ça marche", 'ça roule', 'impeccable', 'pas de souci', 'pas de problème', 'je vois', 'bien', 'excellent', 'formidable', 'ok ça marche', 'ca marche', 'super', 'top', 'génial', 'ça me va', 'ca me va', 'très clair', 'cest clair', 'ah daccord', 'ah ok', 'oki'],
     smallTalkFillers: ['à vous', 'a vous', 'vous', 'à toi', 'toi', 'pour votre aide', 'pour ton aide', "pour l'info", 'pour les infos', 'pour la réponse', 'pour tout', 'encore', 'et', 'alors', 'oh', 'ah', 'bien', 'beaucoup', 'madame', 'monsieur', 'tout le monde', 'encore une fois', 'donc', 'vraiment', 'à tous', 'infiniment', "d'avance", 'encore', 'bien', 'pour votre réponse', 'pour la réponse rapide', 'pour linfo', 'pour les infos', 'pour tout', 'non', 'bon', 'à vous aussi', 'aussi'],
     person: ['conseiller*', 'conseillère*', 'humain', 'un humain', 'être humain', 'personne réelle', 'vraie personne', 'vrai personne', 'une personne', 'agent', 'opérateur*', 'operateur*', 'service client', 'responsable', 'interlocuteur*', 'quelquun de réel', 'un vrai humain', 'technicien*', 'une vraie personne', 'un conseiller', 'une conseillère', 'un être humain', 'personne physique', 'quelquun de vrai', 'vrai humain', 'service clients', 'service après vente', 'sav', 'support client', 'agent humain', 'opérateur humain', 'contact humain', 'un agent'],
-    someone: ['quelquun', "quelqu'un", 'support', 'le support', 'lassistance', 'assistance', 'votre équipe', 'quelquun du service client'],
+    someone: ['quelquun', "quelqu'un", 'support', 'le support', 'lassistance', 'assistance', 'votre équipe', 'quelquun du service client', 'qqn', 'qqun', 'quelqun'],
     contact: ['parler', 'discuter', 'échanger', 'joindre', 'mettre en relation', 'mettez moi', 'me mettre', 'passez moi', 'passer', 'transférer', 'transferez moi', 'me passer', 'avoir', 'mis en relation', 'mise en relation', 'en relation avec', 'en contact avec', 'transférez', 'transferez', 'passez', 'passe moi', 'basculer', 'basculez moi', 'redirigez moi', 'rediriger', 'échanger avec', 'discuter avec', 'écrire à', 'avoir affaire à', 'parler avec'],
     want: ['je veux', 'je voudrais', 'je souhaite', 'jaimerais', "j'aimerais", 'je demande', 'puis je avoir', 'je peux avoir', 'veux', 'voudrais', 'je souhaiterais', 'je préfère', 'je préférerais', 'il me faut', 'jai besoin dun', 'jai besoin dune', 'besoin dun', 'besoin dune'],
     please: ['svp', 'stp', "s'il vous plaît", "s'il vous plait", "s'il te plaît", 'sil vous plait', 'merci', 'vite', 'maintenant'],
@@ -164,12 +193,15 @@ const WORDINGS: Record<string, LanguageWordings> = {
     askFor: ['puis je avoir', 'je peux avoir', 'pouvez vous me passer', 'est ce que je peux avoir', 'je pourrais avoir', 'vous pouvez', 'pouvez vous', 'tu peux', 'pourriez vous', 'vous pourriez', 'tu pourrais'],
     exists: ['y a t il', 'y a til', 'il y a', 'y a', 'ya', 'avez vous', 'est ce quil y a', 'y aurait il'],
     available: ['disponible', 'dispo', 'en ligne', 'là'],
-    callback: ['me rappeler', 'rappelez moi', 'rappelle moi', 'rappelé', 'rappelée', 'me recontacter', 'me contacter', 'mappeler', 'mappelle', 'rappel', 'un rappel', 'me téléphoner', 'être rappelé', 'être rappelée', 'être recontacté', 'être recontactée'],
+    callback: ['me rappeler', 'rappelez moi', 'rappelle moi', 'rappelé', 'rappelée', 'me recontacter', 'me contacter', 'mappeler', 'mappelle', 'rappel', 'un rappel', 'me téléphoner', 'être rappelé', 'être rappelée', 'être recontacté', 'être recontactée', 'menvoyer un mail', 'menvoyer un email', 'menvoyer un mel', 'menvoyer un message', 'mecrire', 'me joindre', 'ecrivez moi', 'ecris moi', 'appelez moi', 'appelle moi', 'contactez moi', 'envoyez moi un mail', 'envoyez moi un email', 'me répondre par mail'],
     machine: ['robot', 'le robot', 'au robot', 'chatbot', 'ia', 'machine', 'une machine', 'un robot', 'bot'],
     stop: ['stop', 'arrête', 'arrêtez', 'assez', 'assez de', 'marre', 'marre du', 'marre de', 'ras le bol', 'fini'],
+    channel: ['par mail', 'par email', 'par e-mail', 'par téléphone', 'par tel', 'par écrit', 'par sms', 'au', 'sur le', 'mon numéro', 'mon numéro est', 'demain', "aujourd'hui", 'plus tard'],
+    reachOut: ['appeler', 'téléphoner', 'écrire', 'envoyer un mail', 'envoyer un email', 'envoyer un e-mail', 'par téléphone', 'par mail', 'par email', 'par e-mail', 'par sms'],
+    asksHow: ['comment', 'quand', 'où', 'à quelle heure', "jusqu'à quelle heure"],
   },
   es: {
-    greeting: ['hola', 'holaa', 'buenos días', 'buenos dias', 'buen día', 'buenas', 'buenas tardes', 'buenas noches', 'qué tal', 'que tal', 'saludos', 'hola buenas'],
+    greeting: ['hola', 'holaa', 'buenos días', 'buenos dias', 'buen día', 'buenas', 'buenas tardes', 'buenas noches', 'qué tal', 'que tal', 'saludos', 'hola buenas', 'wenas', 'wenas tardes', 'wenos dias'],
     thanks: ['gracias', 'muchas gracias', 'mil gracias', 'muchísimas gracias', 'gracias mil', 'te agradezco', 'se lo agradezco', 'le agradezco', 'grax', 'grasias', 'muy amable', 'qué amable', 'que amable', 'muy amables', 'se agradece'],
     goodbye: ['adiós', 'adios', 'hasta luego', 'hasta pronto', 'hasta la próxima', 'nos vemos', 'chao', 'chau', 'que tenga un buen día', 'buen día', 'que tengas un buen día', 'hasta mañana', 'no gracias', 'eso es todo', 'nada más', 'que tenga buen día', 'que tengas buen día', 'feliz día', 'un saludo', 'saludos', 'un cordial saludo', 'saludos cordiales'],
     acknowledgement: ['vale', 'perfecto', 'entendido', 'de acuerdo', 'genial', 'muy bien', 'bien', 'claro', 'listo', 'entiendo', 'estupendo', 'excelente', 'okey', 'dale', 'bueno', 'está bien', 'esta bien', 'sin problema', 'ya veo', 'guay', 'chévere', 'sale', 'ok perfecto', 'okay', 'oki', 'ya está', 'ya esta', 'todo claro', 'todo bien', 'me sirve', 'eso es todo'],
@@ -187,14 +219,18 @@ const WORDINGS: Record<string, LanguageWordings> = {
     askFor: ['puedo tener', 'me da', 'me das', 'me pueden dar', 'me podrían pasar', 'podría hablar con'],
     exists: ['hay', 'tienen', 'existe'],
     available: ['disponible', 'disponibles', 'en línea', 'ahí', 'conectado'],
-    callback: ['me llame', 'me llamen', 'llamarme', 'me puede llamar', 'me pueden llamar', 'me llama', 'me llaman', 'me contacte', 'me contacten', 'contactarme', 'me devuelva la llamada', 'devolverme la llamada', 'una llamada'],
+    callback: ['me llame', 'me llamen', 'llamarme', 'me puede llamar', 'me pueden llamar', 'me llama', 'me llaman', 'me contacte', 'me contacten', 'contactarme', 'me devuelva la llamada', 'devolverme la llamada', 'una llamada', 'escríbanme', 'escríbame', 'escríbeme', 'mándenme un correo', 'mándame un correo', 'me escriban', 'me escriba', 'me escribe', 'me escribes'],
     machine: ['robot', 'el robot', 'bot', 'chatbot', 'máquina', 'una máquina', 'ia', 'contestador'],
     stop: ['basta', 'basta de', 'stop', 'no más', 'no mas', 'harto de', 'harta de', 'deja el', 'ya no quiero'],
+    me: ['me'],
+    reachOut: ['mandar un correo', 'mandar un mail', 'mandar un email', 'mandar un mensaje', 'enviar un correo', 'enviar un mail', 'enviar un email', 'escribir', 'llamar', 'contactar', 'devolver la llamada'],
+    channel: ['por correo', 'por mail', 'por email', 'por teléfono', 'por whatsapp', 'al correo', 'al', 'mi número', 'mi número es', 'mañana', 'hoy', 'más tarde'],
+    asksHow: ['cómo', 'cuándo', 'dónde', 'a qué hora', 'hasta qué hora'],
   },
   it: {
-    greeting: ['ciao', 'buongiorno', 'buonasera', 'salve', 'buon pomeriggio', 'ehi', 'ciao a tutti', 'buondì'],
+    greeting: ['ciao', 'buongiorno', 'buonasera', 'salve', 'buon pomeriggio', 'ehi', 'ciao a tutti', 'buondì', 'buona sera', 'buon giorno', 'buonasera a tutti'],
     thanks: ['grazie', 'grazie mille', 'grazie tante', 'molte grazie', 'grazie infinite', 'ti ringrazio', 'la ringrazio', 'vi ringrazio', 'grz', 'graize', 'grazi', 'gentilissimo', 'gentilissima', 'gentilissimi', 'gentilissime', 'molto gentile', 'troppo gentile', 'gentile', 'ti ringrazio tanto'],
-    goodbye: ['arrivederci', 'ciao ciao', 'a presto', 'buona giornata', 'buona serata', 'a dopo', 'alla prossima', 'addio', 'buonanotte', 'arrivederla', 'no grazie', 'niente altro', 'è tutto', 'buon weekend', 'buon fine settimana', 'e tutto', 'nientaltro'],
+    goodbye: ['arrivederci', 'ciao ciao', 'a presto', 'buona giornata', 'buona serata', 'a dopo', 'alla prossima', 'addio', 'buonanotte', 'arrivederla', 'no grazie', 'niente altro', 'è tutto', 'buon weekend', 'buon fine settimana', 'e tutto', 'nientaltro', 'ci vediamo', 'ci sentiamo', 'a risentirci'],
     acknowledgement: ['va bene', 'perfetto', 'capito', 'ho capito', 'ottimo', 'benissimo', 'bene', "d'accordo", 'daccordo', 'chiaro', 'certo', 'giusto', 'tutto chiaro', 'fantastico', 'eccellente', 'bello', 'ok perfetto', 'ok va bene', 'okay', 'tutto ok', 'tutto a posto', 'a posto', 'ricevuto', 'inteso', 'chiarissimo', 'top', 'super', 'va benissimo'],
     smallTalkFillers: ['a te', 'a lei', 'a voi', 'per laiuto', "per l'aiuto", 'per le informazioni', 'per tutto', 'ancora', 'e', 'allora', 'ah', 'oh', 'di nuovo', 'davvero', 'tanto', 'tante', 'mille', 'tutti', 'molto', 'tantissimo', 'per la risposta', 'per la disponibilità', 'per le info', 'anche a te', 'anche a voi', 'no', 'sì', 'si'],
     person: ['operatore*', 'operatrice*', 'persona', 'persona reale', 'una persona', 'umano', 'essere umano', 'agente*', 'consulente*', 'assistente*', 'servizio clienti', 'addetto*', 'impiegato*', 'responsabile', 'qualcuno di reale', 'persona vera', 'operatore umano', 'un umano', 'addetta*', 'assistenza clienti', 'customer care', 'assistente umano', 'qualcuno in carne e ossa', 'in carne e ossa'],
@@ -202,17 +238,21 @@ const WORDINGS: Record<string, LanguageWordings> = {
     contact: ['parlare', 'chattare', 'passarmi', 'passami', 'mi passi', 'mettermi in contatto', 'collegarmi', 'collegami', 'trasferirmi', 'sentire', 'avere', 'mettetemi', 'mettimi', 'mettermi', 'in contatto con', 'mi mettete', 'mi metta', 'fatemi parlare', 'mi fate parlare', 'passatemi', 'passare', 'trasferite', 'trasferitemi', 'trasferiscimi', 'collegatemi', 'scrivere con', 'parlare con', 'mi passate', 'mi passa'],
     want: ['voglio', 'vorrei', 'ho bisogno di', 'desidero', 'posso avere', 'mi serve', 'preferirei', 'preferisco'],
     please: ['per favore', 'perfavore', 'per piacere', 'grazie', 'subito', 'urgente', 'adesso', 'pf'],
-    personFillers: ['un', 'una', 'uno', 'con', 'il', 'la', 'lo', 'l', 'reale', 'vera', 'vero', 'all', 'al', 'a', 'qualche', 'qui', 'lì', 'li', 'ma', 'piuttosto', 'in chat', 'al telefono', 'adesso', 'ora', 'in carne e ossa', 'umano'],
+    personFillers: ['un', 'una', 'uno', 'con', 'il', 'la', 'lo', 'l', 'reale', 'vera', 'vero', 'all', 'al', 'a', 'qualche', 'qui', 'lì', 'li', 'ma', 'piuttosto', 'in chat', 'al telefono', 'adesso', 'ora', 'in carne e ossa', 'umano', 'voi', 'lei'],
     notPerson: ['persona che', 'persone'],
     articles: true,
     negation: ['non', 'mai', 'senza'],
     contactFollowing: ['con cui parlare', 'con cui posso parlare', 'con cui potrei parlare', 'a cui parlare'],
-    askFor: ['posso avere', 'mi date', 'mi dai', 'potrei avere', 'posso'],
+    askFor: ['posso avere', 'mi date', 'mi dai', 'potrei avere', 'posso', 'potete', 'può', 'puo', 'potreste', 'potrebbe', 'potresti'],
     exists: ['ce', 'c è', 'ci sono', 'avete'],
     available: ['disponibile', 'disponibili', 'online', 'in linea', 'libero'],
-    callback: ['ricontattato', 'ricontattata', 'ricontattarmi', 'richiamato', 'richiamata', 'richiamarmi', 'mi richiami', 'mi richiamate', 'chiamarmi', 'mi chiami', 'mi chiamate', 'contattarmi', 'mi contatti', 'mi contattate', 'farmi richiamare', 'una chiamata', 'essere richiamato', 'essere richiamata', 'essere ricontattato', 'essere ricontattata', 'fatemi richiamare', 'fammi richiamare', 'richiamatemi', 'richiamami', 'fatemi chiamare', 'fammi chiamare'],
+    callback: ['ricontattato', 'ricontattata', 'ricontattarmi', 'richiamato', 'richiamata', 'richiamarmi', 'mi richiami', 'mi richiamate', 'chiamarmi', 'mi chiami', 'mi chiamate', 'contattarmi', 'mi contatti', 'mi contattate', 'farmi richiamare', 'una chiamata', 'essere richiamato', 'essere richiamata', 'essere ricontattato', 'essere ricontattata', 'fatemi richiamare', 'fammi richiamare', 'richiamatemi', 'richiamami', 'fatemi chiamare', 'fammi chiamare', 'scrivetemi', 'scrivimi', 'mandatemi una mail', 'mandami una mail', 'mi scrivete', 'mi scrivi', 'mi scriva'],
     machine: ['robot', 'il robot', 'bot', 'chatbot', 'macchina', 'una macchina', 'ia', 'risponditore automatico'],
     stop: ['basta', 'basta con', 'stop', 'smettila', 'smettetela', 'non ne posso più di'],
+    me: ['mi'],
+    reachOut: ['mandare una mail', 'mandare una email', 'mandare un email', 'mandare un messaggio', 'inviare una mail', 'inviare una email', 'scrivere', 'chiamare', 'richiamare', 'contattare', 'telefonare'],
+    channel: ['via mail', 'per mail', 'per email', 'per telefono', 'al telefono', 'al numero', 'il mio numero è', 'domani', 'oggi', 'più tardi'],
+    asksHow: ['come', 'quando', 'dove', 'a che ora', 'fino a che ora'],
   },
   nl: {
     greeting: ['hoi', 'hallo', 'hey', 'goedemorgen', 'goedemiddag', 'goedenavond', 'dag', 'goededag', 'hallo allemaal', 'hoi hoi', 'hee', 'hai'],
@@ -228,16 +268,20 @@ const WORDINGS: Record<string, LanguageWordings> = {
     articles: true,
     want: ['ik wil', 'ik zou graag', 'ik wil graag', 'ik heb nodig', 'mag ik', 'kan ik', 'graag', 'ik zou willen', 'ik heb', 'ik wil liever', 'liever'],
     please: ['alsjeblieft', 'alstublieft', 'aub', 'graag', 'nu', 'svp', 'pls', 'nodig', 'a u b', 'nu meteen', 'even'],
-    personFillers: ['een', 'met', 'de', 'het', 'echte', 'echt', 'aan de lijn', 'aan de telefoon', 'hier', 'daar', 'maar', 'in de chat', 'nou'],
+    personFillers: ['een', 'met', 'de', 'het', 'echte', 'echt', 'aan de lijn', 'aan de telefoon', 'hier', 'daar', 'maar', 'in de chat', 'nou', 'gewoon', 'even'],
     notPerson: ['persoon die', 'mensen die'],
     negation: ['niet', 'geen', 'nooit', 'zonder'],
     contactFollowing: ['met wie ik kan praten', 'met wie ik kan spreken', 'die ik kan spreken', 'waarmee ik kan praten'],
     askFor: ['mag ik', 'kan ik', 'kunt u', 'kun je', 'kunnen jullie'],
     exists: ['is er', 'zijn er', 'hebben jullie', 'heeft u', 'is daar'],
     available: ['beschikbaar', 'bereikbaar', 'online', 'aanwezig', 'vrij'],
-    callback: ['terugbellen', 'bel me', 'bel mij', 'bel me terug', 'bel mij terug', 'mij bellen', 'me bellen', 'teruggebeld', 'mij terugbellen', 'me terugbellen', 'contact met mij', 'contact met me', 'mij contacteren', 'terugbelverzoek'],
+    callback: ['terugbellen', 'bel me', 'bel mij', 'bel me terug', 'bel mij terug', 'mij bellen', 'me bellen', 'teruggebeld', 'mij terugbellen', 'me terugbellen', 'contact met mij', 'contact met me', 'mij contacteren', 'terugbelverzoek', 'mail me', 'mail mij', 'stuur me een mail', 'stuur mij een mail'],
     machine: ['bot', 'robot', 'chatbot', 'computer', 'de bot', 'de robot', 'een bot'],
     stop: ['stop', 'genoeg', 'klaar met', 'kap met', 'weg met'],
+    me: ['me', 'mij'],
+    reachOut: ['mailen', 'e-mailen', 'emailen', 'bellen', 'terugbellen', 'schrijven', 'contacteren', 'een mail sturen', 'een mailtje sturen', 'een berichtje sturen', 'appen'],
+    channel: ['per mail', 'via de mail', 'telefonisch', 'per telefoon', 'op', 'op nummer', 'mijn nummer is', 'vandaag', 'vandaag nog', 'morgen', 'straks'],
+    asksHow: ['hoe', 'wanneer', 'hoe laat', 'tot hoe laat'],
   },
   pt: {
     greeting: ['olá', 'ola', 'oi', 'oii', 'bom dia', 'boa tarde', 'boa noite', 'e aí', 'eai', 'tudo bem', 'oi tudo bem', 'olá tudo bem', 'saudações'],
@@ -255,25 +299,29 @@ const WORDINGS: Record<string, LanguageWordings> = {
     articles: true,
     negation: ['não', 'nao', 'nunca', 'sem'],
     contactFollowing: ['com quem falar', 'com quem eu possa falar', 'com quem posso falar'],
-    askFor: ['pode me passar', 'pode chamar', 'me arruma', 'posso ter'],
+    askFor: ['pode me passar', 'pode chamar', 'me arruma', 'posso ter', 'podem', 'pode', 'poderia', 'poderiam', 'vocês podem', 'você pode', 'tem como', 'teria como', 'há como', 'vcs podem', 'vc pode', 'voces podem', 'voce pode'],
     exists: ['tem', 'há', 'ha', 'existe', 'vocês têm', 'voces tem'],
     available: ['disponível', 'disponivel', 'online', 'aí'],
-    callback: ['me ligar', 'me liga', 'me ligue', 'me liguem', 'me ligarem', 'retornar a ligação', 'me retornar', 'me retorna', 'me contatar', 'me contate', 'me contatem', 'entrar em contato comigo', 'entre em contato comigo', 'uma ligação'],
+    callback: ['me ligar', 'me liga', 'me ligue', 'me liguem', 'me ligarem', 'retornar a ligação', 'me retornar', 'me retorna', 'me contatar', 'me contate', 'me contatem', 'entrar em contato comigo', 'entre em contato comigo', 'uma ligação', 'me ligar de volta', 'me liga de volta', 'me ligue de volta', 'me liguem de volta', 'ligar de volta', 'me manda um email', 'me mande um email', 'me mandem um email', 'me escreve', 'me escreva', 'me escrevam'],
     machine: ['robô', 'robo', 'o robô', 'esse robô', 'bot', 'chatbot', 'máquina', 'maquina', 'ia', 'atendimento automático'],
     stop: ['para com', 'pare com', 'chega de', 'chega', 'stop', 'cansei de', 'cansei do', 'não aguento mais'],
+    me: ['me'],
+    reachOut: ['mandar um email', 'mandar um e-mail', 'mandar email', 'enviar um email', 'enviar um e-mail', 'escrever', 'ligar', 'retornar', 'contatar', 'mandar mensagem', 'mandar uma mensagem'],
+    channel: ['por email', 'por e-mail', 'por telefone', 'pelo whatsapp', 'no whatsapp', 'no número', 'meu número é', 'meu numero', 'amanhã', 'hoje', 'mais tarde'],
+    asksHow: ['como', 'quando', 'onde', 'que horas', 'a que horas', 'até que horas'],
   },
   pl: {
     greeting: ['cześć', 'czesc', 'dzień dobry', 'dzien dobry', 'witam', 'witaj', 'hej', 'siema', 'dobry wieczór', 'halo', 'witam serdecznie', 'elo', 'hejka', 'hejo', 'siemka', 'siemano', 'witajcie'],
     thanks: ['dziękuję', 'dziekuje', 'dzięki', 'dzieki', 'dziękuję bardzo', 'bardzo dziękuję', 'dziękuje', 'dzięks', 'dziekuwa', 'serdecznie dziękuję', 'wielkie dzięki', 'dzieks', 'dziękujemy', 'dzięki za info', 'dzieki za info', 'dzięki wielkie', 'dziękuję ślicznie', 'dziekuje slicznie', 'dziena'],
     goodbye: ['do widzenia', 'na razie', 'do zobaczenia', 'pa', 'pa pa', 'papa', 'miłego dnia', 'milego dnia', 'żegnam', 'zegnam', 'trzymaj się', 'dobranoc', 'nie dziękuję', 'nie dzięki', 'to wszystko', 'cześć', 'do usłyszenia', 'do uslyszenia', 'miłego wieczoru', 'to by było na tyle', 'nic więcej'],
     acknowledgement: ['jasne', 'rozumiem', 'dobrze', 'okej', 'w porządku', 'w porzadku', 'spoko', 'świetnie', 'swietnie', 'zrozumiałem', 'zrozumiałam', 'idealnie', 'git', 'zgoda', 'doskonale', 'pięknie', 'ok', 'oki', 'spoko dzięki', 'jasna sprawa', 'super', 'dobra', 'no dobra', 'wszystko jasne', 'ekstra', 'okejka'],
-    smallTalkFillers: ['bardzo', 'za pomoc', 'za informację', 'za wszystko', 'serdecznie', 'jeszcze raz', 'i', 'no', 'to', 'wielkie', 'ok', 'za info', 'za informacje', 'za odpowiedź', 'za odpowiedz', 'za szybką odpowiedź', 'wam', 'ci', 'pani', 'panu', 'nie', 'tak', 'super'],
+    smallTalkFillers: ['bardzo', 'za pomoc', 'za informację', 'za wszystko', 'serdecznie', 'jeszcze raz', 'i', 'no', 'to', 'wielkie', 'ok', 'za info', 'za informacje', 'za odpowiedź', 'za odpowiedz', 'za szybką odpowiedź', 'wam', 'ci', 'pani', 'panu', 'nie', 'tak', 'super', 'wszystkim', 'wszystkich'],
     person: ['konsultant*', 'człowiek*', 'czlowiek*', 'osoba', 'osobą', 'osobę', 'pracownik*', 'operator*', 'doradc*', 'agent', 'agenta', 'agentem', 'obsług* klienta', 'obslug* klienta', 'prawdziw* osob*', 'żywym człowiekiem', 'zywym czlowiekiem', 'konsultantk*', 'prawdziwa osoba', 'prawdziwą osobą', 'prawdziwej osoby', 'żywy człowiek', 'żywego człowieka', 'biuro obsługi klienta', 'bok', 'osob* z obsługi', 'ktoś prawdziwy', 'ktos prawdziwy', 'kogoś prawdziwego', 'żywa osoba'],
     someone: ['kimś', 'kims', 'ktoś', 'ktos', 'kogoś', 'kogos', 'wsparcie', 'wsparciem', 'supportem', 'support'],
     contact: ['rozmawiać', 'rozmawiac', 'porozmawiać', 'porozmawiac', 'pogadać', 'pogadac', 'połączyć', 'polaczyc', 'połącz', 'polacz', 'przełączyć', 'przelaczyc', 'przełącz', 'przelacz', 'przełączcie', 'przekieruj', 'przekierujcie', 'przekierować', 'daj', 'daj mi', 'dajcie', 'dajcie mi', 'rozmowa z', 'rozmowę z', 'rozmowy z', 'o kontakt z', 'prosić o kontakt', 'porozmawiam', 'pogadam', 'połączcie', 'połączyć mnie', 'połącz mnie', 'pisać z'],
     want: ['chcę', 'chce', 'chciałbym', 'chcialbym', 'chciałabym', 'chcialabym', 'potrzebuję', 'potrzebuje', 'poproszę', 'poprosze', 'proszę o', 'wolę', 'wolałbym', 'wolałabym', 'prosze o'],
     please: ['proszę', 'prosze', 'pls', 'teraz', 'pilne'],
-    personFillers: ['z', 'ze', 'prawdziwym', 'prawdziwą', 'z prawdziwym', 'żywym', 'zywym', 'jakiś', 'jakis', 'jakaś', 'jakas', 'jakiegoś', 'tu', 'tutaj', 'na', 'ale', 'tylko', 'do', 'ze sklepu', 'sklepu', 'z obsługi', 'na czacie', 'przez telefon', 'teraz'],
+    personFillers: ['z', 'ze', 'prawdziwym', 'prawdziwą', 'z prawdziwym', 'żywym', 'zywym', 'jakiś', 'jakis', 'jakaś', 'jakas', 'jakiegoś', 'tu', 'tutaj', 'na', 'ale', 'tylko', 'do', 'ze sklepu', 'sklepu', 'z obsługi', 'na czacie', 'przez telefon', 'teraz', 'prawdziwy', 'prawdziwa', 'prawdziwego', 'żywy', 'zywy'],
     notPerson: ['osoby', 'osób', 'ludzie'],
     contactAfter: true,
     negation: ['nie', 'bez', 'nie chcę', 'nie chce'],
@@ -281,29 +329,37 @@ const WORDINGS: Record<string, LanguageWordings> = {
     askFor: ['czy mogę', 'czy moge', 'mogę', 'moge', 'można', 'mozna'],
     exists: ['czy jest', 'jest', 'czy są', 'są', 'macie', 'czy macie', 'jest dostępny', 'czy jest dostępny', 'jest dostępna', 'jest wolny', 'czy jest wolny'],
     available: ['dostępny', 'dostepny', 'dostępna', 'dostępni', 'online', 'wolny'],
-    callback: ['oddzwoni*', 'oddzwoń*', 'zadzwoń do mnie', 'zadzwońcie do mnie', 'zadzwoni do mnie', 'zadzwonić do mnie', 'skontaktuje się ze mną', 'skontaktować się ze mną', 'skontaktujcie się ze mną', 'kontakt telefoniczny'],
+    callback: ['oddzwoni*', 'oddzwoń*', 'zadzwoń do mnie', 'zadzwońcie do mnie', 'zadzwoni do mnie', 'zadzwonić do mnie', 'skontaktuje się ze mną', 'skontaktować się ze mną', 'skontaktujcie się ze mną', 'kontakt telefoniczny', 'o telefon', 'o kontakt', 'o kontakt telefoniczny', 'o oddzwonienie', 'proszę o telefon', 'prosze o telefon', 'poproszę o telefon', 'poprosze o telefon', 'proszę o kontakt', 'prosze o kontakt', 'proszę o oddzwonienie', 'prosze o oddzwonienie'],
     machine: ['bot', 'bota', 'botem', 'botowi', 'boty', 'botów', 'robot', 'robota', 'robotem', 'chatbot', 'chatbota', 'chatbotem', 'maszyna', 'maszyną', 'automat', 'automatem', 'sztuczna inteligencja', 'sztuczną inteligencją'],
     stop: ['dość', 'dosc', 'mam dość', 'koniec z', 'stop', 'nie chcę z', 'wyłącz'],
+    me: ['do mnie', 'mnie', 'mi', 'ze mną', 'ze mna'],
+    reachOut: ['zadzwonić', 'zadzwonic', 'napisać', 'napisac', 'odpisać', 'odpisac', 'wysłać maila', 'wyslac maila', 'przesłać maila', 'oddzwonić', 'oddzwonic', 'skontaktować się', 'skontaktowac sie', 'skontaktować', 'skontaktowac'],
+    channel: ['maila', 'mailem', 'na maila', 'e-maila', 'e-mailem', 'telefonicznie', 'smsa', 'sms', 'na numer', 'mój numer', 'moj numer', 'nr', 'jutro', 'dzisiaj', 'dziś'],
+    asksHow: ['jak', 'kiedy', 'gdzie', 'o której', 'do której'],
   },
   tr: {
     greeting: ['merhaba', 'merhabalar', 'selam', 'selamlar', 'günaydın', 'gunaydin', 'iyi günler', 'iyi gunler', 'iyi akşamlar', 'iyi aksamlar', 'selamün aleyküm', 'slm', 'mrb'],
     thanks: ['teşekkürler', 'tesekkurler', 'teşekkür ederim', 'tesekkur ederim', 'çok teşekkürler', 'çok teşekkür ederim', 'sağol', 'sağolun', 'sagol', 'sagolun', 'eyvallah', 'eyv', 'tşk', 'tsk', 'tşkler', 'tskler', 'teşekkürlerr', 'teşekkür', 'sağ ol', 'sağ olun', 'sag ol', 'sag olun', 'sağolasın', 'çok sağ ol', 'teşekkür ederiz', 'tşk ederim', 'tesekkur', 'teşekkürler efendim', 'mersi', 'ellerinize sağlık'],
     goodbye: ['hoşça kal', 'hoşçakal', 'hosca kal', 'hoşça kalın', 'görüşürüz', 'gorusuruz', 'güle güle', 'gule gule', 'iyi günler dilerim', 'kendine iyi bak', 'bay bay', 'iyi geceler', 'hayır teşekkürler', 'yok teşekkürler', 'bu kadar', 'hoşçakalın', 'görüşmek üzere', 'iyi çalışmalar', 'kolay gelsin', 'iyi akşamlar', 'başka bir şey yok'],
     acknowledgement: ['tamam', 'tamamdır', 'tamamdir', 'anladım', 'anladim', 'peki', 'olur', 'harika', 'süper', 'mükemmel', 'mukemmel', 'anlaşıldı', 'anlasildi', 'güzel', 'guzel', 'oldu', 'tmm', 'okey', 'çok güzel', 'ok', 'tabii', 'tabi', 'elbette', 'tmmdır'],
-    smallTalkFillers: ['çok', 'cok', 'yardımınız için', 'yardiminiz icin', 'için', 'icin', 've', 'ederim', 'ederiz', 'size', 'sana', 'de', 'da', 'o zaman', 'hocam', 'abi', 'abla', 'efendim', 'size de', 'sana da', 'ilginiz için', 'bilgi için', 'hayır', 'evet', 'tamam'],
-    person: ['müşteri temsilci*', 'musteri temsilci*', 'temsilci*', 'insan*', 'gerçek bir insan*', 'canlı destek*', 'canli destek*', 'canlı desteğ*', 'operatör*', 'operator*', 'yetkili*', 'çalışan*', 'calisan*', 'müşteri hizmetleri*', 'musteri hizmetleri*', 'gerçek kişi*', 'gercek kisi*', 'kişiyle', 'kişiye', 'kişi ile', 'bir kişi', 'canli desteg*', 'insanla', 'insana', 'gerçek insan*', 'personel*'],
-    someone: ['birisi*', 'birine', 'biriyle', 'birisiyle', 'birisine', 'biri ile'],
+    smallTalkFillers: ['çok', 'cok', 'yardımınız için', 'yardiminiz icin', 'için', 'icin', 've', 'ederim', 'ederiz', 'size', 'sana', 'de', 'da', 'o zaman', 'hocam', 'abi', 'abla', 'efendim', 'size de', 'sana da', 'ilginiz için', 'bilgi için', 'hayır', 'evet', 'tamam', 'arkadaşlar', 'arkadaslar', 'herkese', 'millet'],
+    person: ['müşteri temsilci*', 'musteri temsilci*', 'temsilci*', 'insan*', 'gerçek bir insan*', 'canlı destek*', 'canli destek*', 'canlı desteğ*', 'operatör*', 'operator*', 'yetkili*', 'çalışan*', 'calisan*', 'müşteri hizmetleri*', 'musteri hizmetleri*', 'gerçek kişi*', 'gercek kisi*', 'kişiyle', 'kişiye', 'kişi ile', 'bir kişi', 'canli desteg*', 'insanla', 'insana', 'gerçek insan*', 'personel*', 'gerçek biri', 'gercek biri'],
+    someone: ['birisi*', 'birine', 'biriyle', 'birisiyle', 'birisine', 'biri ile', 'biri'],
     contact: ['görüşmek', 'gorusmek', 'konuşmak', 'konusmak', 'bağla*', 'bagla*', 'bağlanmak', 'aktar*', 'görüşebilir*', 'konuşabilir*', 'konusabilir*', 'gorusebilir*', 'yönlendir*', 'yonlendir*', 'ulaşmak', 'ulasmak', 'bağlayın', 'bağlar mısınız', 'baglanmak', 'bağlanabilir*', 'baglanabilir*', 'görüşeyim', 'konuşayım', 'baglar misiniz'],
     want: ['istiyorum', 'istiyoruz', 'lazım', 'lazim', 'rica ediyorum', 'isterim', 'gerek', 'rica ederim'],
     contactAfter: true,
     please: ['lütfen', 'lutfen', 'lutfn', 'acil', 'hemen', 'şimdi', 'misiniz', 'mısınız', 'musunuz', 'mi', 'mı', 'mu'],
-    personFillers: ['bir', 'ile', 'gerçek', 'gercek', 'ile görüşmek', 'bi', 'biri', 'birisi', 'hemen', 'şimdi', 'ama'],
+    personFillers: ['bir', 'ile', 'gerçek', 'gercek', 'ile görüşmek', 'bi', 'biri', 'birisi', 'hemen', 'şimdi', 'ama', 'bana', 'bize'],
     notPerson: ['insanlar', 'insanlık', 'insanlik', 'biri mi', 'birinin', 'birini'],
     negation: ['değil', 'degil', 'istemiyorum', 'gerek yok', 'yok'],
     available: ['var mı', 'var mi', 'varmı', 'varmi', 'yok mu', 'müsait mi', 'musait mi', 'müsait', 'orada mı', 'burada mı', 'çevrimiçi mi', 'bağlanabilir mi'],
-    callback: ['arasın', 'arasin', 'beni arayın', 'beni arayin', 'beni arasın', 'beni ara', 'beni arar mı', 'beni arayabilir*', 'geri arayın', 'geri arasın', 'geri dönüş', 'geri donus', 'aranmak istiyorum', 'dönüş yapsın', 'beni geri ara*', 'beni geri arayın', 'beni geri arasın'],
+    callback: ['arasın', 'arasin', 'beni arayın', 'beni arayin', 'beni arasın', 'beni ara', 'beni arar mı', 'beni arayabilir*', 'geri arayın', 'geri arasın', 'geri dönüş', 'geri donus', 'aranmak istiyorum', 'dönüş yapsın', 'beni geri ara*', 'beni geri arayın', 'beni geri arasın', 'beni arar*'],
     machine: ['bot*', 'robot*', 'makine*', 'yapay zeka*', 'otomatik'],
     stop: ['değil', 'degil', 'istemiyorum', 'yeter', 'bıktım', 'biktim', 'dur'],
+    me: ['bana', 'beni', 'benimle'],
+    reachOut: ['mail at*', 'mail gönder*', 'mail gonder*', 'e-posta at*', 'e-posta gönder*', 'eposta at*', 'mesaj at*', 'yazabilir*', 'yazsın', 'yazsin', 'yazın', 'yazin', 'ulaşsın', 'ulassin', 'ulaşabilir*', 'ulasabilir*', 'dönüş yap*', 'donus yap*', 'iletişime geç*', 'iletisime gec*'],
+    asksHow: ['nasıl', 'ne zaman', 'kaçta'],
+    channel: ['numaram', 'numaramdan', 'numaradan', 'yarın', 'bugün'],
   },
   ja: {
     greeting: ['こんにちは', 'こんにちわ', 'こんばんは', 'こんばんわ', 'おはよう', 'おはようございます', 'はじめまして', 'どうも', 'もしもし', 'やあ'],
@@ -312,25 +368,26 @@ const WORDINGS: Record<string, LanguageWordings> = {
     acknowledgement: ['了解', '了解です', '了解しました', 'わかりました', '分かりました', 'はい', 'はい分かりました', 'なるほど', '承知しました', 'かしこまりました', 'オッケー', 'いいですね', '大丈夫です', 'りょ', 'ok です', '理解しました', 'りょうかい', 'ok', 'okです', 'オッケーです', 'おっけー', '大丈夫', 'わかった', '分かった', 'はーい', 'そうですか', 'なるほどです', '承知いたしました', '助かります'],
     smallTalkFillers: ['です', 'ね', 'よ', 'ございます', 'とても', '本当に', 'ほんとうに', 'また', 'では', 'じゃあ', 'あ', 'ああ', 'えー', 'ー', '〜', 'w', 'ｗ', 'いえ', 'いいえ', 'ございました', 'いたします', 'どうも', 'ほんとに', '色々', 'いろいろ', '！'],
     // Not "有人" or "人" alone: Chinese reads them as "someone" ("有人吗", is anyone there); compounds name a person.
-    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人', '担当者様', '担当の人', 'オペレーターさん', '人間のスタッフ', '人間のオペレーター', 'サポートの方', 'サポートの人', 'スタッフさん', '窓口の人', '窓口の方', '係の方', '店員', '店員さん', '社員', '社員の方', 'カスタマーサービス', 'お客様窓口', 'お客様センター', '有人チャット', '有人サポート', '有人窓口', '有人のチャット', 'スタッフの方', 'オペレーターの方', 'サポート担当の方', '店員の方'],
+    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人', '担当者様', '担当の人', 'オペレーターさん', '人間のスタッフ', '人間のオペレーター', 'サポートの方', 'サポートの人', 'スタッフさん', '窓口の人', '窓口の方', '係の方', '店員', '店員さん', '社員', '社員の方', 'カスタマーサービス', 'お客様窓口', 'お客様センター', '有人チャット', '有人サポート', '有人窓口', '有人のチャット', 'スタッフの方', 'オペレーターの方', 'サポート担当の方', '店員の方', '有人の対応', '人間の対応'],
     someone: ['人', '誰か'],
     // Not "と話す" (to talk with): "人と話すのが苦手です" says talking to people is hard.
     contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', 'と話がしたい', 'と話せますか', 'と話させて', 'に切り替えて', 'に切り替え', '呼んで', 'に相談したい', 'に変えて', 'に回して', 'を出して', 'に対応してほしい', 'に対応してもらいたい', 'に代わってもらえますか', 'につないでもらえますか', 'に繋いでもらえますか', 'とチャットしたい', 'と直接話したい', 'がいい', 'がいいです', 'にお願いしたい'],
     contactAfter: true,
     notPerson: ['人間関係', '人間工学', '人気', '人数', '個人', '本人', '何人', '一人', '二人', '大人', '他人', '人形', '代わりの人', '別の人'],
-    please: ['ください', 'お願いします', 'お願い', 'おねがいします', '今すぐ', 'すぐ', 'です', 'がほしい', 'が欲しい', 'をください', 'してほしい', 'してください', 'をお願いします', 'してもらえますか', 'もらえますか', 'いただけますか', 'できますか'],
+    please: ['ください', 'お願いします', 'お願い', 'おねがいします', '今すぐ', 'すぐ', 'です', 'がほしい', 'が欲しい', 'をください', 'してほしい', 'してください', 'をお願いします', 'してもらえますか', 'もらえますか', 'いただけますか', 'できますか', 'にして', 'にしてください', 'にしてほしい', 'ますか', 'ませんか'],
     available: ['はいますか', 'いますか', 'いませんか', 'はいませんか', 'おられますか', 'はいらっしゃいますか', 'いらっしゃいますか', 'に代われますか'],
-    callback: ['折り返し', '折り返し電話', '折り返しの電話', '電話がほしい', '電話が欲しい', '電話をください', '電話してください', '電話してほしい', '電話で話したい', '連絡がほしい', '連絡が欲しい', '連絡をください', '連絡してください', '連絡してほしい'],
+    callback: ['折り返し', '折り返し電話', '折り返しの電話', '電話がほしい', '電話が欲しい', '電話をください', '電話してください', '電話してほしい', '電話で話したい', '連絡がほしい', '連絡が欲しい', '連絡をください', '連絡してください', '連絡してほしい', 'メールください', 'メールをください', 'メールもらえ', 'メールをもらえ', 'メールして', 'メールで連絡', 'メールを送って', 'メール送って', '電話して', '電話をして', '電話をかけて', '電話もらえ', '電話をもらえ', '電話ください', '連絡ください', '連絡して', '連絡もらえ'],
     machine: ['ボット', 'ロボット', 'チャットボット', 'ai', '自動応答', '機械'],
     stop: ['ではなく', 'じゃなくて', 'じゃなく', 'は嫌', 'はいや', 'はもういい', 'はいらない', 'やめて'],
+    channel: ['電話で', 'メールで'],
   },
   zh: {
-    greeting: ['你好', '您好', '嗨', '哈喽', '哈啰', '早上好', '下午好', '晚上好', '早', '早安', '大家好', '在吗', '在么', '你好呀', '你好啊', '喂', '有人吗', '有人在吗', '有人在么'],
+    greeting: ['你好', '您好', '嗨', '哈喽', '哈啰', '早上好', '下午好', '晚上好', '早', '早安', '大家好', '在吗', '在么', '你好呀', '你好啊', '喂', '有人吗', '有人在吗', '有人在么', '你们好', '大家好呀'],
     thanks: ['谢谢', '谢谢你', '谢谢您', '多谢', '感谢', '非常感谢', '感谢您', '太感谢了', '谢啦', '谢了', '3q', '谢谢啦', '十分感谢', '萬分感謝', '謝謝', '多謝', '感謝', '谢谢亲', '感谢感谢', '多谢了', '辛苦了', '辛苦你了', '麻烦你了', '麻烦了'],
     goodbye: ['再见', '拜拜', '回见', '下次见', '再會', '再見', '晚安', '祝您愉快', '祝你愉快', '先这样', '88', '没有了', '没别的了', '就这些', '就这样', '先这样吧', '回头见', '拜'],
     acknowledgement: ['好的', '好', '好吧', '明白', '明白了', '知道了', '了解', '了解了', '收到', '行', '可以', '没问题', '懂了', 'ok的', '嗯', '嗯嗯', '好嘞', '好滴', '清楚了', '太好了', '完美', '好的好的', '好哒', '收到了', '知道啦', 'ok', '可以了', '行吧', '没事了', '没问题了', '明白啦'],
     smallTalkFillers: ['你', '您', '了', '啊', '呀', '哦', '噢', '喔', '啦', '嘛', '吧', '呢', '的', '非常', '很', '真', '真的', '那', '那就', '那么', '就', '大家', '亲', '哈哈', '呵呵', '哈', '嗯', '哦哦', '好好', '谢'],
-    person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人', '人工坐席', '客服专员', '客服小姐姐', '客服妹子', '售后', '售后客服', '店家', '掌柜', '老板', '你们的客服', '你们客服', '你们的人工客服'],
+    person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人', '人工坐席', '客服专员', '客服小姐姐', '客服妹子', '售后', '售后客服', '店家', '掌柜', '老板', '你们的客服', '你们客服', '你们的人工客服', '跟人说话', '和人说话', '跟人聊', '和人聊', '跟人工说话', '找个人'],
     // Not "和" or "跟" (with): "和客服说过了" told customer service before; "和真人说话" has its verb.
     contact: ['转', '转接', '找', '我要', '要', '接', '联系', '叫', '换', '说话', '聊', '对话', '沟通', '谈', '跟我说', '和我说', '跟我聊', '和我聊', '跟我谈', '来跟我', '接通', '转到', '帮我转', '找个', '叫个', '换成'],
     contactAfter: true,
@@ -339,47 +396,51 @@ const WORDINGS: Record<string, LanguageWordings> = {
     please: ['吗', '么', '嘛', '呢', '吧', '啊', '呀', '请', '麻烦', '谢谢', '一下', '马上', '快点', '！'],
     exists: ['有没有', '有木有', '有', '还有'],
     available: ['在吗', '在么', '在嘛', '在不在', '在线吗', '在线', '在'],
-    callback: ['回电', '回电话', '给我打电话', '打电话给我', '给我回电话', '联系我', '回访', '来电话'],
+    callback: ['回电', '回电话', '给我打电话', '打电话给我', '给我回电话', '联系我', '回访', '来电话', '回个电话', '给我回个电话', '打个电话给我', '给我打个电话', '发邮件给我', '给我发邮件', '给我发个邮件', '发个邮件给我', '邮件联系我', '电话联系我', '给我写邮件', '发短信给我', '给我发短信'],
     machine: ['机器人', '机器', '自动回复', '智能客服', '人工智能'],
     stop: ['不要', '不想', '别', '受够了', '够了'],
     personFillers: ['个', '一个', '你们', '的'],
     askFor: ['能不能', '可不可以', '能否', '可以', '能', '让'],
+    asksHow: ['怎么', '怎样', '如何', '什么时候', '几点'],
+    asksWhether: ['是在', '是不是在'],
+    someone: ['谁', '店里的人', '店家的人', '你们店的人', '你们的人'],
   },
   ko: {
     greeting: ['안녕하세요', '안녕', '안녕하십니까', '하이', '반갑습니다', '좋은 아침', '안뇽', '여보세요'],
     thanks: ['감사합니다', '감사해요', '고마워요', '고맙습니다', '고마워', '땡큐', '감사', 'ㄱㅅ', '감솨', '정말 감사합니다', '대단히 감사합니다', '감사드립니다', '감사합니당', '감사해용', '고마워용', '고맙습니당', '감사드려요'],
-    goodbye: ['안녕히 계세요', '안녕히 가세요', '잘 있어요', '다음에 봐요', '수고하세요', '수고하셨습니다', '바이', '좋은 하루 되세요', '좋은 하루'],
+    goodbye: ['안녕히 계세요', '안녕히 가세요', '잘 있어요', '다음에 봐요', '수고하세요', '수고하셨습니다', '바이', '좋은 하루 되세요', '좋은 하루', '좋은 하루 보내세요', '좋은 하루 보내', '좋은 저녁 보내세요', '좋은 주말 보내세요'],
     acknowledgement: ['알겠습니다', '알겠어요', '알았어요', '알겠어', '네', '네네', '넵', '좋아요', '좋습니다', '확인했습니다', '이해했습니다', '오케이', '그렇군요', 'ㅇㅋ', 'ㅇㅇ', '괜찮아요'],
     smallTalkFillers: ['정말', '진짜', '너무', '많이', '아', '네', '요', 'ㅎㅎ', 'ㅋㅋ', 'ㅠㅠ', '그럼', '다시'],
-    person: ['상담원', '상담사', '직원', '사람', '담당자', '매니저', '실제 사람', '진짜 사람', '상담', '직원분', '상담원분', '담당자분', '상담사분', '매니저님', '사람 상담원', '고객센터', '상담원님', '상담사님'],
+    person: ['상담원', '상담사', '직원', '사람', '담당자', '매니저', '실제 사람', '진짜 사람', '상담', '직원분', '상담원분', '담당자분', '상담사분', '매니저님', '사람 상담원', '고객센터', '상담원님', '상담사님', '상담 가능한 분', '담당하시는 분', '직원 분'],
     // Talking with its wanting or asking ending, not the bare stem: "상담원이랑 통화했는데" (I called an agent, yesterday) tells.
     contact: [
       '연결', '바꿔', '불러', '요청', '상담하고', '만나', '통화하고', '통화할', '통화해', '통화 원', '통화 가능', '통화 부탁', '통화 연결', '얘기하고', '얘기할', '얘기해',
-      '얘기 좀', '이야기하고', '이야기할', '이야기해', '이야기 좀', '대화하고', '대화할', '대화해', '대화 좀',
+      '얘기 좀', '이야기하고', '이야기할', '이야기해', '이야기 좀', '대화하고', '대화할', '대화해', '대화 좀', '불러주세요', '불러 주세요',
     ],
     contactAfter: true,
     notPerson: ['사람들', '직원들이', '사람이 많'],
     // Not "말고" (rather than): it turns away what comes before it ("챗봇 말고 사람", the chatbot, not a person).
     negation: ['안', '않', '싫어'],
-    please: ['주세요', '해주세요', '해 주세요', '부탁해요', '부탁드려요', '부탁드립니다', '부탁합니다', '요', '좀', '지금', '빨리', '원해요', '원합니다', '원해', '하고 싶어요', '싶어요'],
+    please: ['주세요', '해주세요', '해 주세요', '부탁해요', '부탁드려요', '부탁드립니다', '부탁합니다', '요', '좀', '지금', '빨리', '원해요', '원합니다', '원해', '하고 싶어요', '싶어요', '주실 수 있나요', '주실 수 있을까요', '줄 수 있나요', '주시겠어요', '주실래요', '이요', '봇 말고', '챗봇 말고', '로봇 말고', '기계 말고', '수 있나요', '수 있을까요'],
     available: ['있나요', '있어요', '있습니까', '있으신가요', '계신가요', '계세요', '없나요', '없어요'],
-    callback: ['전화해', '전화 주세요', '전화해 주세요', '전화 부탁', '연락 주세요', '연락해 주세요', '연락 부탁', '콜백', '전화 좀', '전화 상담', '전화상담', '전화 통화', '콜백 요청'],
+    callback: ['전화해', '전화 주세요', '전화해 주세요', '전화 부탁', '연락 주세요', '연락해 주세요', '연락 부탁', '콜백', '전화 좀', '전화 상담', '전화상담', '전화 통화', '콜백 요청', '메일 보내', '메일 좀 보내', '메일로 연락', '이메일 보내', '이메일 좀 보내', '문자 보내', '문자 좀 보내', '다시 전화', '다시 전화해', '전화 다시', '전화', '연락'],
     machine: ['챗봇', '봇', '로봇', '자동응답', '기계'],
     stop: ['그만', '싫어', '말고', '아니고', '아니라'],
+    someone: ['누가', '누구', '아무나', '누군가'],
   },
   ru: {
     greeting: ['привет', 'здравствуйте', 'здравствуй', 'добрый день', 'доброе утро', 'добрый вечер', 'приветствую', 'здрасьте', 'хай', 'салют', 'доброго дня'],
     thanks: ['спасибо', 'спс', 'благодарю', 'спасибо большое', 'большое спасибо', 'огромное спасибо', 'спасибки', 'пасиб', 'пасибо', 'спасибо огромное', 'благодарствую'],
     goodbye: ['до свидания', 'пока', 'всего доброго', 'всего хорошего', 'до встречи', 'хорошего дня', 'прощайте', 'счастливо', 'пока пока', 'удачи', 'спокойной ночи', 'нет спасибо', 'это всё', 'это все', 'больше ничего'],
     acknowledgement: ['ок', 'понятно', 'хорошо', 'ясно', 'ладно', 'отлично', 'окей', 'договорились', 'принято', 'понял', 'поняла', 'супер', 'класс', 'замечательно', 'прекрасно', 'угу', 'ага', 'норм', 'всё понятно', 'все понятно'],
-    smallTalkFillers: ['вам', 'тебе', 'за помощь', 'за информацию', 'за ответ', 'ещё раз', 'еще раз', 'и', 'ну', 'тогда', 'а', 'очень', 'вообще', 'всё', 'все', 'большое', 'огромное', 'огромнейшее', 'большущее', 'за подробный ответ'],
+    smallTalkFillers: ['вам', 'тебе', 'за помощь', 'за информацию', 'за ответ', 'ещё раз', 'еще раз', 'и', 'ну', 'тогда', 'а', 'очень', 'вообще', 'всё', 'все', 'большое', 'огромное', 'огромнейшее', 'большущее', 'за подробный ответ', 'всем'],
     person: ['оператор*', 'человек*', 'живой человек', 'живым человеком', 'сотрудник', 'сотрудника', 'сотруднику', 'сотрудником', 'менеджер*', 'консультант*', 'специалист*', 'агент', 'агента', 'агентом', 'представител*', 'живого человека'],
     someone: ['кем нибудь', 'кем-нибудь', 'кто нибудь', 'кого нибудь', 'кем то'],
     contact: ['поговорить', 'позовите', 'позови', 'соедините', 'соедини', 'переключите', 'переключи', 'связаться', 'свяжите', 'пообщаться', 'дайте', 'нужен', 'нужна', 'переведите', 'общаться'],
     want: ['хочу', 'хотел бы', 'хотела бы', 'можно', 'нужен', 'нужно', 'дайте'],
     contactAfter: true,
     please: ['пожалуйста', 'пж', 'пжл', 'плиз', 'срочно', 'сейчас'],
-    personFillers: ['с', 'со', 'живым', 'живой', 'настоящим', 'реальным', 'к'],
+    personFillers: ['с', 'со', 'живым', 'живой', 'настоящим', 'реальным', 'к', 'свободный', 'свободного', 'свободные'],
     notPerson: ['человеческий', 'человечество', 'человека который', 'людей'],
     negation: ['не', 'нет', 'без'],
     exists: ['есть', 'а есть', 'есть ли', 'у вас есть', 'тут есть', 'здесь есть'],
@@ -387,65 +448,106 @@ const WORDINGS: Record<string, LanguageWordings> = {
     callback: ['позвоните мне', 'перезвоните мне', 'перезвоните', 'перезвонит*', 'перезвонить', 'позвонить мне', 'свяжитесь со мной', 'обратный звонок', 'наберите меня'],
     machine: ['бот', 'бота', 'боту', 'ботом', 'боте', 'боты', 'ботов', 'робот', 'робота', 'роботу', 'роботом', 'чат бот', 'чат бота', 'чат ботом', 'автоответчик'],
     stop: ['хватит', 'надоел', 'достал', 'не надо', 'долой'],
+    me: ['мне', 'меня'],
+    reachOut: ['написать', 'позвонить', 'перезвонить', 'ответить', 'связаться'],
+    channel: ['на почту', 'на email', 'на имейл', 'на емейл', 'по почте', 'по телефону', 'в телеграм', 'в телеграме', 'на телефон', 'по номеру', 'мой номер', 'номер', 'завтра', 'сегодня'],
+    asksHow: ['как', 'когда', 'где', 'во сколько', 'до скольки'],
   },
   sv: {
     greeting: ['hej', 'hejsan', 'hej hej', 'hallå', 'god morgon', 'god dag', 'god kväll', 'tjena', 'tja', 'morsning'],
-    thanks: ['tack', 'tack så mycket', 'tusen tack', 'stort tack', 'tackar', 'tack tack', 'tack för hjälpen', 'tack snälla'],
-    goodbye: ['hej då', 'hejdå', 'adjö', 'vi ses', 'ha en bra dag', 'ha det bra', 'ha det', 'ses'],
+    thanks: ['tack', 'tack så mycket', 'tusen tack', 'stort tack', 'tackar', 'tack tack', 'tack för hjälpen', 'tack snälla', 'tack ska du ha', 'tack ska ni ha'],
+    goodbye: ['hej då', 'hejdå', 'adjö', 'vi ses', 'ha en bra dag', 'ha det bra', 'ha det', 'ses', 'vi hörs', 'hörs', 'hörs av'],
     acknowledgement: ['okej', 'uppfattat', 'förstår', 'jag förstår', 'toppen', 'perfekt', 'bra', 'fint', 'kanon', 'precis', 'absolut', 'jättebra', 'grymt', 'utmärkt', 'schysst'],
-    smallTalkFillers: ['så mycket', 'för hjälpen', 'för det', 'igen', 'och', 'då', 'ni', 'dig', 'er', 'alla'],
+    smallTalkFillers: ['så mycket', 'för hjälpen', 'för det', 'igen', 'och', 'då', 'ni', 'dig', 'er', 'alla', 'allihop', 'allihopa'],
     person: ['människa', 'en människa', 'riktig person', 'verklig person', 'person', 'handläggare', 'agent', 'operatör', 'kundtjänst', 'medarbetare', 'personal', 'kundservice', 'rådgivare'],
-    someone: ['någon'],
+    someone: ['någon', 'en från', 'någon från'],
     contact: ['prata', 'tala', 'chatta', 'koppla', 'kopplas', 'koppla mig', 'få prata', 'få tala'],
-    want: ['jag vill', 'jag vill ha', 'jag behöver', 'kan jag få', 'får jag'],
+    want: ['jag vill', 'jag vill ha', 'jag behöver', 'kan jag få', 'får jag', 'ge mig', 'jag vill prata med'],
     please: ['tack', 'snälla', 'nu', 'omgående'],
-    personFillers: ['en', 'med', 'riktig', 'till'],
+    personFillers: ['en', 'med', 'riktig', 'till', 'här', 'där', 'någon', 'någon annan', 'ledig', 'tillgänglig'],
     articles: true,
     negation: ['inte', 'ingen', 'aldrig', 'utan'],
+    me: ['mig', 'till mig'],
+    reachOut: ['ringa', 'ringa upp', 'ring', 'ring upp', 'maila', 'mejla', 'skriva', 'skicka ett mail', 'skicka ett mejl', 'kontakta', 'höra av er', 'hör av er', 'hör av dig', 'ringa tillbaka', 'ring tillbaka'],
+    askFor: ['kan ni', 'kan du', 'skulle ni kunna', 'skulle du kunna'],
+    exists: ['finns det', 'finns', 'är det', 'är det någon', 'har ni'],
+    available: ['tillgänglig', 'ledig', 'online', 'här', 'på plats', 'inne'],
+    machine: ['boten', 'roboten', 'chattboten', 'chatboten'],
+    stop: ['sluta', 'stopp', 'nog med', 'inte mer'],
+    channel: ['på mail', 'på mejl', 'per mail', 'via mail', 'på telefon', 'per telefon', 'på', 'på nummer', 'mitt nummer är', 'i morgon', 'idag'],
+    asksHow: ['hur', 'när'],
   },
   da: {
     greeting: ['hej', 'hejsa', 'godmorgen', 'goddag', 'god morgen', 'god aften', 'halløj', 'dav'],
     thanks: ['tak', 'mange tak', 'tusind tak', 'tak skal du have', 'tak for hjælpen', 'tak tak', 'takker'],
-    goodbye: ['farvel', 'hej hej', 'vi ses', 'hav en god dag', 'god dag', 'hav det godt', 'ses'],
+    goodbye: ['farvel', 'hej hej', 'vi ses', 'hav en god dag', 'god dag', 'hav det godt', 'ses', "ha' en god dag", 'ha en god dag'],
     acknowledgement: ['okay', 'forstået', 'fint', 'godt', 'perfekt', 'super', 'fedt', 'det er fint', 'i orden', 'jeg forstår', 'selvfølgelig', 'selvfolgelig', 'klart', 'top'],
-    smallTalkFillers: ['for hjælpen', 'for det', 'igen', 'og', 'så', 'jer', 'dig', 'skal du have'],
-    person: ['menneske', 'et menneske', 'rigtig person', 'medarbejder*', 'kundeservice', 'agent', 'operatør', 'person', 'rådgiver*'],
-    someone: ['nogen'],
-    contact: ['tale', 'snakke', 'chatte', 'stille mig om', 'forbind', 'forbinde', 'viderestille'],
-    want: ['jeg vil', 'jeg vil gerne', 'jeg har brug for', 'kan jeg få', 'må jeg få'],
+    smallTalkFillers: ['for hjælpen', 'for det', 'igen', 'og', 'så', 'jer', 'dig', 'skal du have', 'alle sammen', 'alle'],
+    person: ['menneske', 'et menneske', 'rigtig person', 'medarbejder*', 'kundeservice', 'agent', 'operatør', 'person', 'rådgiver*', 'en fra jeres team', 'en fra kundeservice', 'en fra jer', 'nogen fra kundeservice', 'nogen fra jeres team'],
+    someone: ['nogen', 'en fra', 'nogen fra'],
+    contact: ['tale', 'snakke', 'chatte', 'stille mig om', 'forbind', 'forbinde', 'viderestille', 'stil mig om', 'stil mig videre', 'viderestil mig', 'sæt mig i forbindelse med'],
+    want: ['jeg vil', 'jeg vil gerne', 'jeg har brug for', 'kan jeg få', 'må jeg få', 'må jeg', 'giv mig'],
     please: ['tak', 'venligst', 'nu'],
-    personFillers: ['en', 'et', 'med', 'rigtig', 'til'],
+    personFillers: ['en', 'et', 'med', 'rigtig', 'til', 'her', 'der', 'ledig'],
     articles: true,
     negation: ['ikke', 'ingen', 'aldrig', 'uden'],
+    me: ['mig', 'til mig'],
+    reachOut: ['ringe', 'ring', 'ringe til', 'ring til', 'ringe tilbage', 'maile', 'mail', 'skrive til', 'skriv til', 'sende', 'kontakte', 'kontakt'],
+    callback: ['ringe mig op', 'ring mig op', 'ringe mig tilbage', 'ring mig tilbage'],
+    askFor: ['kan i', 'kan du', 'vil i', 'vil du'],
+    exists: ['er der', 'findes der', 'har i'],
+    available: ['ledig', 'tilgængelig', 'online', 'her'],
+    machine: ['botten', 'robotten', 'chatbotten'],
+    stop: ['stop', 'hold op med', 'nok med'],
+    channel: ['en mail', 'en e-mail', 'en sms', 'på mail', 'på telefon', 'per mail', 'på', 'på nummer', 'mit nummer er', 'i morgen', 'i dag'],
+    asksHow: ['hvordan', 'hvornår'],
   },
   no: {
     greeting: ['hei', 'heisann', 'hallo', 'god morgen', 'god dag', 'god kveld', 'hei hei'],
     thanks: ['takk', 'tusen takk', 'mange takk', 'takk skal du ha', 'takk for hjelpen', 'takker'],
     goodbye: ['ha det', 'ha det bra', 'ha en fin dag', 'ha en god dag', 'vi snakkes', 'snakkes', 'adjø'],
-    acknowledgement: ['skjønner', 'forstått', 'greit', 'flott', 'bra', 'supert', 'den er grei', 'det er greit', 'jeg skjønner', 'perfekt', 'topp', 'ålreit', 'fint'],
-    smallTalkFillers: ['for hjelpen', 'for det', 'igjen', 'og', 'så', 'dere', 'deg', 'skal du ha'],
-    person: ['menneske', 'et menneske', 'ekte person', 'ekte menneske', 'medarbeider*', 'kundeservice', 'kundestøtte', 'agent', 'operatør', 'person', 'rådgiver*', 'saksbehandler*'],
-    someone: ['noen'],
+    acknowledgement: ['skjønner', 'forstått', 'greit', 'flott', 'bra', 'supert', 'den er grei', 'det er greit', 'jeg skjønner', 'perfekt', 'topp', 'ålreit', 'fint', 'okei', 'det går fint', 'går fint', 'det er fint'],
+    smallTalkFillers: ['for hjelpen', 'for det', 'igjen', 'og', 'så', 'dere', 'deg', 'skal du ha', 'alle sammen', 'alle'],
+    person: ['menneske', 'et menneske', 'ekte person', 'ekte menneske', 'medarbeider*', 'kundeservice', 'kundestøtte', 'agent', 'operatør', 'person', 'rådgiver*', 'saksbehandler*', 'en fra kundeservice', 'noen fra kundeservice', 'en fra dere', 'en fra teamet deres'],
+    someone: ['noen', 'en fra', 'noen fra'],
     contact: ['snakke', 'prate', 'chatte', 'sett meg over', 'koble', 'koble meg', 'få snakke'],
-    want: ['jeg vil', 'jeg vil ha', 'jeg trenger', 'kan jeg få', 'får jeg'],
+    want: ['jeg vil', 'jeg vil ha', 'jeg trenger', 'kan jeg få', 'får jeg', 'gi meg'],
     please: ['takk', 'vær så snill', 'nå', 'snarest'],
-    personFillers: ['en', 'et', 'med', 'ekte', 'til'],
+    personFillers: ['en', 'et', 'med', 'ekte', 'til', 'her', 'der', 'ledig'],
     articles: true,
     negation: ['ikke', 'ingen', 'aldri', 'uten'],
+    me: ['meg', 'til meg'],
+    reachOut: ['ringe', 'ring', 'ringe til', 'ring til', 'maile', 'skrive til', 'sende', 'kontakte', 'ta kontakt med'],
+    callback: ['ringe meg tilbake', 'ring meg tilbake', 'ringe meg opp', 'ring meg opp'],
+    askFor: ['kan dere', 'kan du', 'vil dere', 'kunne dere'],
+    exists: ['er det', 'finnes det', 'har dere'],
+    available: ['ledig', 'tilgjengelig', 'på nett', 'her'],
+    machine: ['boten', 'roboten', 'chatboten'],
+    stop: ['stopp', 'slutt med', 'nok med'],
+    channel: ['en e-post', 'en epost', 'en mail', 'en sms', 'på e-post', 'på epost', 'på mail', 'på telefon', 'på', 'på nummer', 'nummeret mitt er', 'i morgen', 'i dag'],
+    asksHow: ['hvordan', 'når'],
   },
   fi: {
-    greeting: ['moi', 'moikka', 'hei', 'terve', 'huomenta', 'hyvää huomenta', 'hyvää päivää', 'päivää', 'iltaa', 'hyvää iltaa', 'moro', 'morjens'],
+    greeting: ['moi', 'moikka', 'hei', 'terve', 'huomenta', 'hyvää huomenta', 'hyvää päivää', 'päivää', 'iltaa', 'hyvää iltaa', 'moro', 'morjens', 'tervehdys', 'terve terve', 'moro moro'],
     thanks: ['kiitos', 'kiitti', 'kiitoksia', 'kiitos paljon', 'paljon kiitoksia', 'kiitos avusta', 'kiitos kovasti', 'kiitokset', 'kitos'],
     goodbye: ['näkemiin', 'nakemiin', 'heippa', 'hei hei', 'moikka moikka', 'nähdään', 'mukavaa päivänjatkoa', 'hyvää päivänjatkoa', 'hei sitten', 'moi moi'],
     acknowledgement: ['selvä', 'selva', 'okei', 'ymmärrän', 'ymmärretty', 'hyvä', 'hienoa', 'loistavaa', 'täydellistä', 'jees', 'joo', 'just niin', 'oke'],
-    smallTalkFillers: ['paljon', 'kovasti', 'avusta', 'vielä', 'ja', 'sitten', 'teille', 'sinulle'],
-    person: ['ihminen', 'ihmisen', 'ihmisen kanssa', 'oikea ihminen', 'oikean ihmisen', 'asiakaspalvelija*', 'asiakaspalvelu*', 'työntekijä*', 'henkilö', 'henkilön', 'agentti*', 'operaattori*', 'virkailija*'],
+    smallTalkFillers: ['paljon', 'kovasti', 'avusta', 'vielä', 'ja', 'sitten', 'teille', 'sinulle', 'kaikki', 'kaikille'],
+    person: ['ihminen', 'ihmisen', 'ihmisen kanssa', 'oikea ihminen', 'oikean ihmisen', 'asiakaspalvelija*', 'asiakaspalvelu*', 'työntekijä*', 'henkilö', 'henkilön', 'agentti*', 'operaattori*', 'virkailija*', 'henkilökunta*', 'agentille', 'agentin', 'agentilla', 'ihmiselle', 'ihmisellä', 'henkilökun*'],
     someone: ['jonkun', 'joku'],
     contact: ['puhua', 'jutella', 'keskustella', 'yhdistä', 'yhdistäkää', 'ohjaa', 'ohjatkaa', 'saada puhua', 'päästä puhumaan', 'puhumaan'],
-    want: ['haluan', 'haluaisin', 'tarvitsen', 'saanko', 'voinko'],
+    want: ['haluan', 'haluaisin', 'tarvitsen', 'saanko', 'voinko', 'saisinko', 'tarviin', 'tarvitsisin', 'tahdon', 'haluun', 'haluisin'],
     please: ['kiitos', 'kiitos kiitos', 'heti', 'nyt'],
-    personFillers: ['oikea', 'oikean', 'kanssa'],
+    personFillers: ['oikea', 'oikean', 'kanssa', 'tänne', 'tähän', 'paikalle', 'vapaata', 'vapaa', 'ketään'],
     negation: ['en', 'ei', 'älä', 'ilman'],
+    me: ['minulle', 'minulle takaisin', 'mulle', 'mulle takaisin', 'minut', 'minuun', 'muhun'],
+    reachOut: ['soittaa', 'soittakaa', 'soita', 'soittaisitteko', 'lähettää', 'lähettäkää', 'laittaa', 'laittakaa', 'kirjoittaa', 'ottaa yhteyttä', 'ottakaa yhteyttä', 'ota yhteyttä'],
+    callback: ['soittaa takaisin', 'soittakaa takaisin', 'soita takaisin', 'soittopyyntö', 'takaisinsoitto', 'ottaa minuun yhteyttä', 'ottakaa minuun yhteyttä', 'ota minuun yhteyttä', 'ottaa muhun yhteyttä'],
+    askFor: ['voitteko', 'voisitteko', 'voitko', 'voisitko', 'voiko', 'saisinko'],
+    exists: ['onko', 'onko siellä', 'onko täällä', 'löytyykö'],
+    available: ['paikalla', 'saatavilla', 'linjoilla', 'tavoitettavissa', 'vapaana', 'täällä', 'siellä'],
+    channel: ['sähköpostia', 'sähköpostilla', 'sähköpostitse', 'viestiä', 'tekstiviestiä', 'puhelimitse', 'numeroon', 'numerooni', 'huomenna', 'tänään'],
+    asksHow: ['miten', 'milloin', 'kuinka', 'mihin aikaan'],
   },
   cs: {
     greeting: ['ahoj', 'dobrý den', 'dobry den', 'dobré ráno', 'dobrý večer', 'čau', 'cau', 'zdravím', 'zdravim', 'nazdar'],
@@ -613,7 +715,12 @@ type Role =
   | 'available'
   | 'callback'
   | 'machine'
-  | 'stop';
+  | 'stop'
+  | 'me'
+  | 'reachOut'
+  | 'channel'
+  | 'asksHow'
+  | 'asksWhether';
 /** The fields of LanguageWordings that list wordings (the others say how the language orders them). */
 type WordingField = Exclude<keyof LanguageWordings, 'contactAfter' | 'articles'>;
 
@@ -653,6 +760,11 @@ const ROLE_OF_FIELD: Record<WordingField, Role> = {
   callback: 'callback',
   machine: 'machine',
   stop: 'stop',
+  me: 'me',
+  reachOut: 'reachOut',
+  channel: 'channel',
+  asksHow: 'asksHow',
+  asksWhether: 'asksWhether',
 };
 
 function buildIndex(): PhraseIndex {
@@ -786,7 +898,9 @@ function phrasesAt(units: readonly Unit[], at: number, roles: ReadonlySet<Role>,
       if (roles.has(phrase.role) && matchesAt(units, at, phrase, work)) found.push(phrase);
     }
   }
-  return found.sort((a, b) => b.words.length - a.words.length);
+  // At one length, a word's acts before its fillers: "tak" is Danish thanks and a Czech filler.
+  const fillerLast = (phrase: Phrase) => (phrase.role === 'smallTalkFiller' ? 1 : 0);
+  return found.sort((a, b) => b.words.length - a.words.length || fillerLast(a) - fillerLast(b));
 }
 
 function matchesAt(units: readonly Unit[], at: number, phrase: Phrase, work: Work): boolean {
@@ -839,6 +953,7 @@ function smallTalkOf(units: readonly Unit[], work: Work): RecognizedAct | null {
 
 const PERSON_ROLES: ReadonlySet<Role> = new Set<Role>([
   'person', 'someone', 'contact', 'contactFollowing', 'want', 'askFor', 'please', 'personFiller', 'notPerson', 'negation', 'exists', 'available', 'callback', 'machine', 'stop',
+  'me', 'reachOut', 'channel', 'asksHow', 'asksWhether',
 ]);
 /** How many units apart a person and a wording of contact may be, within one clause. */
 const CONTACT_REACH = 6;
@@ -872,6 +987,11 @@ function personWordingsAt(units: readonly Unit[], work: Work): WordingsAt {
   return at;
 }
 
+/** True when two wordings are the same words listed under different languages. */
+function sameWordsElsewhere(a: Found, b: Found): boolean {
+  return a.start === b.start && a.end === b.end && a.phrase.language !== b.phrase.language;
+}
+
 /** The wording at a unit that has one of the roles, if any. */
 function wordingWith(at: WordingsAt, i: number, roles: ReadonlySet<Role>): Found | undefined {
   return at[i]?.find((found) => roles.has(found.phrase.role));
@@ -902,13 +1022,28 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
       for (const other of at[i] ?? []) {
         if (other === person) continue;
         // "human resources", "人工智能": a wording that covers the person-word and is no person.
-        if (other.phrase.role === 'notPerson' && other.start <= start && other.end > start) cancelled = true;
+        // Not the same words listed as a person in another language: English "personal" is Swedish "personal" (staff).
+        if (other.phrase.role === 'notPerson' && other.start <= start && other.end > start && !sameWordsElsewhere(other, person)) cancelled = true;
         near.push(other);
       }
     }
-    if (cancelled) continue;
+    // "how do I call customer service?": asks about reaching a person, not for one ("tem como falar…", is there a way to talk…, asks for one);
+    // "how can I talk to a human?" asks for one, but not by phone or mail ("comment joindre le service client par téléphone ?").
+    const asks = (role: Role) => near.some((other) => other.phrase.role === role && other.end <= start && !near.some((longer) => longer.start < other.start && longer.end > other.start));
+    const talksTo = near.some((other) => other.phrase.role === 'contact' || other.phrase.role === 'contactFollowing') && !near.some((other) => other.phrase.role === 'reachOut');
+    if (cancelled || asks('asksWhether') || (asks('asksHow') && !talksTo)) continue;
+    // The person's own word is no negation of it (Norwegian "noen" is read "non", French and
+    // Italian not), nor is one right after the bot, which it turns away ("봇 싫어요 사람 불러주세요").
     const negatedBefore = (wording: Found, position = wording.start) =>
-      near.some((other) => other.phrase.role === 'negation' && other.end <= position && position - other.end < NEGATION_REACH && isNegation(other, wording, near));
+      near.some(
+        (other) =>
+          other.phrase.role === 'negation' &&
+          other.end <= position &&
+          position - other.end < NEGATION_REACH &&
+          !(other.start < end && other.end > start) &&
+          !near.some((machine) => machine.phrase.role === 'machine' && machine.end === other.start) &&
+          isNegation(other, wording, near),
+      );
     const reach = units[start]!.unspaced ? UNSPACED_CONTACT_REACH : CONTACT_REACH;
     const before = (other: Found, within: number) => other.end <= start && start - other.end < within;
     // Chinese, Japanese and Korean share characters: "人" (Japanese someone) with "要" (Chinese want) is Chinese "主要敌人".
@@ -927,12 +1062,13 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
     // The verb tells the language better than the person: "operatöre bağlayın" is Turkish, though "operatore" is Italian too.
     const askedBy = (wording: Found): RecognizedAct => ({ act: 'ask_for_person', language: wording.phrase.tells ?? phrase.tells });
     if (contact && !negatedBefore(contact, Math.min(contact.start, start))) return askedBy(contact);
-    const callback = near.find(
-      (other) => other.phrase.role === 'callback' && sameScriptLanguage(other) && (before(other, reach) || (other.start >= end && other.start - end < reach)),
-    );
+    const callback = near
+      .filter((other) => CALLBACK.has(other.phrase.role) && sameScriptLanguage(other) && (before(other, reach) || (other.start >= end && other.start - end < reach)))
+      .map((other) => asCallback(other, at, clauseOf))
+      .find((found) => found !== undefined);
     // Not "the agent didn't call me back": a negation before either of the two turns it around.
     const callbackNegated = callback && (negatedBefore(callback) || negatedBefore(callback, start));
-    if (callback && !callbackNegated && endsClause(units, Math.max(end, callback.end), at, work)) return askedBy(callback);
+    if (callback && !callbackNegated && endsClause(units, Math.max(end, callback.end), at, work, true)) return askedBy(callback);
     // "is anyone available?", "yetkili biri var mı?", "客服在吗"; where the verb comes last, "insan istiyorum".
     const next = firstAfterFillers(
       units,
@@ -954,13 +1090,31 @@ function personRequestOf(units: readonly Unit[], work: Work): RecognizedAct | nu
   return callbackAsked(units, at, clauseOf, work) ?? botTurnedAway(units, at, clauseOf, work);
 }
 
-/** A callback asked for in a clause of its own, with no person named ("Rückruf bitte", "I'd like a callback please", "kunt u mij terugbellen?"). */
+/** A callback asked for in a clause of its own, with no person named ("Rückruf bitte", "I'd like a callback please", "kunt u mij terugbellen?", "can you email me?"). */
 function callbackAsked(units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): RecognizedAct | null {
   for (let start = 0; start < units.length; start++) {
-    const callback = wordingWith(at, start, CALLBACK);
+    const wording = wordingWith(at, start, CALLBACK);
+    const callback = wording && asCallback(wording, at, clauseOf);
     if (callback && clauseHoldsOnly(units, callback, clauseOf, at, CALLBACK_ALONE_ROLES, work)) return { act: 'ask_for_person', language: callback.phrase.tells };
   }
   return null;
+}
+
+/**
+ * The wording as a callback: a wording of one as it is, a wording of reaching out only
+ * with the customer as its object, before it in its clause ("kann mich jemand anrufen")
+ * or right after it ("email me"), which it then reaches to.
+ */
+function asCallback(wording: Found, at: WordingsAt, clauseOf: readonly number[]): Found | undefined {
+  if (wording.phrase.role !== 'reachOut') return wording;
+  const after = wordingWith(at, wording.end, ME);
+  if (after) return { ...wording, end: after.end };
+  for (let i = Math.max(0, wording.start - CONTACT_REACH); i < wording.start; i++) {
+    if (clauseOf[i] !== clauseOf[wording.start]) continue;
+    const me = wordingWith(at, i, ME);
+    if (me && me.end <= wording.start) return wording;
+  }
+  return undefined;
 }
 
 /** True when the wording's language puts the verb last ("insan istiyorum", "オペレーターと話したい"). */
@@ -1050,7 +1204,8 @@ const PERSON_OR_SOMEONE: ReadonlySet<Role> = new Set<Role>(['person', 'someone']
 const CONTACT_FOLLOWING: ReadonlySet<Role> = new Set<Role>(['contactFollowing']);
 const PERSON_FILLER: ReadonlySet<Role> = new Set<Role>(['personFiller']);
 const MACHINE: ReadonlySet<Role> = new Set<Role>(['machine']);
-const CALLBACK: ReadonlySet<Role> = new Set<Role>(['callback']);
+const CALLBACK: ReadonlySet<Role> = new Set<Role>(['callback', 'reachOut']);
+const ME: ReadonlySet<Role> = new Set<Role>(['me']);
 const STOP: ReadonlySet<Role> = new Set<Role>(['stop']);
 
 /**
@@ -1083,18 +1238,27 @@ const ARTICLES: ReadonlySet<string> = new Set(
   [...INDEX.values()].flat().flatMap((phrase) => (phrase.role === 'personFiller' && phrase.words.length === 1 ? phrase.words : [])),
 );
 
-/** True when nothing but "please" and the like follows a person in its clause ("can I get a human?", "I want a real person not a bot"). */
-function endsClause(units: readonly Unit[], end: number, at: WordingsAt, work: Work): boolean {
+/**
+ * True when nothing but "please" and the like follows a person in its clause ("can I get a
+ * human?", "I want a real person not a bot"); after a callback, a figure too ("call me at
+ * 0151 2345678"; not "is customer service available 24/7?").
+ */
+function endsClause(units: readonly Unit[], end: number, at: WordingsAt, work: Work, figures = false): boolean {
   for (let i = end; i < units.length && units[i] !== CLAUSE; ) {
     work.steps += 1;
     const wording = wordingWith(at, i, CLOSING_ROLES);
-    if (!wording) return false;
-    i = wording.end;
+    if (!wording && !(figures && isFigure(units[i]!))) return false;
+    i = wording ? wording.end : i + 1;
   }
   return true;
 }
 
-const CLOSING_ROLES: ReadonlySet<Role> = new Set<Role>(['please', 'personFiller', 'available']);
+/** A figure closes a callback as "please" does: the phone number to be called on. */
+function isFigure(unit: Unit): boolean {
+  return /^\d+$/u.test(unit.word);
+}
+
+const CLOSING_ROLES: ReadonlySet<Role> = new Set<Role>(['please', 'personFiller', 'available', 'channel']);
 
 /** Each unit's clause number. */
 function clauseNumbers(units: readonly Unit[]): number[] {
@@ -1118,14 +1282,14 @@ function clauseHoldsOnly(units: readonly Unit[], wording: Found, clauseOf: reado
   for (let i = first; i < last; ) {
     work.steps += 1;
     const next = i === wording.start ? wording : wordingWith(at, i, roles);
-    if (!next) return false;
-    i = next.end;
+    if (!next && !(roles.has('channel') && isFigure(units[i]!))) return false;
+    i = next ? next.end : i + 1;
   }
   return true;
 }
 
 const ALONE_ROLES: ReadonlySet<Role> = new Set<Role>(['person', 'please', 'personFiller']);
-const CALLBACK_ALONE_ROLES: ReadonlySet<Role> = new Set<Role>(['callback', 'please', 'personFiller', 'want', 'askFor', 'person', 'someone']);
+const CALLBACK_ALONE_ROLES: ReadonlySet<Role> = new Set<Role>(['callback', 'please', 'personFiller', 'want', 'askFor', 'person', 'someone', 'exists', 'me', 'channel']);
 
 /**
  * The act a whole message is, or null when it asks or tells anything else (it then goes to search).

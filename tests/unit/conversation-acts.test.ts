@@ -349,6 +349,45 @@ describe('recognizing conversation acts', () => {
     expect(actOf('Hallo, ich möchte mit einem Mitarbeiter sprechen')).toBe('ask_for_person');
   });
 
+  it('takes asking the shop to call or write as a request, and asking how to reach the shop as a question', () => {
+    // The shop is asked to act: the customer is the one to be reached, on a number or a channel at most.
+    for (const text of ['can someone email me?', 'kann mich bitte jemand anrufen', 'können Sie mir eine E-Mail schicken?', 'ring upp mig på 070 123 45 67', 'rappelez moi au 06 12 34 56 78']) {
+      expect(actOf(text)).toBe('ask_for_person');
+    }
+    // The customer asks how, when or whether they may reach the shop, or wants something else sent.
+    for (const text of [
+      'can i email you?',
+      'can you email me the invoice?',
+      'kann ich den Kundenservice anrufen?',
+      'how do I call customer service?',
+      'wann ist die Hotline erreichbar?',
+      'comment appeler le service client ?',
+      'the courier never called me back',
+      'niemand hat mich angerufen',
+      'can the courier call me at 0151 2345678?',
+      'is customer service available 24/7?',
+    ]) {
+      expect(actOf(text)).toBeNull();
+    }
+  });
+
+  it('takes asking how to talk to a person as asking for one: a person answers it best', () => {
+    for (const text of ['how can I talk to a human?', 'where can i chat with a real person', 'wie kann ich mit einem Mitarbeiter sprechen?', 'comment parler à un conseiller ?']) {
+      expect(actOf(text)).toBe('ask_for_person');
+    }
+    // Asking whether one already talks to a person is a question, with a wording of contact or without.
+    expect(actOf('我是在跟真人聊天吗')).toBeNull();
+    expect(actOf('am I talking to a real person?')).toBeNull();
+  });
+
+  it('reads a word of one language that is something else in another as the language it is asked in', () => {
+    // Danish "tak" is also a Czech filler; Norwegian "noen" folds to "non" (not, in French and Italian); Swedish "personal" is staff, English "personal" is not a person.
+    expect(recognizeConversationAct('tak')?.act).toBe('thanks');
+    expect(actOf('kan noen ringe meg?')).toBe('ask_for_person');
+    expect(actOf('får jag prata med personal')).toBe('ask_for_person');
+    expect(actOf('can i update my personal details?')).toBeNull();
+  });
+
   it('finds a request for a person at the start or the end of a long message', () => {
     const complaint = 'The parcel came late and the box was wet. '.repeat(100);
     expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');

@@ -31,6 +31,7 @@ import { prepareKnowledge } from './knowledge/seed';
 import { ExtractiveSummarizer, LlmSummarizer, type Summarizer } from './memory/summarizer';
 import { TokenCounter, type CountableMessage } from './memory/tokens';
 import { createChatModel, type ChatModelChoice } from './models/chat-model';
+import { sentenceMeaningOf } from './models/sentence-meaning';
 import { ExtractiveChatModel, OFFLINE_CHAT_MODEL } from './models/extractive-chat-model';
 import type { Logger } from './observability/logger';
 import { measuredRetriever, observedModelCalls } from './observability/instrument';
@@ -279,14 +280,16 @@ interface Models {
 
 function createModels(config: Config, shop: Shop, tracing: Tracing, metrics: Metrics, logger: Logger): Models {
   const tokenCounter = new TokenCounter(config.openai.chatModel);
+  const embedder = createEmbedder(config);
   const offlineWords = {
     orderNumbers: shop.orderNumbers,
     offlineNotice: wordsFor(shop, null).offline_notice,
     offlineNoticeFor: (language: string) => wordsFor(shop, language).offline_notice,
+    meaning: sentenceMeaningOf(embedder),
   };
   if (!config.openai.apiKey) logger.warn('OPENAI_API_KEY is not set: answering offline (extractive answers, local embeddings)');
   return {
-    embedder: createEmbedder(config),
+    embedder,
     tokenCounter,
     chatModel: createChatModel(config, tokenCounter, config.openai.chatModel, offlineWords),
     // Only a hosted model can fail over; offline mode is already the fallback.

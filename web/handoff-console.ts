@@ -19,7 +19,7 @@ export interface HandoffSummary {
   waiting_since?: string | null;
   /** Why the conversation was last escalated (docs/escalation.md). */
   escalation_reason?: string | null;
-  /** The model's summary for the person who takes over (hand_off_to_person). */
+  /** The summary for the person who takes over: the model's (hand_off_to_person), or the service's when the judge handed over. */
   handoff_summary?: string | null;
 }
 

@@ -86,7 +86,7 @@ interface HistoryMessage {
   escalated?: boolean;
   /** Why an escalated answer was escalated. */
   escalation_reason?: string | null;
-  /** The model's summary for the person who takes over, on the answer that handed over. */
+  /** The summary for the person who takes over, on the answer that handed over. */
   handoff_summary?: string;
   sources?: Source[];
   tool_calls?: ToolCall[];
@@ -121,7 +121,7 @@ interface History {
   /** The customer's language as the conversation keeps it (ISO 639-1), null until told. */
   language?: string | null;
   usage?: ConversationUsage;
-  /** Why the conversation was last escalated, and the model's summary for the person who takes over. */
+  /** Why the conversation was last escalated, and the summary for the person who takes over. */
   escalation_reason?: string | null;
   handoff_summary?: string | null;
 }

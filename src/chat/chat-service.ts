@@ -32,7 +32,8 @@ import { turnBill, type PriceTable } from './cost';
 import { queuedMessageOf, type QueuedMessage } from './handoff';
 import { defaultActReply, recognizeConversationAct, type ConversationAct, type RecognizedAct, type SmallTalkAct } from './conversation-acts';
 import { citedSources, round, streamGraph } from './graph-run';
-import { groundedByTools, HUMAN_HANDOFF_OFFER, judgeTurn, keepsAnsweredArticle, PERSON_HANDOFF, toolFailedIn, type Verdict } from './escalation';
+import { groundedByTools, HUMAN_HANDOFF_OFFER, judgeTurn, keepsAnsweredArticle, PERSON_HANDOFF, toolFailedIn, type EscalationReason, type Verdict } from './escalation';
+import { handoverSummary } from './handover-summary';
 import { HistoryLoader, toContextMessage } from './history-loader';
 import { NODE_STAGES, roundStages, StageClock } from './stage-timings';
 
@@ -436,6 +437,7 @@ export class ChatService {
     // What was added after the model's words (the hand-over sentence) streams last, so the pieces add up to the stored response.
     if (listener && response.startsWith(run.streamed) && response.length > run.streamed.length) listener.onToken?.(response.slice(run.streamed.length));
     const handOff = handOffOf(run.messages);
+    const summary = handOff?.summary ?? (verdict.reason && this.handoverSummary(turn, run, verdict.reason));
     const bill = this.bill(run);
     return {
       session_id: sessionId,
@@ -445,7 +447,7 @@ export class ChatService {
       confidence: round(run.confidence),
       escalated: verdict.escalated,
       escalation_reason: verdict.reason,
-      ...(handOff && { handoff_summary: this.redact(handOff.summary) }),
+      ...(summary && { handoff_summary: this.redact(summary) }),
       sources: citedSources(run.retrievedDocuments),
       usage: bill.usage,
       ...(bill.cost !== null && { cost: bill.cost }),
@@ -461,6 +463,18 @@ export class ChatService {
       language: language.language,
       ...(request.redacted && { redacted: request.redacted }),
     };
+  }
+
+  /** The summary for the person who takes over when the judge, not the model, handed the turn over. */
+  private handoverSummary(turn: Turn, run: TurnRun, reason: EscalationReason): string | null {
+    return handoverSummary({
+      reason,
+      question: turn.request.message,
+      earlierQuestion: run.modelHistory.findLast((m) => m.role === 'user')?.content ?? null,
+      documents: run.graphDocuments ?? run.retrievedDocuments,
+      confidence: run.confidence,
+      messages: run.messages,
+    });
   }
 
   /** Every call on the bill: the answer's, and the summary's and query rewrite's beside it. */

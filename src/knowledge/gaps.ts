@@ -10,6 +10,7 @@
  */
 import { OFFLINE_EMBEDDING_MODEL, type Embedder } from './embeddings';
 import { tokenizeWords } from './words';
+import { dot, unitLength } from './vector-math';
 import type { UnansweredAsk } from '../store/knowledge-admin-store';
 
 /** One gap: a question the help center lacks, with how often and why it went unanswered. */
@@ -90,18 +91,6 @@ export function wordOverlap(a: readonly string[], b: readonly string[], weight: 
   const [light, other] = total(a) <= total(b) ? [a, b] : [b, a];
   const shared = light.filter((w) => other.some((v) => sameWord(w, v))).reduce((sum, w) => sum + weight(w), 0);
   return shared / total(light);
-}
-
-/** Kept at unit length, so two vectors' cosine is their dot product. */
-function unitLength(vector: number[]): number[] {
-  const norm = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
-  return norm === 0 ? vector : vector.map((x) => x / norm);
-}
-
-function dot(a: readonly number[], b: readonly number[]): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
-  return sum;
 }
 
 /** Questions embedded in one call: a hosted model takes them as one request; the offline encoder blocks about 14 ms each. */

@@ -5,8 +5,8 @@ import type { TokenCounter } from '../memory/tokens';
 import { ExtractiveChatModel, OFFLINE_CHAT_MODEL } from './extractive-chat-model';
 import { retryRateLimitsWithBackoff } from './retries';
 
-/** What the offline responder needs of the shop: its order numbers (to call lookup_order) and its offline notice. */
-export type OfflineShopWords = Pick<ConstructorParameters<typeof ExtractiveChatModel>[1] & object, 'orderNumbers' | 'offlineNotice' | 'offlineNoticeFor'>;
+/** What the offline responder needs of the shop (its order numbers, to call lookup_order, and its offline notice) and of the embedder (its reading of meaning). */
+export type OfflineShopWords = Pick<ConstructorParameters<typeof ExtractiveChatModel>[1] & object, 'orderNumbers' | 'offlineNotice' | 'offlineNoticeFor' | 'meaning'>;
 
 /** A chat model and the name answers are recorded under. */
 export interface ChatModelChoice {

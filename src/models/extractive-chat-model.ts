@@ -24,6 +24,7 @@ import {
   type OfflineAction,
 } from './offline-actions';
 import { rankSentences } from './sentence-ranking';
+import type { SentenceMeaning } from './sentence-meaning';
 
 export const OFFLINE_CHAT_MODEL = 'offline-extractive';
 
@@ -89,6 +90,8 @@ export class ExtractiveChatModel extends BaseChatModel {
       offlineNotice?: string;
       /** The shop's offline notice in a language (its `words.<lang>.offline_notice`, else the default set's). */
       offlineNoticeFor?: (language: string) => string;
+      /** Reads the best candidate sentences' closeness in meaning to the question (the offline encoder), in the languages it knows. */
+      meaning?: SentenceMeaning;
     } & BaseChatModelParams = {},
   ) {
     super(options);
@@ -108,7 +111,7 @@ export class ExtractiveChatModel extends BaseChatModel {
   }
 
   async _generate(messages: BaseMessage[], _options: this['ParsedCallOptions'], _run?: CallbackManagerForLLMRun): Promise<ChatResult> {
-    const message = this.reply(messages);
+    const message = await this.reply(messages);
     return { generations: [{ text: message.text, message }] };
   }
 
@@ -121,7 +124,7 @@ export class ExtractiveChatModel extends BaseChatModel {
     options: this['ParsedCallOptions'],
     run?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const reply = this.reply(messages);
+    const reply = await this.reply(messages);
     const delayMs = this.options.streamPieceDelayMs ?? 0;
     for (const piece of reply.text.match(/\s*\S+\s*/g) ?? []) {
       if (delayMs > 0) await setTimeout(delayMs, undefined, { signal: options.signal });
@@ -144,7 +147,7 @@ export class ExtractiveChatModel extends BaseChatModel {
    * lookup_order (with any e-mail address or postcode in the message, the proof
    * an anonymous lookup needs); otherwise the passages do.
    */
-  private reply(messages: BaseMessage[]): AIMessage {
+  private async reply(messages: BaseMessage[]): Promise<AIMessage> {
     const questionAt = messages.findLastIndex((m) => m.getType() === 'human');
     // This turn's knowledge block is the system message just before the question.
     const knowledge = messages.slice(0, Math.max(questionAt, 0)).findLast((m) => m.getType() === 'system')?.text ?? '';
@@ -166,7 +169,9 @@ export class ExtractiveChatModel extends BaseChatModel {
           ? { name: 'lookup_order', args: lookup as Record<string, string> }
           : offlineActionCall({ message: question, earlier: earlierMessages }, this.options.offlineActions ?? [], this.options.orderNumbers ?? null, runHasVerifiedCustomer());
     const toolCall = call ? { id: `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, ...call, type: 'tool_call' as const } : null;
-    const extractive = toolCall || toolResults.length > 0 ? null : composeExtractiveAnswer(question, parseKnowledge(knowledge), notice, earlierMessage);
+    const passages = parseKnowledge(knowledge);
+    const extractive =
+      toolCall || toolResults.length > 0 ? null : composeExtractiveAnswer(question, passages, notice, earlierMessage, await this.closeness(language, question, passages, earlierMessage));
     const readOut = { language: language ?? 'en', sentences: runSentences(), answerFields: this.options.answerFields ?? {} };
     const answer = toolCall ? '' : toolResults.length > 0 ? composeToolAnswer(question, toolResults, notice, readOut) : extractive!.text;
 
@@ -188,6 +193,14 @@ export class ExtractiveChatModel extends BaseChatModel {
       },
     });
   }
+
+  /** The best candidate sentences' closeness in meaning to the question, where the encoder knows the customer's language. */
+  private async closeness(language: string | null, question: string, passages: PromptPassage[], earlierMessage: string): Promise<ReadonlyMap<string, number> | undefined> {
+    const meaning = this.options.meaning;
+    if (!meaning || !language || !meaning.languages.includes(language)) return undefined;
+    const { candidates } = rankSentences(question, passages, earlierMessage);
+    return candidates.length > 1 ? meaning.closeness(question, candidates) : undefined;
+  }
 }
 
 /** The offline answer's text, and whether the passages answered the question at all. */
@@ -208,8 +221,14 @@ export interface ExtractiveAnswer {
  * when nothing clears the bar, the answer is the notice alone, and the escalation
  * offer follows it (generate_response).
  */
-export function composeExtractiveAnswer(question: string, passages: PromptPassage[], notice = OFFLINE_NOTICE, earlierMessage = ''): ExtractiveAnswer {
-  const ranking = rankSentences(question, passages, earlierMessage);
+export function composeExtractiveAnswer(
+  question: string,
+  passages: PromptPassage[],
+  notice = OFFLINE_NOTICE,
+  earlierMessage = '',
+  closeness?: ReadonlyMap<string, number>,
+): ExtractiveAnswer {
+  const ranking = rankSentences(question, passages, earlierMessage, closeness);
   const ownWords = earlierMessage === '' ? ranking : rankSentences(question, passages);
   const quotes = ranking.quotes.map((q) => `> ${q.text}\n— ${q.title} (${q.source})`);
   return {

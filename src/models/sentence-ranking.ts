@@ -41,6 +41,8 @@ export interface SentenceRanking {
   nothingClears: boolean;
   /** The highest coverage any sentence of the passages has (0–1; 0 without passages): what the judge reads as the best support. */
   bestCoverage: number;
+  /** The best MEANING_CANDIDATES sentences by words, best first: those whose closeness in meaning to the question can reorder the quotes. */
+  candidates: string[];
 }
 
 /** At most this many sentences are quoted. */
@@ -71,6 +73,14 @@ const PASSAGE_RANK_DECAY = 0.15;
  * question's words but states no price does not answer "what does it cost".
  */
 const ANSWER_KIND_BONUS = 0.3;
+/**
+ * Added to a sentence's score per unit of its closeness in meaning to the question (cosine, where the offline
+ * encoder knows the language): "how long is the guarantee" is answered by the sentence on the warranty, which
+ * shares none of its words, before one that shares "repair" and states a duration.
+ */
+const MEANING_WEIGHT = 0.5;
+/** How many of the best sentences by words are read for meaning (the encoder's cost is per sentence). */
+export const MEANING_CANDIDATES = 8;
 /** Question words in a sentence's section heading, and not in the sentence, count this much. */
 const HEADING_WEIGHT = 0.5;
 /** Two words of a language without a stemmer here match when they share a prefix this long at least… */
@@ -90,11 +100,18 @@ const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
  */
 const TYPED_THE_LONG_WAY: Readonly<Record<string, string>> = { ä: 'ae', ö: 'oe', ü: 'ue', ß: 'ss' };
 
-/** The words of a text: word-like segments, NFKC and lower case, digits of every script as ASCII, umlauts and ß the long way. */
+/** A number with its unit written on it ("500g", "20kg", "3pm"): customers write it so, help centers "500 g". */
+const NUMBER_WITH_UNIT = /^(\d+)(\p{L}+)$/u;
+
+/** The words of a text: word-like segments, NFKC and lower case, digits of every script as ASCII, umlauts and ß the long way, a number apart from its unit. */
 export function wordsOf(text: string): string[] {
   const words: string[] = [];
   for (const { segment, isWordLike } of segmentsOf(wordSegmenter, foldDecimalDigits(text.normalize('NFKC').toLowerCase()), WORD_SLICE)) {
-    if (isWordLike) words.push(segment.replace(/[äöüß]/gu, (letter) => TYPED_THE_LONG_WAY[letter]!));
+    if (!isWordLike) continue;
+    const word = segment.replace(/[äöüß]/gu, (letter) => TYPED_THE_LONG_WAY[letter]!);
+    const withUnit = NUMBER_WITH_UNIT.exec(word);
+    if (withUnit) words.push(withUnit[1]!, withUnit[2]!);
+    else words.push(word);
   }
   return words;
 }
@@ -261,16 +278,19 @@ const questionEnds = (text: string) => boundedSearchText(text, 2 * QUESTION_END_
  * sentence that states the kind of answer asked for (answer-kinds.ts) comes first among
  * its peers. The customer's previous message adds its words at half weight (a
  * follow-up's topic), and a sentence's section heading lends its words at half
- * weight. Ties go to the better-ranked passage, then the earlier sentence.
+ * weight. `closeness` (a sentence's cosine to the question, from the offline encoder, for some of
+ * `candidates`) adds MEANING_WEIGHT of it: words alone miss a paraphrase. It reorders only: what
+ * clears the bar, and the coverage the judge reads, are the words'. Ties go to the better-ranked
+ * passage, then the earlier sentence.
  */
-export function rankSentences(question: string, passages: RankedPassage[], earlierMessage = ''): SentenceRanking {
+export function rankSentences(question: string, passages: RankedPassage[], earlierMessage = '', closeness?: ReadonlyMap<string, number>): SentenceRanking {
   // A passage's rank is its document's place: the retriever may give the best document two passages.
   const documentPlaces = [...new Set(passages.map((p) => p.source))];
   const units = passages.flatMap((p) => unitsOf(p, documentPlaces.indexOf(p.source)));
   const asked = new Map<string, number>();
   for (const word of wordsOf(questionEnds(question))) if (asked.size < MAX_QUESTION_WORDS) asked.set(word, 1);
   for (const word of wordsOf(questionEnds(earlierMessage))) if (!asked.has(word) && asked.size < MAX_QUESTION_WORDS) asked.set(word, EARLIER_MESSAGE_WEIGHT);
-  if (units.length === 0 || asked.size === 0) return { quotes: [], nothingClears: true, bestCoverage: 0 };
+  if (units.length === 0 || asked.size === 0) return { quotes: [], nothingClears: true, bestCoverage: 0, candidates: [] };
 
   const kinds = askedKinds(question);
   const earlierKinds = kinds.size > 0 ? new Set<AnswerKind>() : askedKinds(earlierMessage);
@@ -307,14 +327,15 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
     const coverage = total > 0 ? weight / total : 0;
     // A sentence that names the topic goes before any that does not (a score above 1 only then).
     const kind = [...kinds].some((k) => statesKind(unit.text, k)) ? ANSWER_KIND_BONUS : [...earlierKinds].some((k) => statesKind(unit.text, k)) ? ANSWER_KIND_BONUS / 2 : 0;
-    const score = (coverage + kind) / (1 + PASSAGE_RANK_DECAY * unit.rank) + (namesTopic ? 1 : 0);
+    const meaning = MEANING_WEIGHT * (closeness?.get(unit.quote) ?? 0);
+    const score = (coverage + kind + meaning) / (1 + PASSAGE_RANK_DECAY * unit.rank) + (namesTopic ? 1 : 0);
     scored.push({ text: unit.quote, title: unit.passage.title, source: unit.passage.source, coverage, score });
   }
   // A stable sort keeps passage order, then sentence order, on equal scores.
   scored.sort((a, b) => b.score - a.score);
   const best = scored[0];
   const bestCoverage = Math.max(0, ...scored.map((s) => s.coverage));
-  if (!best || bestCoverage < MIN_SCORE) return { quotes: [], nothingClears: true, bestCoverage };
+  if (!best || bestCoverage < MIN_SCORE) return { quotes: [], nothingClears: true, bestCoverage, candidates: [] };
   const sameKind = (s: ScoredSentence) => s.score >= 1 === best.score >= 1;
   const quotes: ScoredSentence[] = [];
   for (const s of scored) {
@@ -322,5 +343,5 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
     // An item already quoted with the sentence that announced it is not quoted again.
     if (!quotes.some((q) => q.text.includes(withoutItemEnd(s.text)))) quotes.push(s);
   }
-  return { quotes, nothingClears: false, bestCoverage };
+  return { quotes, nothingClears: false, bestCoverage, candidates: scored.slice(0, MEANING_CANDIDATES).map((s) => s.text) };
 }

@@ -52,7 +52,8 @@ describe('POST /api/v1/chat/stream on the embedded default', () => {
     expect(tokens(streamed.events).join('')).toBe(done.response);
     expect(streamed.events[0]!.data.sources).toEqual(done.sources);
 
-    const json = await offline.postChat({ message: 'And how long for an exchange?', session_id: 'stream-json' });
+    // The same question on the JSON endpoint: the same payload, field for field.
+    const json = await offline.postChat({ message: 'How long does a refund take?', session_id: 'stream-json' });
     expect(Object.keys(done).sort()).toEqual(Object.keys(json.body).sort());
     expect(done.session_token).toEqual(expect.any(String));
 

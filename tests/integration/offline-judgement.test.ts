@@ -54,3 +54,14 @@ describe('the offline judge answers what the help center covers and hands over w
     expect(missing.body).toMatchObject({ escalated: true, escalation_reason: 'not_in_help_center' });
   });
 });
+
+describe('the first quote reads meaning where the encoder knows the language', () => {
+  it('quotes the warranty sentence for a question about a guarantee, which shares none of its words', async () => {
+    const { status, body } = await service.postChat({ message: 'what guarantee do i get on a repair', session_id: 'meaning-en' });
+    expect(status).toBe(200);
+    expect(body.sources[0].source).toContain('workshop.md');
+    // By words alone the first quote is "Book a workshop appointment online or at the counter."
+    const [first] = body.response.split('\n').filter((line: string) => line.startsWith('> '));
+    expect(first).toBe('> Parts we fit carry our two-year warranty.');
+  });
+});

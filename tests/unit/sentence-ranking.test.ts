@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chunkDocument } from '../../src/knowledge/chunking';
 import { composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
-import { MIN_SCORE, rankSentences, sentencesOf, wordsOf, type RankedPassage } from '../../src/models/sentence-ranking';
+import { MEANING_CANDIDATES, MIN_SCORE, rankSentences, sentencesOf, wordsOf, type RankedPassage } from '../../src/models/sentence-ranking';
+import { sentenceMeaningOf } from '../../src/models/sentence-meaning';
+import { HashingEmbeddings, OFFLINE_EMBEDDING_MODEL } from '../../src/knowledge/embeddings';
 import { HELP_CENTER_DIR } from '../support/test-service';
 
 /** Every chunk of a help-center article, as the retriever would hand them over. */
@@ -35,7 +37,7 @@ describe('the offline responder ranks the sentences of the passages', () => {
 
   it('"Do you ship to Australia?" over a page about something else: nothing clears, and the answer quotes nothing', () => {
     const passages = [{ title: 'Gift cards', source: 'gift-cards.md', content: 'Gift cards never expire. You can use a gift card for any order. A gift card cannot be exchanged for cash.' }];
-    expect(rankSentences('Do you ship to Australia?', passages)).toEqual({ quotes: [], nothingClears: true, bestCoverage: expect.any(Number) });
+    expect(rankSentences('Do you ship to Australia?', passages)).toEqual({ quotes: [], nothingClears: true, bestCoverage: expect.any(Number), candidates: [] });
     expect(rankSentences('Do you ship to Australia?', passages).bestCoverage).toBeLessThan(MIN_SCORE);
     expect(composeExtractiveAnswer('Do you ship to Australia?', passages, 'Offline.')).toMatchObject({ text: 'Offline.', nothingClears: true, quoteSupport: 0 });
   });
@@ -169,5 +171,38 @@ describe('the offline responder ranks the sentences of the passages', () => {
     expect(answer.text.split('\n\n').slice(0, 2)).toEqual(['离线模式：我只能引用帮助中心。', '> 退款会在五个工作日内退回原支付方式。\n\u2014 退款政策 (zh/refunds.md)']);
     // No word of its own in another language: only the source's path is Latin.
     expect(answer.text.replaceAll('zh/refunds.md', '')).not.toMatch(/[A-Za-z]/);
+  });
+
+  it('reads "500g" as "500 g", as help centers write it', () => {
+    expect(wordsOf('500g of beans, 20kg a month')).toEqual(['500', 'g', 'of', 'beans', '20', 'kg', 'a', 'month']);
+    const content = '# Coffee subscription\n\nA subscription delivers coffee every 2, 3 or 4 weeks.\n\n| Size | Price in the subscription |\n| --- | --- |\n| 250 g | 8.50 EUR |\n| 500 g | 15.90 EUR |\n| 1 kg | 29.00 EUR |';
+    const passages = [{ title: 'Coffee subscription', source: 'abo.md', content }];
+    expect(rankSentences('how much is 500g in the subscription', passages).quotes[0]?.text).toBe('500 g, 15.90 EUR');
+  });
+
+  it('lets closeness in meaning reorder the quotes, never what clears the bar or the support the judge reads', () => {
+    // A workshop page first, as the retriever hands it over for a question about the workshop.
+    const passages = ['workshop.md', 'shipping.md'].map((file) => {
+      const content = fs.readFileSync(path.join(__dirname, '../fixtures/judge-kb/en', file), 'utf8');
+      return { title: content.split('\n')[0]!.replace('# ', ''), source: file, content };
+    });
+    const question = 'what guarantee do i get on a repair';
+    const byWords = rankSentences(question, passages);
+    expect(byWords.quotes[0]?.text).toBe('Book a workshop appointment online or at the counter.');
+    expect(byWords.candidates.length).toBeGreaterThan(1);
+    expect(byWords.candidates.length).toBeLessThanOrEqual(MEANING_CANDIDATES);
+    const warranty = byWords.candidates.find((s) => s.includes('warranty'))!;
+    const closeness = new Map(byWords.candidates.map((s) => [s, s === warranty ? 0.8 : 0.2]));
+    const withMeaning = rankSentences(question, passages, '', closeness);
+    expect(withMeaning.quotes[0]?.text).toBe(warranty);
+    expect(withMeaning.nothingClears).toBe(byWords.nothingClears);
+    expect(withMeaning.bestCoverage).toBe(byWords.bestCoverage);
+    // Nothing to reorder when nothing clears: meaning does not make an answer.
+    const offTopic = rankSentences('Can I bring my dog?', passages, '', new Map([[warranty, 1]]));
+    expect(offTopic).toMatchObject({ nothingClears: true, quotes: [] });
+  });
+
+  it('reads meaning only with the offline sentence encoder, not with word hashing', () => {
+    expect(sentenceMeaningOf({ embeddings: new HashingEmbeddings(), model: OFFLINE_EMBEDDING_MODEL })).toBeUndefined();
   });
 });

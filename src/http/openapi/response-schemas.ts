@@ -60,7 +60,7 @@ const escalationReasonSchema = z
   .nullable()
   .meta({ description: 'Why the answer was handed to a person (docs/escalation.md); null when it was not escalated.' });
 
-const handoffSummarySchema = z.string().meta({ description: "The model's summary for the person who takes over (hand_off_to_person), redacted as stored." });
+const handoffSummarySchema = z.string().meta({ description: "The summary for the person who takes over, redacted as stored: the model's (hand_off_to_person), or the service's own when the judge handed over (what the customer asked, what was tried)." });
 
 const handlerSchema = z.enum(['bot', 'human']).meta({ description: 'Who answers the customer: the bot, or the person named in agent_name.' });
 
@@ -208,7 +208,7 @@ export const historySchema = z.object({
     .nullable()
     .meta({ description: "The customer's language (ISO 639-1) as the conversation keeps it: the request's `language`, or a message's told with confidence; null until then." }),
   escalation_reason: escalationReasonSchema.meta({ description: "The reason of the conversation's latest escalated answer; null when none was escalated." }),
-  handoff_summary: handoffSummarySchema.nullable().meta({ description: "The model's summary from its latest hand-off; null without one." }),
+  handoff_summary: handoffSummarySchema.nullable().meta({ description: "The summary of its latest hand-off (the model's, or the service's own when the judge handed over); null without one." }),
 });
 
 const strategySchema = z.looseObject({ mode: z.string() });
@@ -224,7 +224,7 @@ export const sessionListSchema = z.object({
       message_count: z.int(),
       escalated: z.boolean(),
       escalation_reason: escalationReasonSchema.meta({ description: "The reason of the conversation's latest escalated answer; null when none was escalated." }),
-      handoff_summary: handoffSummarySchema.nullable().meta({ description: "The model's summary from its latest hand-off; null without one." }),
+      handoff_summary: handoffSummarySchema.nullable().meta({ description: "The summary of its latest hand-off (the model's, or the service's own when the judge handed over); null without one." }),
       handler: handlerSchema,
       agent_name: z.string().nullable(),
       waiting: z.boolean().meta({ description: 'The customer asked for a person and the bot still answers.' }),

@@ -199,7 +199,13 @@ export class ExtractiveChatModel extends BaseChatModel {
     const meaning = this.options.meaning;
     if (!meaning || !language || !meaning.languages.includes(language)) return undefined;
     const { candidates } = rankSentences(question, passages, earlierMessage);
-    return candidates.length > 1 ? meaning.closeness(question, candidates) : undefined;
+    if (candidates.length < 2) return undefined;
+    try {
+      return await meaning.closeness(question, candidates);
+    } catch {
+      // Meaning only reorders: when the encoder's worker fails or times out, the words' order stands.
+      return undefined;
+    }
   }
 }
 

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { HumanMessage } from '@langchain/core/messages';
-import { buildPromptMessages, buildSystemPrompt, formatKnowledge } from '../../src/agent/prompts';
+import { buildPromptMessages, buildSystemPrompt, formatAnswerLanguage, formatKnowledge } from '../../src/agent/prompts';
+import type { SentenceMeaning } from '../../src/models/sentence-meaning';
 import { ExtractiveChatModel, OFFLINE_NOTHING_CLEARS, OFFLINE_NOTICE, OFFLINE_QUOTE_SUPPORT, composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
 import { TokenCounter } from '../../src/memory/tokens';
 import type { RetrievedDocument } from '../../src/store/types';
@@ -59,5 +62,36 @@ describe('the offline extractive responder', () => {
     const reply = await new ExtractiveChatModel(new TokenCounter('gpt-4o-mini')).invoke([new HumanMessage('Hi')]);
     expect(reply.text).toBe(OFFLINE_NOTICE);
     expect(reply.response_metadata[OFFLINE_NOTHING_CLEARS]).toBe(true);
+  });
+
+  it('lets meaning reorder its quotes in a language the encoder knows, and answers by words when the encoder fails', async () => {
+    // A bicycle shop's workshop page first, as the retriever hands it over (tests/fixtures/judge-kb).
+    const documents: RetrievedDocument[] = ['workshop.md', 'shipping.md'].map((file, i) => {
+      const content = fs.readFileSync(path.join(__dirname, '../fixtures/judge-kb/en', file), 'utf8');
+      return { ...refunds, id: String(i), source: file, title: content.split('\n')[0]!.replace('# ', ''), content };
+    });
+    const ask = (question: string, language: string) =>
+      buildPromptMessages({ system: buildSystemPrompt({}), history: [], knowledge: `${formatKnowledge(documents)}\n\n${formatAnswerLanguage(language)}`, question, toolOutputMaxChars: 4000 });
+    const firstQuote = (text: string) => text.split('\n').find((line) => line.startsWith('> '));
+    const question = 'what guarantee do i get on a repair';
+    const asked: string[][] = [];
+    // A stand-in encoder that finds the warranty sentence closest: what the real one does (tests/integration/offline-judgement.test.ts).
+    const meaning: SentenceMeaning = {
+      languages: ['en'],
+      closeness: async (_question, sentences) => {
+        asked.push([...sentences]);
+        return new Map(sentences.map((s) => [s, s.includes('warranty') ? 0.9 : 0.1]));
+      },
+    };
+    const counter = new TokenCounter('gpt-4o-mini');
+    const byWords = firstQuote((await new ExtractiveChatModel(counter).invoke(ask(question, 'en'))).text);
+    expect(byWords).not.toContain('warranty');
+    expect(firstQuote((await new ExtractiveChatModel(counter, { meaning }).invoke(ask(question, 'en'))).text)).toBe('> Parts we fit carry our two-year warranty.');
+    expect(asked).toHaveLength(1);
+    // Not asked in a language it does not know: the words' order stands.
+    expect(firstQuote((await new ExtractiveChatModel(counter, { meaning }).invoke(ask(question, 'de'))).text)).toBe(byWords);
+    expect(asked).toHaveLength(1);
+    const failing: SentenceMeaning = { languages: ['en'], closeness: async () => Promise.reject(new Error('encoder worker timed out')) };
+    expect(firstQuote((await new ExtractiveChatModel(counter, { meaning: failing }).invoke(ask(question, 'en'))).text)).toBe(byWords);
   });
 });

@@ -6,6 +6,7 @@ import { AIMessage, AIMessageChunk, ToolMessage, type BaseMessage } from '@langc
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { answerLanguageOf, parseKnowledge, type PromptPassage } from '../agent/prompts';
 import { foldDecimalDigits } from '../knowledge/language/digits';
+import { boundedSearchText } from '../knowledge/search-query';
 import type { TokenCounter } from '../memory/tokens';
 import { orderNumberPattern, type OrderNumberFormat } from '../agent/tools/lookup-order';
 import type { CustomerSentences } from '../agent/tools/conversation-customer';
@@ -201,7 +202,8 @@ export class ExtractiveChatModel extends BaseChatModel {
     const { candidates } = rankSentences(question, passages, earlierMessage);
     if (candidates.length < 2) return undefined;
     try {
-      return await meaning.closeness(question, candidates);
+      // The question as the search reads it: a pasted essay costs the encoder no more than a question.
+      return await meaning.closeness(boundedSearchText(question), candidates);
     } catch {
       // Meaning only reorders: when the encoder's worker fails or times out, the words' order stands.
       return undefined;

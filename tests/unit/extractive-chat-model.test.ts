@@ -3,6 +3,7 @@ import path from 'node:path';
 import { HumanMessage } from '@langchain/core/messages';
 import { buildPromptMessages, buildSystemPrompt, formatAnswerLanguage, formatKnowledge } from '../../src/agent/prompts';
 import type { SentenceMeaning } from '../../src/models/sentence-meaning';
+import { SEARCH_QUERY_MAX_CHARS } from '../../src/knowledge/search-query';
 import { ExtractiveChatModel, OFFLINE_NOTHING_CLEARS, OFFLINE_NOTICE, OFFLINE_QUOTE_SUPPORT, composeExtractiveAnswer } from '../../src/models/extractive-chat-model';
 import { TokenCounter } from '../../src/memory/tokens';
 import type { RetrievedDocument } from '../../src/store/types';
@@ -91,6 +92,13 @@ describe('the offline extractive responder', () => {
     // Not asked in a language it does not know: the words' order stands.
     expect(firstQuote((await new ExtractiveChatModel(counter, { meaning }).invoke(ask(question, 'de'))).text)).toBe(byWords);
     expect(asked).toHaveLength(1);
+    // A pasted essay reaches the encoder as the search reads it, bounded.
+    const questions: string[] = [];
+    const recording: SentenceMeaning = { languages: ['en'], closeness: async (q, sentences) => (questions.push(q), new Map(sentences.map((s) => [s, 0]))) };
+    await new ExtractiveChatModel(counter, { meaning: recording }).invoke(ask(`${question} ${'and the repair again '.repeat(2000)}`, 'en'));
+    expect(questions).toHaveLength(1);
+    // Its two ends, joined by a space (boundedSearchText).
+    expect(questions[0]!.length).toBeLessThanOrEqual(SEARCH_QUERY_MAX_CHARS + 1);
     const failing: SentenceMeaning = { languages: ['en'], closeness: async () => Promise.reject(new Error('encoder worker timed out')) };
     expect(firstQuote((await new ExtractiveChatModel(counter, { meaning: failing }).invoke(ask(question, 'en'))).text)).toBe(byWords);
   });

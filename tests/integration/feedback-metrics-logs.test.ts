@@ -33,7 +33,9 @@ let services: OfflineAndOnline | undefined;
 beforeAll(async () => {
   services = await startOfflineAndOnline({
     offline: { env: { OFFLINE_STREAM_DELAY_MS: '0' }, logger: createLogger('info', logSink) },
-    onlineEnv: { OPENAI_TIMEOUT_MS: '300', SUMMARY_MODEL: 'stub-summary-model' },
+    // Short enough for the timeout test's 2 s reply, long enough for the stub's embeddings on a loaded machine
+    // (at 300 ms a CI run's retrievals came back empty: retrieval_hits_sum did not move).
+    onlineEnv: { OPENAI_TIMEOUT_MS: '1000', SUMMARY_MODEL: 'stub-summary-model' },
   });
   ({ stub, offline, online } = services);
 });

@@ -284,7 +284,12 @@ describe('the redaction backfill on PGlite', () => {
     try {
       const answer = await service.postChat({ message: 'Where is my order?' });
       expect(answer.status).toBe(200);
-      expect(await service.deps.redactionBackfill.finished()).toMatchObject({ pass: `${PASS}:card`, finished: true, rowsRead: 19 });
+      const outcome = await service.deps.redactionBackfill.finished();
+      expect(outcome).toMatchObject({ pass: `${PASS}:card`, finished: true });
+      // The 19 rows stored before; the turn answered meanwhile is read too when the pass is slower than the turn
+      // and its rows' random keys fall after the pass's place (a loaded CI run read 20).
+      expect(outcome?.rowsRead).toBeGreaterThanOrEqual(19);
+      expect(outcome?.rowsRead).toBeLessThanOrEqual(19 + 4);
       expect(await rawNumbersLeft(service.db)).toEqual([]);
     } finally {
       await service.close();

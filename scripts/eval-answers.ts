@@ -10,6 +10,7 @@
  *   npm run eval:answers -- --no-write         print the tables without touching BENCHMARKS.md
  *   npm run eval:answers -- --as-site          the published sets only, ingested clean and by crawling
  *                                              them as a website with chrome (its own section)
+ *   npm run eval:answers -- --acts --acts-dir eval/acts-held-out   the same for a held-out acts set (print it with --no-write)
  *   npm run eval:answers -- --acts             the conversation-acts set only (eval/acts/<language>.jsonl): every line
  *                                              the first turn of its own session over knowledge/help-center; a table
  *                                              per language (its own section)
@@ -87,7 +88,9 @@ const DIALOGUES_FILE = path.join(REPO, 'eval/help-center-dialogues.jsonl');
 const HELP_CENTER_DIR = path.join(REPO, 'knowledge/help-center');
 const SHARED_EVAL_DIR = path.join(REPO, '../shared/eval');
 const DEV_SHOP_DIR = path.join(REPO, 'eval/dev-shop');
-const ACTS_DIR = path.join(REPO, 'eval/acts');
+const actsDirIndex = process.argv.indexOf('--acts-dir');
+/** The acts set: eval/acts, or a held-out one (`--acts-dir eval/acts-held-out`, which is never tuned on). */
+const ACTS_DIR = actsDirIndex >= 0 ? path.resolve(process.argv[actsDirIndex + 1] ?? '') : path.join(REPO, 'eval/acts');
 
 const withModel = process.argv.includes('--with-model');
 const writeFile = !process.argv.includes('--no-write');
@@ -545,7 +548,7 @@ async function mainActs(): Promise<void> {
     `- Date: ${new Date().toISOString()}`,
     `- Command: \`${COMMAND}\` (${withModel ? 'with the configured model' : 'offline: the embedded default, no key'}); ${((performance.now() - started) / 1000).toFixed(1)} s`,
     '',
-    'Every line of eval/acts/<language>.jsonl is the first message of its own session, sent to the real ChatService over knowledge/help-center. Small talk: neither escalated nor quoted. A request for a person: escalated with `escalation_reason` `customer_asked`. A look-alike question: searched (not `customer_asked`, and quoted or escalated as `not_in_help_center`).',
+    `Every line of ${path.relative(REPO, ACTS_DIR)}/<language>.jsonl` + ' is the first message of its own session, sent to the real ChatService over knowledge/help-center. Small talk: neither escalated nor quoted. A request for a person: escalated with `escalation_reason` `customer_asked`. A look-alike question: searched (not `customer_asked`, and quoted or escalated as `not_in_help_center`).',
     '',
     '| language | small talk neither escalated nor quoted | requests escalated as customer_asked | look-alikes searched |',
     '| --- | ---: | ---: | ---: |',

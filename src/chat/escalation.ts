@@ -135,15 +135,21 @@ export function keepsAnsweredArticle(history: readonly StoredMessage[], document
 }
 
 /**
- * Whether one of the shop's systems failed this turn with nothing to make up for it:
- * a failed call whose tool did not succeed on a later call (the model may try again).
+ * The tools of the shop's systems that failed this turn with nothing to make up for it: a
+ * failed call whose tool did not succeed on a later call (the model may try again). By name
+ * ('' for a call without one).
  */
-export function toolFailedIn(turn: readonly BaseMessage[]): boolean {
+export function failedTools(turn: readonly BaseMessage[]): string[] {
   const lastOutcome = new Map<string, boolean>();
   for (const m of turn) {
     if (ToolMessage.isInstance(m) && isSentToolCall(m.artifact)) lastOutcome.set(m.name ?? '', systemFailed(m.artifact));
   }
-  return [...lastOutcome.values()].some((failed) => failed);
+  return [...lastOutcome].filter(([, failed]) => failed).map(([name]) => name);
+}
+
+/** Whether one of the shop's systems failed this turn with nothing to make up for it (failedTools). */
+export function toolFailedIn(turn: readonly BaseMessage[]): boolean {
+  return failedTools(turn).length > 0;
 }
 
 /** Whether a tool's result (not the model's hand-off) answered this turn. */

@@ -1,7 +1,6 @@
-import { ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { isSentToolCall, systemFailed } from '../connectors/guarded-tool';
+import type { BaseMessage } from '@langchain/core/messages';
 import type { RetrievedDocument } from '../store/types';
-import type { EscalationReason } from './escalation';
+import { failedTools, type EscalationReason } from './escalation';
 
 /** What the summary is written from. */
 export interface HandoverFacts {
@@ -45,7 +44,7 @@ export function handoverSummary(facts: HandoverFacts): string | null {
       return `The customer asked ${asked}. ${tried}`;
     }
     case 'tool_failed':
-      return `The customer asked ${asked}. The shop's system failed on ${failedTools(facts.messages).join(', ') || 'a lookup'}, so it could not be looked up.`;
+      return `The customer asked ${asked}. The shop's system failed on ${failedTools(facts.messages).filter((name) => name !== '').join(', ') || 'a lookup'}, so it could not be looked up.`;
     case 'knowledge_unavailable':
       return `The customer asked ${asked}. The help center could not be searched (the knowledge base was unavailable).`;
     case 'model':
@@ -57,9 +56,4 @@ function clip(text: string): string {
   // A bounded piece first: a message may be long, the quote is not.
   const oneLine = text.slice(0, 2 * QUOTED_CHARS).replace(/\s+/gu, ' ').trim();
   return oneLine.length <= QUOTED_CHARS ? oneLine : `${[...oneLine].slice(0, QUOTED_CHARS).join('').trimEnd()}…`;
-}
-
-/** The tools whose system failed this turn, by name. */
-function failedTools(messages: readonly BaseMessage[]): string[] {
-  return [...new Set(messages.flatMap((m) => (ToolMessage.isInstance(m) && isSentToolCall(m.artifact) && systemFailed(m.artifact) ? [m.name ?? ''] : [])).filter((n) => n !== ''))];
 }

@@ -10,7 +10,7 @@
  *   npm run eval:answers -- --no-write         print the tables without touching BENCHMARKS.md
  *   npm run eval:answers -- --as-site          the published sets only, ingested clean and by crawling
  *                                              them as a website with chrome (its own section)
- *   npm run eval:answers -- --acts --acts-dir eval/acts-held-out   the same for a held-out acts set (print it with --no-write)
+ *   npm run eval:answers -- --acts --acts-dir eval/acts-held-out   the same for a held-out acts set (printed only)
  *   npm run eval:answers -- --acts             the conversation-acts set only (eval/acts/<language>.jsonl): every line
  *                                              the first turn of its own session over knowledge/help-center; a table
  *                                              per language (its own section)
@@ -91,6 +91,8 @@ const DEV_SHOP_DIR = path.join(REPO, 'eval/dev-shop');
 const actsDirIndex = process.argv.indexOf('--acts-dir');
 /** The acts set: eval/acts, or a held-out one (`--acts-dir eval/acts-held-out`, which is never tuned on). */
 const ACTS_DIR = actsDirIndex >= 0 ? path.resolve(process.argv[actsDirIndex + 1] ?? '') : path.join(REPO, 'eval/acts');
+/** Only eval/acts's run is the acts section of BENCHMARKS.md: another set's table is printed, never written over it. */
+const writesActsSection = ACTS_DIR === path.join(REPO, 'eval/acts');
 
 const withModel = process.argv.includes('--with-model');
 const writeFile = !process.argv.includes('--no-write');
@@ -557,8 +559,9 @@ async function mainActs(): Promise<void> {
     ...(misses.length > 0 ? ['Not handled as labelled:', '', '| language | label | message | what the service did |', '| --- | --- | --- | --- |', ...misses, ''] : []),
   ];
   process.stdout.write(`${body.join('\n')}\n`);
-  if (writeFile) writeMarkedSection(BENCHMARKS_FILE, ACTS_SECTION, [ACTS_SECTION.start, ...body, ACTS_SECTION.end].join('\n'));
-  progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${writeFile ? `; wrote ${BENCHMARKS_FILE}` : ''}`);
+  const writes = writeFile && writesActsSection;
+  if (writes) writeMarkedSection(BENCHMARKS_FILE, ACTS_SECTION, [ACTS_SECTION.start, ...body, ACTS_SECTION.end].join('\n'));
+  progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${writes ? `; wrote ${BENCHMARKS_FILE}` : ''}`);
 }
 
 async function main(): Promise<void> {

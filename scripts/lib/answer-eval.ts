@@ -15,6 +15,7 @@ import { foldDecimalDigits } from '../../src/knowledge/language/digits';
 import { createLogger } from '../../src/observability/logger';
 import type { SqlDatabase } from '../../src/store/database';
 import { openPgliteDatabase } from '../../src/store/pglite';
+import type { ExpectedAct } from './acts-set';
 
 /**
  * What a turn tests; scored and reported per type. `off_topic`: the help center does not
@@ -356,7 +357,7 @@ export function wilsonInterval(successes: number, n: number): [number, number] {
  * `customer_asked`; a look-alike question searched (not `customer_asked`, and either quoted
  * or escalated as `not_in_help_center`).
  */
-export function actHandled(expect: 'small_talk' | 'ask_person' | 'question', result: TurnResult): boolean {
+export function actHandled(expect: ExpectedAct, result: TurnResult): boolean {
   const quoted = firstQuotedSentence(result.response) !== null;
   if (expect === 'small_talk') return !result.escalated && !quoted;
   if (expect === 'ask_person') return result.escalated && result.escalationReason === 'customer_asked';

@@ -698,29 +698,6 @@ function wordsOf(wording: string): string[] {
 /* The wordings, indexed                                                                */
 /* ------------------------------------------------------------------------------------ */
 
-type Role =
-  | SmallTalkAct
-  | 'smallTalkFiller'
-  | 'person'
-  | 'someone'
-  | 'contact'
-  | 'contactFollowing'
-  | 'want'
-  | 'askFor'
-  | 'please'
-  | 'personFiller'
-  | 'notPerson'
-  | 'negation'
-  | 'exists'
-  | 'available'
-  | 'callback'
-  | 'machine'
-  | 'stop'
-  | 'me'
-  | 'reachOut'
-  | 'channel'
-  | 'asksHow'
-  | 'asksWhether';
 /** The fields of LanguageWordings that list wordings (the others say how the language orders them). */
 type WordingField = Exclude<keyof LanguageWordings, 'contactAfter' | 'articles'>;
 
@@ -739,7 +716,8 @@ interface Phrase {
 /** Wordings by their first word (for a stem, by the stem with its `*`), longest first. */
 type PhraseIndex = Map<string, Phrase[]>;
 
-const ROLE_OF_FIELD: Record<WordingField, Role> = {
+/** What each field's wordings are: the field's name, except that a list of fillers holds fillers. The one list of roles. */
+const ROLE_OF_FIELD = {
   greeting: 'greeting',
   thanks: 'thanks',
   goodbye: 'goodbye',
@@ -765,7 +743,8 @@ const ROLE_OF_FIELD: Record<WordingField, Role> = {
   channel: 'channel',
   asksHow: 'asksHow',
   asksWhether: 'asksWhether',
-};
+} as const satisfies Record<WordingField, string>;
+type Role = (typeof ROLE_OF_FIELD)[WordingField];
 
 function buildIndex(): PhraseIndex {
   const index: PhraseIndex = new Map();
@@ -951,10 +930,8 @@ function smallTalkOf(units: readonly Unit[], work: Work): RecognizedAct | null {
   return { act, language };
 }
 
-const PERSON_ROLES: ReadonlySet<Role> = new Set<Role>([
-  'person', 'someone', 'contact', 'contactFollowing', 'want', 'askFor', 'please', 'personFiller', 'notPerson', 'negation', 'exists', 'available', 'callback', 'machine', 'stop',
-  'me', 'reachOut', 'channel', 'asksHow', 'asksWhether',
-]);
+/** Every role that is not small talk: what a request for a person is read from. */
+const PERSON_ROLES: ReadonlySet<Role> = new Set<Role>(Object.values(ROLE_OF_FIELD).filter((role) => !SMALL_TALK_ROLES.has(role)));
 /** How many units apart a person and a wording of contact may be, within one clause. */
 const CONTACT_REACH = 6;
 /** The same for Chinese, Japanese and Korean, where a unit is one character and one-character wordings ("转", "找") are common inside other words. */

@@ -292,8 +292,10 @@ export function rankSentences(question: string, passages: RankedPassage[], earli
   for (const word of wordsOf(questionEnds(earlierMessage))) if (!asked.has(word) && asked.size < MAX_QUESTION_WORDS) asked.set(word, EARLIER_MESSAGE_WEIGHT);
   if (units.length === 0 || asked.size === 0) return { quotes: [], nothingClears: true, bestCoverage: 0, candidates: [] };
 
-  const kinds = askedKinds(question);
-  const earlierKinds = kinds.size > 0 ? new Set<AnswerKind>() : askedKinds(earlierMessage);
+  // The kinds are read from the same ends of the question as its words: NFKC over a pasted run of
+  // 100,000 combining marks alone took seconds.
+  const kinds = askedKinds(questionEnds(question));
+  const earlierKinds = kinds.size > 0 ? new Set<AnswerKind>() : askedKinds(questionEnds(earlierMessage));
   // The best passage's title names the topic (the retriever put it first).
   const titles = new Set(wordsOf(passages[0]?.title ?? ''));
   const n = units.length;

@@ -295,6 +295,20 @@ describe('recognizing conversation acts', () => {
     expect(recognizeConversationAct('no thanks, that is all')).toEqual({ act: 'goodbye', language: 'en' });
   });
 
+  it('takes smileys alone as a nod and a wave as a greeting, but no other symbol', () => {
+    for (const message of ['😊', '🙂🙂', '❤️', ' 😄 !']) expect(recognizeConversationAct(message)).toEqual({ act: 'acknowledgement', language: null });
+    expect(recognizeConversationAct('👋')).toEqual({ act: 'greeting', language: null });
+    // An angry face, a parcel or punctuation alone are no small talk: they go on to search.
+    for (const message of ['😡', '📦', '😊😡', '?!', '']) expect(recognizeConversationAct(message)).toBeNull();
+  });
+
+  it('takes a manager or supervisor asked for as a person', () => {
+    expect(recognizeConversationAct('ich will mit ihrem chef sprechen')?.act).toBe('ask_for_person');
+    expect(recognizeConversationAct('quiero hablar con el gerente')?.act).toBe('ask_for_person');
+    expect(recognizeConversationAct('叫你们经理来')?.act).toBe('ask_for_person');
+    expect(recognizeConversationAct('責任者を出してください')?.act).toBe('ask_for_person');
+  });
+
   it('names the language the wording belongs to', () => {
     expect(recognizeConversationAct('vielen dank')?.language).toBe('de');
     expect(recognizeConversationAct('merci beaucoup')?.language).toBe('fr');

@@ -192,6 +192,11 @@ const NOT_ACTS = [
 /** Messages that mention people without asking to speak to one. */
 const MENTIONS_OF_PEOPLE = [
   'can a person pick up my parcel?',
+  // Words for a manager that name other things too: Italian "capo" is a garment, "店长推荐" the manager's pick.
+  'vorrei restituire un capo',
+  'posso cambiare un capo?',
+  '我要店长推荐的',
+  '店長おすすめのコーヒーが欲しい',
   'my human resources department needs an invoice',
   'is a real person reading this?',
   'am I talking to a human?',

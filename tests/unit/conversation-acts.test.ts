@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
+import { REQUEST_MODEL_PATH, requestModelText } from '../../scripts/train-request-model';
 import {
   ACT_REPLY_LANGUAGES,
   defaultActReply,
@@ -305,6 +306,22 @@ describe('recognizing conversation acts', () => {
     expect(recognizeConversationAct('👋')).toEqual({ act: 'greeting', language: null });
     // An angry face, a parcel or punctuation alone are no small talk: they go on to search.
     for (const message of ['😡', '📦', '😊😡', '?!', '']) expect(recognizeConversationAct(message)).toBeNull();
+  });
+
+  it('reads requests the wordings do not list with its second reader, beside a person or a callback', () => {
+    // Each read as a question by the wordings alone (53bca86): the model (request-model.ts) reads them.
+    for (const message of ['could a human take this over, please', 'human pls take over', 'un humain doit reprendre la conversation svp', 'voglio un umano che mi aiuti']) {
+      expect(actOf(message)).toBe('ask_for_person');
+    }
+    expect(recognizeConversationAct('un humain doit reprendre la conversation svp')?.language).toBe('fr');
+    // The same pieces asked about, told, turned around or without a person stay questions.
+    for (const message of ['will a human take over my return?', 'a human took over my last order', 'the human on the phone was rude', "I don't want a human to take over", 'please take over my old contract']) {
+      expect(actOf(message)).toBeNull();
+    }
+  });
+
+  it('keeps the second reader as `npm run train:acts` trains it from the labelled sets', () => {
+    expect(fs.readFileSync(REQUEST_MODEL_PATH, 'utf8')).toBe(requestModelText());
   });
 
   it('takes a manager or supervisor asked for as a person', () => {

@@ -1,0 +1,100 @@
+/**
+ * A second reader of requests for a person: logistic regression over a message's features (the
+ * acts stage's words, their character n-grams and neighbours: conversation-acts.ts), trained on
+ * labelled customer messages by `npm run train:acts` and kept in src/chat/request-model.json.
+ * The wording lists read what they list; this reads the rest of a class ("can a human take over
+ * please", "ich will keinen bot", "richiamatemi x favore") from the character pieces it shares
+ * with the examples, across typos and inflections. Only asked about a message the lists left to
+ * search, and only believed beside a wording that names a person or a callback
+ * (conversation-acts.ts learnedRequestOf).
+ */
+
+/** What a message is, as the examples are labelled (eval/acts/README.md). */
+export type RequestModelLabel = 'small_talk' | 'ask_person' | 'question';
+
+export interface LabelledMessage {
+  features: readonly string[];
+  label: RequestModelLabel;
+}
+
+/** The model as stored: the bias, and one entry a feature ("feature<TAB>weight"), sorted, so a retrained file's diff reads. */
+export interface RequestModel {
+  bias: number;
+  weights: readonly string[];
+}
+
+/** Passes over the examples, and the step size of each (AdaGrad: each feature's step shrinks as it is seen). */
+const EPOCHS = 20;
+const STEP = 0.3;
+/** L2 pull of each weight towards 0, so a feature seen in one example does not decide alone. */
+const L2 = 1e-4;
+/** Weights smaller than this are left out of the file: they move no probability that matters. */
+const STORED_WEIGHT = 0.005;
+
+/**
+ * Trains the model: each message is a request for a person or not. The examples are visited in
+ * an order shuffled by a fixed seed, so the same examples give the same file.
+ */
+export function trainRequestModel(messages: readonly LabelledMessage[]): RequestModel {
+  const features = messages.map((m) => [...new Set(m.features)]);
+  const weights = new Map<string, number>();
+  const squaredGradients = new Map<string, number>();
+  let bias = 0;
+  let biasSquaredGradient = 0;
+  let seed = 1;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const order = messages.map((_, i) => i);
+  for (let epoch = 0; epoch < EPOCHS; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const i of order) {
+      const gradient = sigmoid(bias + sum(features[i]!, weights)) - (messages[i]!.label === 'ask_person' ? 1 : 0);
+      for (const feature of features[i]!) {
+        const weight = weights.get(feature) ?? 0;
+        const g = gradient + L2 * weight;
+        const squared = (squaredGradients.get(feature) ?? 0) + g * g;
+        squaredGradients.set(feature, squared);
+        weights.set(feature, weight - (STEP * g) / Math.sqrt(squared + 1e-8));
+      }
+      biasSquaredGradient += gradient * gradient;
+      bias -= (STEP * gradient) / Math.sqrt(biasSquaredGradient + 1e-8);
+    }
+  }
+  const lines = [...weights]
+    .filter(([feature, weight]) => Math.abs(weight) >= STORED_WEIGHT && !/[\t\n]/u.test(feature))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([feature, weight]) => `${feature}\t${weight.toFixed(3)}`);
+  return { bias: Number(bias.toFixed(3)), weights: lines };
+}
+
+/** A stored model, read for scoring. */
+export interface ReadModel {
+  bias: number;
+  weights: Map<string, number>;
+}
+
+export function readRequestModel(model: RequestModel): ReadModel {
+  const weights = new Map<string, number>();
+  for (const line of model.weights) {
+    const [feature, weight] = line.split('\t');
+    weights.set(feature!, Number(weight));
+  }
+  return { bias: model.bias, weights };
+}
+
+/** The probability that a message with these features asks for a person; a feature no example had says nothing. */
+export function requestProbability(model: ReadModel, features: readonly string[]): number {
+  return sigmoid(model.bias + sum(new Set(features), model.weights));
+}
+
+function sum(features: Iterable<string>, weights: ReadonlyMap<string, number>): number {
+  let total = 0;
+  for (const feature of features) total += weights.get(feature) ?? 0;
+  return total;
+}
+
+function sigmoid(z: number): number {
+  return 1 / (1 + Math.exp(-z));
+}

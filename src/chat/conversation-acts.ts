@@ -264,7 +264,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     acknowledgement: ['oké', 'prima', 'helder', 'duidelijk', 'begrepen', 'goed', 'top', 'perfect', 'in orde', 'akkoord', 'ik snap het', 'snap het', 'ah oké', 'fijn', 'geweldig', 'klopt', 'komt goed', 'is goed', 'dat is goed', 'heel goed', 'oké dan', 'ok dan', 'okido', 'okidoki', 'gelukt', 'super', 'mooi zo', 'dat is duidelijk', 'dat is helder'],
     // Not "mooi": folded like the wordings ("mooi" → "moi") it would read Finnish "moi" (hi) as "ok".
     smallTalkFillers: ['wel', 'voor de hulp', 'voor je hulp', 'voor uw hulp', 'voor de info', 'nog', 'nogmaals', 'en', 'dan', 'oh', 'ah', 'heel erg', 'erg', 'jullie', 'allemaal', 'hoor', 'alvast', 'voor je antwoord', 'voor uw antwoord', 'voor het antwoord', 'voor de snelle reactie', 'voor jullie hulp', 'nee', 'ja', 'verder', 'helemaal', 'echt', 'heel'],
-    person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega', 'een medewerker', 'een echt mens', 'echt mens', 'een echte persoon', 'een persoon', 'menselijke medewerker', 'klantenservice medewerker', 'klantendienst', 'servicedesk', 'helpdesk', 'iemand van de klantenservice', 'manager', 'leidinggevende*', 'teamleider*', 'chef', 'supervisor', 'afdeling', 'retourafdeling', 'klachtenafdeling', 'eigenaar', 'iemand aan de lijn', 'iemand aan de telefoon', 'verantwoordelijke'],
+    person: ['medewerker*', 'mens', 'een mens', 'echt persoon', 'echte persoon', 'persoon', 'klantenservice', 'agent', 'operator', 'iemand echt', 'iemand echts', 'echte mensen', 'adviseur*', 'collega', 'een medewerker', 'een echt mens', 'echt mens', 'een echte persoon', 'een persoon', 'menselijke medewerker', 'klantenservice medewerker', 'klantendienst', 'servicedesk', 'helpdesk', 'iemand van de klantenservice', 'manager', 'leidinggevende*', 'teamleider*', 'chef', 'supervisor', 'afdeling', 'retourafdeling', 'klachtenafdeling', 'eigenaar', 'verantwoordelijke'],
     someone: ['iemand', 'support', 'de support', 'jullie team'],
     contact: ['spreken', 'praten', 'chatten', 'doorverbinden', 'verbind me', 'verbind mij', 'verbinden', 'doorschakelen', 'doorverbonden', 'verbinden met', 'doorzetten', 'doorgezet', 'doorgeschakeld', 'in contact komen', 'contact opnemen met', 'aan de lijn krijgen', 'te spreken krijgen', 'spreken met', 'praten met', 'chatten met', 'aan de telefoon krijgen', 'aan de telefoon', 'aan de lijn'],
     contactAfter: true,
@@ -1349,7 +1349,8 @@ function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, 
  * What a request the model reads must stand beside: a person-word no wording of another
  * meaning covers ("real estate agent"), not asked about (a message ending in "?": "is a real
  * person reading this?") and not negated in its clause ("I do not want to talk to a human"; a
- * negated bot, "别机器人了", is no negation of the person); or being called or written back; or,
+ * negated bot, "别机器人了", is no negation of the person); or being called or written back (asked
+ * in a question only of someone of the shop); or,
  * where words are spaced, being put in touch with the customer named ("vous pouvez me
  * transférer à un collègue ?"; not "je voudrais parler de ma commande"). None of it where the
  * message asks how, when or whether.
@@ -1371,7 +1372,8 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
       case 'person':
         return !asked && !negated(wording) && !coveredAsNoPerson(wording);
       case 'callback':
-        return !negated(wording);
+        // Asked, only with someone of the shop to do it: "could someone email me back?", not "can the courier call me at …?".
+        return !negated(wording) && (!asked || inClause(wording, 'person').length + inClause(wording, 'someone').length > 0);
       case 'contact':
         return (
           !units[wording.start]!.unspaced &&

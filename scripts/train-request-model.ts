@@ -10,38 +10,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { messageFeatures } from '../src/chat/conversation-acts';
-import { trainRequestModel, type LabelledMessage, type RequestModelLabel } from '../src/chat/request-model';
+import { trainRequestModel, type LabelledMessage } from '../src/chat/request-model';
+import { loadActsSet } from './lib/acts-set';
+import { loadDialogues } from './lib/answer-eval';
 
 const ROOT = path.resolve(__dirname, '..');
 export const REQUEST_MODEL_PATH = path.join(ROOT, 'src/chat/request-model.json');
-
-function jsonLines<T>(file: string): T[] {
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as T);
-}
-
-interface DialogueTurn {
-  user: string;
-  type?: string;
-}
-
-const labelOfTurn = (turn: DialogueTurn): RequestModelLabel => (turn.type === 'small_talk' ? 'small_talk' : turn.type === 'ask_person' ? 'ask_person' : 'question');
+const DIALOGUES = ['eval/help-center-dialogues.jsonl', 'eval/dev-shop/en/dialogues.jsonl', 'eval/dev-shop/de/dialogues.jsonl'];
 
 /** The labelled messages the model is trained on, in a fixed order. */
 export function trainingMessages(): LabelledMessage[] {
-  const messages: { text: string; label: RequestModelLabel }[] = [];
-  const actsDir = path.join(ROOT, 'eval/acts');
-  for (const file of fs.readdirSync(actsDir).filter((name) => name.endsWith('.jsonl')).sort()) {
-    for (const line of jsonLines<{ text: string; expect: RequestModelLabel }>(path.join(actsDir, file))) messages.push({ text: line.text, label: line.expect });
-  }
-  const dialogues = ['eval/help-center-dialogues.jsonl', 'eval/dev-shop/en/dialogues.jsonl', 'eval/dev-shop/de/dialogues.jsonl'];
-  for (const file of dialogues) {
-    for (const dialogue of jsonLines<{ turns: DialogueTurn[] }>(path.join(ROOT, file))) for (const turn of dialogue.turns) messages.push({ text: turn.user, label: labelOfTurn(turn) });
-  }
-  return messages.map(({ text, label }) => ({ features: messageFeatures(text), label }));
+  const acts = loadActsSet(path.join(ROOT, 'eval/acts')).flatMap(({ lines }) => lines.map((line) => ({ text: line.text, asksForPerson: line.expect === 'ask_person' })));
+  const turns = DIALOGUES.flatMap((file) => loadDialogues(path.join(ROOT, file)).flatMap((dialogue) => dialogue.turns));
+  return [...acts, ...turns.map((turn) => ({ text: turn.user, asksForPerson: turn.type === 'ask_person' }))].map(({ text, asksForPerson }) => ({
+    features: messageFeatures(text),
+    asksForPerson,
+  }));
 }
 
 /** The model file's text, as this script writes it. */

@@ -995,8 +995,7 @@ const MAX_ALONE_CLAUSE = 8;
  * wordings within a fixed reach around it in its own clause, so the work per word is
  * bounded and the whole pass linear.
  */
-function personRequestOf(units: readonly Unit[], at: WordingsAt, work: Work): RecognizedAct | null {
-  const clauseOf = clauseNumbers(units);
+function personRequestOf(units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): RecognizedAct | null {
   for (let start = 0; start < units.length; start++) {
     const person = wordingWith(at, start, PERSON_OR_SOMEONE);
     if (!person) continue;
@@ -1306,10 +1305,16 @@ const READ_MAX_CHARS = 2000;
 function recognize(message: string, work: Work): RecognizedAct | null {
   if (typeof message !== 'string') return null;
   const text = boundedSearchText(message, READ_MAX_CHARS);
-  const units = correctedUnits(unitsOf(text, work), work);
+  const units = unitsRead(text, work);
   if (units.length === 0) return smileysOnly(text, work) ? { act: 'acknowledgement', language: null } : null;
   const at = personWordingsAt(units, work);
-  return personRequestOf(units, at, work) ?? smallTalkOf(units, work) ?? learnedRequestOf(text, units, at, work);
+  const clauseOf = clauseNumbers(units);
+  return personRequestOf(units, at, clauseOf, work) ?? smallTalkOf(units, work) ?? learnedRequestOf(text, units, at, clauseOf, work);
+}
+
+/** The units a bounded message is read as, typos corrected: by the wordings and, alike in training and in use, by the model. */
+function unitsRead(text: string, work: Work): Unit[] {
+  return correctedUnits(unitsOf(text, work), work);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -1339,8 +1344,8 @@ const NEGATABLE_REQUESTS: ReadonlySet<Role> = new Set<Role>(['callback', 'contac
  * questions as requests ("¿Con quién se asoció Tesla en 1886?", "Worker node"), and questions
  * that only mention a person share most of a request's pieces ("am I talking to a human?").
  */
-function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, work: Work): RecognizedAct | null {
-  const anchor = learnedRequestAnchor(text, units, at, work);
+function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): RecognizedAct | null {
+  const anchor = learnedRequestAnchor(text, units, at, clauseOf, work);
   if (!anchor || requestProbability(REQUEST_MODEL, requestFeaturesOf(units, work)) < LEARNED_REQUEST_THRESHOLD) return null;
   return { act: 'ask_for_person', language: anchor.phrase.tells };
 }
@@ -1355,8 +1360,7 @@ function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, 
  * transférer à un collègue ?"; not "je voudrais parler de ma commande"). None of it where the
  * message asks how, when or whether.
  */
-function learnedRequestAnchor(text: string, units: readonly Unit[], at: WordingsAt, work: Work): Found | undefined {
-  const clauseOf = clauseNumbers(units);
+function learnedRequestAnchor(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): Found | undefined {
   const found = at.flatMap((here) => here ?? []);
   work.steps += found.length;
   if (found.some((wording) => LEARNED_REQUEST_VETOES.has(wording.phrase.role))) return undefined;
@@ -1424,7 +1428,7 @@ function requestFeaturesOf(units: readonly Unit[], work: Work): string[] {
 /** The features the model reads of a message (for training it: scripts/train-request-model.ts). */
 export function messageFeatures(message: string): string[] {
   const work = { steps: 0 };
-  return requestFeaturesOf(correctedUnits(unitsOf(boundedSearchText(message, READ_MAX_CHARS), work), work), work);
+  return requestFeaturesOf(unitsRead(boundedSearchText(message, READ_MAX_CHARS), work), work);
 }
 
 /** The smileys small talk may hold ("danke 😊"): the language-neutral fillers that are no word (the matcher drops them). */

@@ -9,12 +9,10 @@
  * (conversation-acts.ts learnedRequestOf).
  */
 
-/** What a message is, as the examples are labelled (eval/acts/README.md). */
-export type RequestModelLabel = 'small_talk' | 'ask_person' | 'question';
-
+/** An example: a message's features, and whether it asks for a person (eval/acts/README.md labels it `ask_person`). */
 export interface LabelledMessage {
   features: readonly string[];
-  label: RequestModelLabel;
+  asksForPerson: boolean;
 }
 
 /** The model as stored: the bias, and one entry a feature ("feature<TAB>weight"), sorted, so a retrained file's diff reads. */
@@ -50,7 +48,7 @@ export function trainRequestModel(messages: readonly LabelledMessage[]): Request
       [order[i], order[j]] = [order[j]!, order[i]!];
     }
     for (const i of order) {
-      const gradient = sigmoid(bias + sum(features[i]!, weights)) - (messages[i]!.label === 'ask_person' ? 1 : 0);
+      const gradient = sigmoid(bias + sum(features[i]!, weights)) - (messages[i]!.asksForPerson ? 1 : 0);
       for (const feature of features[i]!) {
         const weight = weights.get(feature) ?? 0;
         const g = gradient + L2 * weight;

@@ -1,6 +1,6 @@
 import { boundedSearchText } from '../knowledge/search-query';
-import requestModelFile from './request-model.json';
-import { readRequestModel, requestProbability, type RequestModel } from './request-model';
+import actsModelFile from './acts-model.json';
+import { actProbability, readActModel, type ActModels } from './acts-model';
 
 /**
  * Conversation acts: what a whole customer message is when it is not a question for
@@ -927,8 +927,13 @@ function smallTalkOf(units: readonly Unit[], work: Work): RecognizedAct | null {
   if (!reachedBy[words.length]) return null;
   const acts: Phrase[] = [];
   for (let end = words.length; end > 0; end = startOf[end]!) if (reachedBy[end]!.role !== 'smallTalkFiller') acts.unshift(reachedBy[end]!);
-  if (acts.length === 0) return null;
-  const act = SMALL_TALK_PRECEDENCE.find((candidate) => acts.some((phrase) => phrase.role === candidate))!;
+  return smallTalkActOf(acts);
+}
+
+/** The act small-talk wordings make together, and the language they tell; null when they are fillers only. */
+function smallTalkActOf(acts: readonly Phrase[]): RecognizedAct | null {
+  const act = SMALL_TALK_PRECEDENCE.find((candidate) => acts.some((phrase) => phrase.role === candidate));
+  if (!act) return null;
   const language = acts.find((phrase) => phrase.role === act && phrase.tells)?.tells ?? acts.find((phrase) => phrase.tells)?.tells ?? null;
   return { act, language };
 }
@@ -1309,7 +1314,12 @@ function recognize(message: string, work: Work): RecognizedAct | null {
   if (units.length === 0) return smileysOnly(text, work) ? { act: 'acknowledgement', language: null } : null;
   const at = personWordingsAt(units, work);
   const clauseOf = clauseNumbers(units);
-  return personRequestOf(units, at, clauseOf, work) ?? smallTalkOf(units, work) ?? learnedRequestOf(text, units, at, clauseOf, work);
+  return (
+    personRequestOf(units, at, clauseOf, work) ??
+    smallTalkOf(units, work) ??
+    learnedRequestOf(text, units, at, clauseOf, work) ??
+    learnedSmallTalkOf(text, units, at, work)
+  );
 }
 
 /** The units a bounded message is read as, typos corrected: by the wordings and, alike in training and in use, by the model. */
@@ -1321,7 +1331,8 @@ function unitsRead(text: string, work: Work): Unit[] {
 /* The second reader: requests the wordings do not list                                 */
 /* ------------------------------------------------------------------------------------ */
 
-const REQUEST_MODEL = readRequestModel(requestModelFile as RequestModel);
+const ACTS_MODELS = actsModelFile as ActModels;
+const REQUEST_MODEL = readActModel(ACTS_MODELS.askForPerson);
 
 /**
  * The least probability the model must give a request for a person: it reads most requests
@@ -1338,7 +1349,7 @@ const QUESTION_END = /[?？؟]\s*$/u;
 const NEGATABLE_REQUESTS: ReadonlySet<Role> = new Set<Role>(['callback', 'contact', 'want', 'askFor']);
 
 /**
- * A request for a person the wordings do not list, read by the model (request-model.ts) in a
+ * A request for a person the wordings do not list, read by the model (acts-model.ts) in a
  * message the lists left to search. Believed only where the message also holds what a request
  * is made of (learnedRequestAnchor): the model alone read 40 of the published sets' 1,290
  * questions as requests ("¿Con quién se asoció Tesla en 1886?", "Worker node"), and questions
@@ -1346,7 +1357,7 @@ const NEGATABLE_REQUESTS: ReadonlySet<Role> = new Set<Role>(['callback', 'contac
  */
 function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): RecognizedAct | null {
   const anchor = learnedRequestAnchor(text, units, at, clauseOf, work);
-  if (!anchor || requestProbability(REQUEST_MODEL, requestFeaturesOf(units, work)) < LEARNED_REQUEST_THRESHOLD) return null;
+  if (!anchor || actProbability(REQUEST_MODEL, featuresOf(units, work)) < LEARNED_REQUEST_THRESHOLD) return null;
   return { act: 'ask_for_person', language: anchor.phrase.tells };
 }
 
@@ -1391,13 +1402,56 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
   });
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* The second reader: small talk the wordings do not list                               */
+/* ------------------------------------------------------------------------------------ */
+
+const SMALL_TALK_MODEL = readActModel(ACTS_MODELS.smallTalk);
+
+/** The least probability the model must give small talk (BENCHMARKS.md, "A second reader of small talk"). */
+const LEARNED_SMALL_TALK_THRESHOLD = 0.9;
+/** The longest message it reads, in words (a character each in unspaced scripts): thanks, a compliment and a goodbye fit. */
+const MAX_LEARNED_SMALL_TALK_UNITS = 40;
+/** Wordings that make a message about something else: a negation ("Dziękuję, ale paczka nie dotarła"), a person, being reached, asking how or whether. */
+const NOT_SMALL_TALK: ReadonlySet<Role> = new Set<Role>(['negation', 'person', 'someone', 'contact', 'contactFollowing', 'callback', 'askFor', 'asksHow', 'asksWhether', 'exists', 'available', 'machine', 'stop', 'reachOut']);
+
+/**
+ * Small talk the wordings do not read whole ("Thanks a lot, you've been really helpful. Have a
+ * lovely evening!"), read by the model (acts-model.ts) in a message the lists left to search.
+ * Believed only of a message that asks nothing (no "?" at its end, no wording of a person, of
+ * being reached, of asking how or whether) and is mostly small-talk wordings: alone, the model
+ * reads any short message as small talk ("VPC", "Value").
+ */
+function learnedSmallTalkOf(text: string, units: readonly Unit[], at: WordingsAt, work: Work): RecognizedAct | null {
+  const words = units.filter((unit) => unit !== CLAUSE);
+  if (QUESTION_END.test(text) || words.length > MAX_LEARNED_SMALL_TALK_UNITS) return null;
+  if (at.some((here) => here?.some((wording) => NOT_SMALL_TALK.has(wording.phrase.role)))) return null;
+  const acts: Phrase[] = [];
+  let covered = 0;
+  for (let i = 0; i < words.length; ) {
+    const [longest] = phrasesAt(words, i, SMALL_TALK_ROLES, work);
+    if (!longest) {
+      i += 1;
+      continue;
+    }
+    if (longest.role !== 'smallTalkFiller') acts.push(longest);
+    covered += longest.words.length;
+    i += longest.words.length;
+  }
+  // More than half of it: the rest may be what the lists lack ("have a lovely evening"), but not a matter ("Good decisions").
+  if (covered * 2 <= words.length) return null;
+  const act = smallTalkActOf(acts);
+  if (!act || actProbability(SMALL_TALK_MODEL, featuresOf(units, work)) < LEARNED_SMALL_TALK_THRESHOLD) return null;
+  return act;
+}
+
 /**
  * What the model reads of a message: each spaced word, its character 3- to 5-grams with the
  * word's edges marked (so "mitarbeiter" and "mitarbeitern", "human" and "humano" share most),
  * each run of an unspaced script as its 1- to 3-character pieces, and each pair of neighbouring
  * words. From the folded units, as the wordings are matched.
  */
-function requestFeaturesOf(units: readonly Unit[], work: Work): string[] {
+function featuresOf(units: readonly Unit[], work: Work): string[] {
   const features: string[] = [];
   const tokens: string[] = [];
   let run = '';
@@ -1425,10 +1479,10 @@ function requestFeaturesOf(units: readonly Unit[], work: Work): string[] {
   return features;
 }
 
-/** The features the model reads of a message (for training it: scripts/train-request-model.ts). */
+/** The features the model reads of a message (for training them: scripts/train-acts-model.ts). */
 export function messageFeatures(message: string): string[] {
   const work = { steps: 0 };
-  return requestFeaturesOf(unitsRead(boundedSearchText(message, READ_MAX_CHARS), work), work);
+  return featuresOf(unitsRead(boundedSearchText(message, READ_MAX_CHARS), work), work);
 }
 
 /** The smileys small talk may hold ("danke 😊"): the language-neutral fillers that are no word (the matcher drops them). */

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { REQUEST_MODEL_PATH, requestModelText } from '../../scripts/train-request-model';
+import { ACTS_MODEL_PATH, actsModelText } from '../../scripts/train-acts-model';
 import {
   ACT_REPLY_LANGUAGES,
   defaultActReply,
@@ -309,7 +309,7 @@ describe('recognizing conversation acts', () => {
   });
 
   it('reads requests the wordings do not list with its second reader, beside a person or a callback', () => {
-    // Each read as a question by the wordings alone (53bca86): the model (request-model.ts) reads them.
+    // Each read as a question by the wordings alone (53bca86): the model (acts-model.ts) reads them.
     for (const message of ['could a human take this over, please', 'human pls take over', 'un humain doit reprendre la conversation svp', 'voglio un umano che mi aiuti']) {
       expect(actOf(message)).toBe('ask_for_person');
     }
@@ -320,8 +320,19 @@ describe('recognizing conversation acts', () => {
     }
   });
 
-  it('keeps the second reader as `npm run train:acts` trains it from the labelled sets', () => {
-    expect(fs.readFileSync(REQUEST_MODEL_PATH, 'utf8')).toBe(requestModelText());
+  it('reads small talk the wordings do not read whole with its second reader, when the message is mostly small talk', () => {
+    // Each a question by the wordings alone (3bcc9c7): "have a lovely weekend" and "you have been a star" are listed nowhere.
+    expect(recognizeConversationAct('Thank you so much, you have been a star. Have a lovely weekend!')).toEqual({ act: 'thanks', language: 'en' });
+    expect(recognizeConversationAct('Merci mille fois, vous avez été super. Excellente journée !')).toEqual({ act: 'thanks', language: 'fr' });
+    expect(recognizeConversationAct('非常感谢，你真是太好了，周末愉快')).toEqual({ act: 'thanks', language: 'zh' });
+    // A matter beside the thanks, a negation, a question or a message that is mostly something else stay for search.
+    for (const message of ['thanks, and shipping to Austria', 'thanks, my parcel arrived broken', 'Danke, aber das Paket fehlt noch', 'Good decisions', 'hi, my order 1234 is late', 'thanks a lot, you have been a star. have a lovely weekend?']) {
+      expect(actOf(message)).toBeNull();
+    }
+  });
+
+  it('keeps the second readers as `npm run train:acts` trains them from the labelled sets', () => {
+    expect(fs.readFileSync(ACTS_MODEL_PATH, 'utf8')).toBe(actsModelText());
   });
 
   it('takes a manager or supervisor asked for as a person', () => {

@@ -1,24 +1,30 @@
 /**
- * A second reader of requests for a person: logistic regression over a message's features (the
- * acts stage's words, their character n-grams and neighbours: conversation-acts.ts), trained on
- * labelled customer messages by `npm run train:acts` and kept in src/chat/request-model.json.
- * The wording lists read what they list; this reads the rest of a class ("can a human take over
- * please", "ich will keinen bot", "richiamatemi x favore") from the character pieces it shares
- * with the examples, across typos and inflections. Only asked about a message the lists left to
- * search, and only believed beside a wording that names a person or a callback
- * (conversation-acts.ts learnedRequestOf).
+ * The acts stage's second readers: logistic regression over a message's features (the acts
+ * stage's words, their character n-grams and neighbours: conversation-acts.ts), one model an act,
+ * trained on labelled customer messages by `npm run train:acts` and kept in src/chat/acts-model.json.
+ * The wording lists read what they list; a model reads the rest of its class ("can a human take
+ * over please", "ich will keinen bot"; "Thanks a lot, you've been really helpful. Have a lovely
+ * evening!") from the pieces it shares with the examples, across typos and inflections. Only asked
+ * about a message the lists left to search, and only believed beside the wordings the act is made
+ * of (conversation-acts.ts, learnedRequestOf and learnedSmallTalkOf).
  */
 
-/** An example: a message's features, and whether it asks for a person (eval/acts/README.md labels it `ask_person`). */
+/** An example: a message's features, and whether it is the model's act (eval/acts/README.md labels them). */
 export interface LabelledMessage {
   features: readonly string[];
-  asksForPerson: boolean;
+  isAct: boolean;
 }
 
-/** The model as stored: the bias, and one entry a feature ("feature<TAB>weight"), sorted, so a retrained file's diff reads. */
-export interface RequestModel {
+/** One act's model as stored: the bias, and one entry a feature ("feature<TAB>weight"), sorted, so a retrained file's diff reads. */
+export interface ActModel {
   bias: number;
   weights: readonly string[];
+}
+
+/** The stored file: a model for requests for a person, one for small talk. */
+export interface ActModels {
+  askForPerson: ActModel;
+  smallTalk: ActModel;
 }
 
 /** Passes over the examples, and the step size of each (AdaGrad: each feature's step shrinks as it is seen). */
@@ -30,10 +36,10 @@ const L2 = 1e-4;
 const STORED_WEIGHT = 0.005;
 
 /**
- * Trains the model: each message is a request for a person or not. The examples are visited in
+ * Trains one act's model: each message is the act or not. The examples are visited in
  * an order shuffled by a fixed seed, so the same examples give the same file.
  */
-export function trainRequestModel(messages: readonly LabelledMessage[]): RequestModel {
+export function trainActModel(messages: readonly LabelledMessage[]): ActModel {
   const features = messages.map((m) => [...new Set(m.features)]);
   const weights = new Map<string, number>();
   const squaredGradients = new Map<string, number>();
@@ -48,7 +54,7 @@ export function trainRequestModel(messages: readonly LabelledMessage[]): Request
       [order[i], order[j]] = [order[j]!, order[i]!];
     }
     for (const i of order) {
-      const gradient = sigmoid(bias + sum(features[i]!, weights)) - (messages[i]!.asksForPerson ? 1 : 0);
+      const gradient = sigmoid(bias + sum(features[i]!, weights)) - (messages[i]!.isAct ? 1 : 0);
       for (const feature of features[i]!) {
         const weight = weights.get(feature) ?? 0;
         const g = gradient + L2 * weight;
@@ -73,7 +79,7 @@ export interface ReadModel {
   weights: Map<string, number>;
 }
 
-export function readRequestModel(model: RequestModel): ReadModel {
+export function readActModel(model: ActModel): ReadModel {
   const weights = new Map<string, number>();
   for (const line of model.weights) {
     const [feature, weight] = line.split('\t');
@@ -82,8 +88,8 @@ export function readRequestModel(model: RequestModel): ReadModel {
   return { bias: model.bias, weights };
 }
 
-/** The probability that a message with these features asks for a person; a feature no example had says nothing. */
-export function requestProbability(model: ReadModel, features: readonly string[]): number {
+/** The probability that a message with these features is the model's act; a feature no example had says nothing. */
+export function actProbability(model: ReadModel, features: readonly string[]): number {
   return sigmoid(model.bias + sum(new Set(features), model.weights));
 }
 

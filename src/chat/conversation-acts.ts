@@ -100,6 +100,12 @@ interface LanguageWordings {
   asksHow?: string[];
   /** Asking whether one is talking to a person already ("我是在跟真人聊天吗"): a question, contact or not. */
   asksWhether?: string[];
+  /**
+   * Asking what, which, who, why or how many: a question for knowledge ("What is consultant
+   * pharmacy mainly concerned with?"). Read only by the second reader of requests, and only of
+   * the language its person is named in (German "was" is English "was").
+   */
+  asksWhat?: string[];
   /** The bot itself: turned away with a "stop" or a negated wording of contact ("stop the bot", "I don't want to talk to a bot"), it asks for a person. */
   machine?: string[];
   /** Turning the bot away, before it (or, where the verb comes last, right after it: "bot değil"). */
@@ -147,6 +153,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     reachOut: ['email', 'e-mail', 'mail', 'text', 'message', 'write', 'write back', 'phone', 'ring', 'call', 'contact', 'reply', 'send', 'sms', 'whatsapp'],
     channel: ['by email', 'by e-mail', 'via email', 'by phone', 'over the phone', 'an email', 'an e-mail', 'a mail', 'a text', 'a message', 'at', 'on', 'my number is', 'my number', 'tomorrow', 'today', 'later', 'later today', 'this afternoon', 'this evening', 'back'],
     asksHow: ['how', 'when', 'what time', 'where', 'until when', 'i want to know', 'i would like to know', 'id like to know', 'wondering'],
+    asksWhat: ['what', 'which', 'who', 'whom', 'whose', 'why', 'how many', 'how much'],
   },
   de: {
     greeting: ['hallo', 'halo', 'hallöchen', 'hey', 'guten tag', 'guten morgen', 'guten abend', 'moin', 'moin moin', 'servus', 'grüß gott', 'grüss gott', 'grüß dich', 'grüezi', 'tag', 'n abend', 'hallihallo', 'huhu', 'hi zusammen', 'hallo zusammen', 'hallo ihr lieben', 'ist da jemand', 'jemand da'],
@@ -176,6 +183,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     reachOut: ['anrufen', 'mailen', 'ne mail schreiben', 'eine mail schreiben', 'ne e-mail schreiben', 'eine e-mail schreiben', 'mail schreiben', 'schreiben', 'kontaktieren', 'zurückschreiben', 'antworten', 'anschreiben', 'eine email schicken', 'eine e-mail schicken', 'ne mail schicken', 'eine mail schicken', 'email schicken', 'mail schicken', 'eine nachricht schicken', 'sms schicken', 'ne sms schicken', 'eine sms schicken', 'whatsapp schreiben', 'durchklingeln', 'anklingeln'],
     channel: ['per mail', 'per e-mail', 'per email', 'telefonisch', 'per telefon', 'per sms', 'unter', 'meine nummer', 'meine nummer ist', 'morgen', 'heute', 'heute noch', 'später', 'zurück'],
     asksHow: ['wie', 'wann', 'ab wann', 'bis wann', 'um wie viel uhr', 'wo', 'ob'],
+    asksWhat: ['was', 'welche*', 'wer', 'wem', 'wen', 'wessen', 'wohin', 'woher', 'warum', 'weshalb', 'wieso', 'wie viele', 'wie viel'],
   },
   fr: {
     greeting: ['bonjour', 'bonsoir', 'salut', 'coucou', 'bonjour à tous', 'bjr', 'slt', 'bonjour madame', 'bonjour monsieur', 'allo', 'allô', 'rebonjour', 'cc'],
@@ -202,6 +210,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     channel: ['par mail', 'par email', 'par e-mail', 'par téléphone', 'par tel', 'par écrit', 'par sms', 'au', 'sur le', 'mon numéro', 'mon numéro est', 'demain', "aujourd'hui", 'plus tard'],
     reachOut: ['appeler', 'téléphoner', 'écrire', 'envoyer un mail', 'envoyer un email', 'envoyer un e-mail', 'par téléphone', 'par mail', 'par email', 'par e-mail', 'par sms', 'envoyer un texto', 'envoyer un sms', 'texto'],
     asksHow: ['comment', 'quand', 'où', 'à quelle heure', "jusqu'à quelle heure"],
+    asksWhat: ['quoi', 'quel', 'quelle', 'quels', 'quelles', 'qui', 'pourquoi', 'combien', 'qu est ce', 'lequel', 'laquelle'],
   },
   es: {
     greeting: ['hola', 'holaa', 'buenos días', 'buenos dias', 'buen día', 'buenas', 'buenas tardes', 'buenas noches', 'qué tal', 'que tal', 'saludos', 'hola buenas', 'wenas', 'wenas tardes', 'wenos dias'],
@@ -229,6 +238,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     reachOut: ['mandar un correo', 'mandar un mail', 'mandar un email', 'mandar un mensaje', 'enviar un correo', 'enviar un mail', 'enviar un email', 'escribir', 'llamar', 'contactar', 'devolver la llamada', 'mandar un sms', 'mandar un whatsapp', 'marcar'],
     channel: ['por correo', 'por mail', 'por email', 'por teléfono', 'por whatsapp', 'al correo', 'al', 'mi número', 'mi número es', 'mañana', 'hoy', 'más tarde'],
     asksHow: ['cómo', 'cuándo', 'dónde', 'a qué hora', 'hasta qué hora'],
+    asksWhat: ['cuál', 'cuáles', 'quién', 'quiénes', 'por qué', 'cuántos', 'cuántas', 'cuánto', 'cuánta'],
   },
   it: {
     greeting: ['ciao', 'buongiorno', 'buonasera', 'salve', 'buon pomeriggio', 'ehi', 'ciao a tutti', 'buondì', 'buona sera', 'buon giorno', 'buonasera a tutti'],
@@ -256,6 +266,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     reachOut: ['mandare una mail', 'mandare una email', 'mandare un email', 'mandare un messaggio', 'inviare una mail', 'inviare una email', 'scrivere', 'chiamare', 'richiamare', 'contattare', 'telefonare', 'mandare un sms', 'scrivere su whatsapp'],
     channel: ['via mail', 'per mail', 'per email', 'per telefono', 'al telefono', 'al numero', 'il mio numero è', 'domani', 'oggi', 'più tardi'],
     asksHow: ['come', 'quando', 'dove', 'a che ora', 'fino a che ora'],
+    asksWhat: ['cosa', 'che cosa', 'quale', 'quali', 'chi', 'quanti', 'quante', 'quanto'],
   },
   nl: {
     greeting: ['hoi', 'hallo', 'hey', 'goedemorgen', 'goedemiddag', 'goedenavond', 'dag', 'goededag', 'hallo allemaal', 'hoi hoi', 'hee', 'hai'],
@@ -285,6 +296,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     reachOut: ['mailen', 'e-mailen', 'emailen', 'bellen', 'terugbellen', 'schrijven', 'contacteren', 'een mail sturen', 'een mailtje sturen', 'een berichtje sturen', 'appen', 'sms sturen', 'een sms sturen'],
     channel: ['per mail', 'via de mail', 'telefonisch', 'per telefoon', 'op', 'op nummer', 'mijn nummer is', 'vandaag', 'vandaag nog', 'morgen', 'straks'],
     asksHow: ['hoe', 'wanneer', 'hoe laat', 'tot hoe laat'],
+    asksWhat: ['wat', 'welk', 'welke', 'wie', 'waarom', 'hoeveel'],
   },
   pt: {
     greeting: ['olá', 'ola', 'oi', 'oii', 'bom dia', 'boa tarde', 'boa noite', 'e aí', 'eai', 'tudo bem', 'oi tudo bem', 'olá tudo bem', 'saudações'],
@@ -312,6 +324,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     reachOut: ['mandar um email', 'mandar um e-mail', 'mandar email', 'enviar um email', 'enviar um e-mail', 'escrever', 'ligar', 'retornar', 'contatar', 'mandar mensagem', 'mandar uma mensagem', 'mandar sms', 'mandar um sms', 'mandar whatsapp'],
     channel: ['por email', 'por e-mail', 'por telefone', 'pelo whatsapp', 'no whatsapp', 'no número', 'meu número é', 'meu numero', 'amanhã', 'hoje', 'mais tarde'],
     asksHow: ['como', 'quando', 'onde', 'que horas', 'a que horas', 'até que horas'],
+    asksWhat: ['o que', 'qual', 'quais', 'quem', 'por que', 'quantos', 'quantas', 'quanto'],
   },
   pl: {
     greeting: ['cześć', 'czesc', 'dzień dobry', 'dzien dobry', 'witam', 'witaj', 'hej', 'siema', 'dobry wieczór', 'halo', 'witam serdecznie', 'elo', 'hejka', 'hejo', 'siemka', 'siemano', 'witajcie'],
@@ -339,6 +352,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     reachOut: ['zadzwonić', 'zadzwonic', 'napisać', 'napisac', 'odpisać', 'odpisac', 'wysłać maila', 'wyslac maila', 'przesłać maila', 'oddzwonić', 'oddzwonic', 'skontaktować się', 'skontaktowac sie', 'skontaktować', 'skontaktowac', 'wysłać sms', 'wyslac sms', 'wyslac smsa', 'wysłać smsa'],
     channel: ['maila', 'mailem', 'na maila', 'e-maila', 'e-mailem', 'telefonicznie', 'smsa', 'sms', 'na numer', 'mój numer', 'moj numer', 'nr', 'jutro', 'dzisiaj', 'dziś'],
     asksHow: ['jak', 'kiedy', 'gdzie', 'o której', 'do której'],
+    asksWhat: ['co', 'jaki', 'jaka', 'jakie', 'jakiego', 'który', 'która', 'które', 'którego', 'kto', 'dlaczego', 'czemu', 'ile'],
   },
   tr: {
     greeting: ['merhaba', 'merhabalar', 'selam', 'selamlar', 'günaydın', 'gunaydin', 'iyi günler', 'iyi gunler', 'iyi akşamlar', 'iyi aksamlar', 'selamün aleyküm', 'slm', 'mrb'],
@@ -383,6 +397,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     machine: ['ボット', 'ロボット', 'チャットボット', 'ai', '自動応答', '機械'],
     stop: ['ではなく', 'じゃなくて', 'じゃなく', 'は嫌', 'はいや', 'はもういい', 'はいらない', 'やめて'],
     channel: ['電話で', 'メールで'],
+    asksWhat: ['何', '誰', 'なぜ', 'どの', 'どれ', 'いくつ', 'いくら'],
   },
   zh: {
     greeting: ['你好', '您好', '嗨', '哈喽', '哈啰', '早上好', '下午好', '晚上好', '早', '早安', '大家好', '在吗', '在么', '你好呀', '你好啊', '喂', '有人吗', '有人在吗', '有人在么', '你们好', '大家好呀'],
@@ -405,6 +420,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     personFillers: ['个', '一个', '你们', '的'],
     askFor: ['能不能', '可不可以', '能否', '可以', '能', '让'],
     asksHow: ['怎么', '怎样', '如何', '什么时候', '几点', '想知道'],
+    asksWhat: ['什么', '哪', '为什么', '多少'],
     asksWhether: ['是在', '是不是在'],
     someone: ['谁', '店里的人', '店家的人', '你们店的人', '你们的人'],
   },
@@ -746,6 +762,7 @@ const ROLE_OF_FIELD = {
   channel: 'channel',
   asksHow: 'asksHow',
   asksWhether: 'asksWhether',
+  asksWhat: 'asksWhat',
 } as const satisfies Record<WordingField, string>;
 type Role = (typeof ROLE_OF_FIELD)[WordingField];
 
@@ -1250,6 +1267,13 @@ function isFigure(unit: Unit): boolean {
 const CLOSING_ROLES: ReadonlySet<Role> = new Set<Role>(['please', 'personFiller', 'available', 'channel']);
 
 /** Each unit's clause number. */
+/** How many units stand before `at` in its clause, counted up to `most`. */
+function unitsBefore(units: readonly Unit[], at: number, most: number): number {
+  let before = 0;
+  while (before < most && at - before > 0 && units[at - before - 1] !== CLAUSE) before++;
+  return before;
+}
+
 function clauseNumbers(units: readonly Unit[]): number[] {
   let clause = 0;
   return units.map((unit) => (unit === CLAUSE ? ++clause : clause));
@@ -1349,6 +1373,19 @@ const QUESTION_END = /[?？؟]\s*$/u;
 const NEGATABLE_REQUESTS: ReadonlySet<Role> = new Set<Role>(['callback', 'contact', 'want', 'askFor']);
 
 /**
+ * The least probability for a request that stands only beside a person, someone or a way of
+ * being reached, wherever they are (learnedRequestAnchor's wider anchors): higher than for one
+ * beside what a request is made of (BENCHMARKS.md, "Second readers of requests and small talk").
+ */
+const LEARNED_WIDE_REQUEST_THRESHOLD = 0.99;
+/** A question word of another language than the anchor's asks only with fewer words than this before it in its clause ("To what…", not "I was told…"). */
+const QUESTION_WORD_REACH = 2;
+/** What the wider anchors are: someone who may answer, or being reached ("voglio parlare cn qualcuno", "mandadme un email"). */
+const WIDE_ANCHORS: ReadonlySet<Role> = new Set<Role>(['person', 'someone', 'contact', 'callback', 'reachOut']);
+/** Being reached: what makes "someone" a wider anchor ("chce gadac z kims"; not "humans"). */
+const REACHED: ReadonlySet<Role> = new Set<Role>(['contact', 'callback', 'reachOut']);
+
+/**
  * A request for a person the wordings do not list, read by the model (acts-model.ts) in a
  * message the lists left to search. Believed only where the message also holds what a request
  * is made of (learnedRequestAnchor): the model alone read 40 of the published sets' 1,290
@@ -1357,8 +1394,10 @@ const NEGATABLE_REQUESTS: ReadonlySet<Role> = new Set<Role>(['callback', 'contac
  */
 function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): RecognizedAct | null {
   const anchor = learnedRequestAnchor(text, units, at, clauseOf, work);
-  if (!anchor || actProbability(REQUEST_MODEL, featuresOf(units, work)) < LEARNED_REQUEST_THRESHOLD) return null;
-  return { act: 'ask_for_person', language: anchor.phrase.tells };
+  if (!anchor) return null;
+  const threshold = anchor.wide ? LEARNED_WIDE_REQUEST_THRESHOLD : LEARNED_REQUEST_THRESHOLD;
+  if (actProbability(REQUEST_MODEL, featuresOf(units, work)) < threshold) return null;
+  return { act: 'ask_for_person', language: anchor.wording.phrase.tells };
 }
 
 /**
@@ -1370,8 +1409,13 @@ function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, 
  * where words are spaced, being put in touch with the customer named ("vous pouvez me
  * transférer à un collègue ?"; not "je voudrais parler de ma commande"). None of it where the
  * message asks how, when or whether.
+ *
+ * Failing those, `wide`: a person, someone or being reached anywhere, not negated, in a message
+ * that asks no what, who, which, why or how many in that wording's language ("hay alguien q me
+ * atienda?", "mi trasferisci a un collega?"; not "¿Quién interpretó a la compañera…?"), at the
+ * higher LEARNED_WIDE_REQUEST_THRESHOLD.
  */
-function learnedRequestAnchor(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): Found | undefined {
+function learnedRequestAnchor(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): { wording: Found; wide: boolean } | undefined {
   const found = at.flatMap((here) => here ?? []);
   work.steps += found.length;
   if (found.some((wording) => LEARNED_REQUEST_VETOES.has(wording.phrase.role))) return undefined;
@@ -1381,8 +1425,9 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
   // "the agent didn't call me back", "I do not want to talk to a human": a request turned around.
   if (found.some((wording) => NEGATABLE_REQUESTS.has(wording.phrase.role) && negated(wording))) return undefined;
   const coveredAsNoPerson = (wording: Found) => found.some((other) => coversAsNoPerson(other, wording));
+  const wantedToo = (wording: Found) => found.some((other) => other.start === wording.start && (other.phrase.role === 'want' || other.phrase.role === 'askFor'));
   const asked = QUESTION_END.test(text);
-  return found.find((wording) => {
+  const anchor = found.find((wording) => {
     switch (wording.phrase.role) {
       case 'person':
         return !asked && !negated(wording) && !coveredAsNoPerson(wording);
@@ -1390,16 +1435,28 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
         // Asked, only with someone of the shop to do it: "could someone email me back?", not "can the courier call me at …?".
         return !negated(wording) && (!asked || inClause(wording, 'person').length + inClause(wording, 'someone').length > 0);
       case 'contact':
-        return (
-          !units[wording.start]!.unspaced &&
-          !found.some((other) => other.start === wording.start && (other.phrase.role === 'want' || other.phrase.role === 'askFor')) &&
-          inClause(wording, 'me').length > 0 &&
-          !negated(wording)
-        );
+        return !units[wording.start]!.unspaced && !wantedToo(wording) && inClause(wording, 'me').length > 0 && !negated(wording);
       default:
         return false;
     }
   });
+  if (anchor) return { wording: anchor, wide: false };
+  // "give me a rate here": a contact that is also a wanting ("give me") is no wider anchor; "someone" is one only with being reached beside it.
+  const reachedInClause = (wording: Found) => [...REACHED].some((role) => inClause(wording, role).length > 0);
+  const wide = found.find(
+    (wording) =>
+      WIDE_ANCHORS.has(wording.phrase.role) &&
+      !negated(wording) &&
+      !coveredAsNoPerson(wording) &&
+      !(wording.phrase.role === 'contact' && wantedToo(wording)) &&
+      (wording.phrase.role !== 'someone' || reachedInClause(wording)),
+  );
+  // A question word of the anchor's language anywhere, or of any language where a question starts ("¿Quién fue responsable…?", "In welcher Abteilung…?").
+  const asksWhat = (language: string | null) =>
+    found.some((other) => other.phrase.role === 'asksWhat' && (other.phrase.language === language || unitsBefore(units, other.start, QUESTION_WORD_REACH) < QUESTION_WORD_REACH));
+  // Asked, only of a person and the customer ("mi trasferisci a un collega?"; not "alguien lee las reseñas?", "can the courier call me?").
+  const ofTheCustomer = !asked || (found.some((other) => other.phrase.role === 'me') && found.some((other) => other.phrase.role === 'person' && !coveredAsNoPerson(other)));
+  return wide && ofTheCustomer && !asksWhat(wide.phrase.language) ? { wording: wide, wide: true } : undefined;
 }
 
 /* ------------------------------------------------------------------------------------ */

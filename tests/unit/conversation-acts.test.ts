@@ -320,6 +320,24 @@ describe('recognizing conversation acts', () => {
     }
   });
 
+  it('lets the second reader stand beside someone being reached anywhere, unless the message asks what or who, or asks about no person of the shop', () => {
+    // No wording of contact with the customer named, so the narrow anchors do not hold them (3bcc9c7 searched them).
+    expect(actOf('por favor alguien que me atienda')).toBe('ask_for_person');
+    for (const message of ['¿Quién atiende las reclamaciones en vuestra tienda?', 'can the courier ring me before he comes?', 'Did a colleague of yours call me yesterday?', 'who can I speak to about a refund?']) {
+      expect(actOf(message)).toBeNull();
+    }
+  });
+
+  it('takes asking to escalate as asking for a person, and a compliment of the service as small talk', () => {
+    for (const message of ['please escalate my case, order 4411 is three weeks late', 'Eskalieren Sie das bitte, die Reklamation liegt seit Wochen', 'graag escaleren']) {
+      expect(actOf(message)).toBe('ask_for_person');
+    }
+    for (const message of ['how do I escalate a complaint?', 'my complaint was escalated last week, any news?', 'wurde das eskaliert?']) expect(actOf(message)).toBeNull();
+    expect(recognizeConversationAct('great service, thanks!')).toEqual({ act: 'thanks', language: 'en' });
+    expect(actOf('服务很棒')).toBe('acknowledgement');
+    for (const message of ['great service but where is my parcel?', 'complimenti, quanto costa la spedizione?', '好评怎么写？']) expect(actOf(message)).toBeNull();
+  });
+
   it('reads small talk the wordings do not read whole with its second reader, when the message is mostly small talk', () => {
     // Each a question by the wordings alone (3bcc9c7): "have a lovely weekend" and "you have been a star" are listed nowhere.
     expect(recognizeConversationAct('Thank you so much, you have been a star. Have a lovely weekend!')).toEqual({ act: 'thanks', language: 'en' });

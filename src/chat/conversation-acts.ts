@@ -1414,13 +1414,14 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
   const found = at.flatMap((here) => here ?? []);
   work.steps += found.length;
   if (found.some((wording) => LEARNED_REQUEST_VETOES.has(wording.phrase.role))) return undefined;
-  const inClause = (wording: Found, role: Role) => found.filter((other) => other.phrase.role === role && clauseOf[other.start] === clauseOf[wording.start]);
-  const negated = (wording: Found) =>
-    inClause(wording, 'negation').some((negation) => negation.end <= wording.start && !found.some((machine) => machine.phrase.role === 'machine' && machine.start === negation.end));
+  const read = readWordings(found, clauseOf);
+  const inClause = (wording: Found, role: Role) => read.rolesByClause.get(clauseOf[wording.start]!)?.has(role) ?? false;
+  // A negation before it in its clause; a negated bot ("别机器人了") is no negation of the person.
+  const negated = (wording: Found) => (read.firstNegationEnd.get(clauseOf[wording.start]!) ?? Infinity) <= wording.start;
   // "the agent didn't call me back", "I do not want to talk to a human": a request turned around.
   if (found.some((wording) => NEGATABLE_REQUESTS.has(wording.phrase.role) && negated(wording))) return undefined;
-  const coveredAsNoPerson = (wording: Found) => found.some((other) => coversAsNoPerson(other, wording));
-  const wantedToo = (wording: Found) => found.some((other) => other.start === wording.start && (other.phrase.role === 'want' || other.phrase.role === 'askFor'));
+  const coveredAsNoPerson = (wording: Found) => (read.noPersonAt.get(wording.start) ?? []).some((other) => coversAsNoPerson(other, wording));
+  const wantedToo = (wording: Found) => read.wantedAt.has(wording.start);
   const asked = QUESTION_END.test(text);
   const anchor = found.find((wording) => {
     switch (wording.phrase.role) {
@@ -1428,30 +1429,58 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
         return !asked && !negated(wording) && !coveredAsNoPerson(wording);
       case 'callback':
         // Asked, only with someone of the shop to do it: "could someone email me back?", not "can the courier call me at …?".
-        return !negated(wording) && (!asked || inClause(wording, 'person').length + inClause(wording, 'someone').length > 0);
+        return !negated(wording) && (!asked || inClause(wording, 'person') || inClause(wording, 'someone'));
       case 'contact':
-        return !units[wording.start]!.unspaced && !wantedToo(wording) && inClause(wording, 'me').length > 0 && !negated(wording);
+        return !units[wording.start]!.unspaced && !wantedToo(wording) && inClause(wording, 'me') && !negated(wording);
       default:
         return false;
     }
   });
   if (anchor) return anchor;
   // "give me a rate here": a contact that is also a wanting ("give me") is no wider anchor; "someone" is one only with being reached beside it.
-  const reachedInClause = (wording: Found) => [...REACHED].some((role) => inClause(wording, role).length > 0);
   const wide = found.find(
     (wording) =>
       WIDE_ANCHORS.has(wording.phrase.role) &&
       !negated(wording) &&
       !coveredAsNoPerson(wording) &&
       !(wording.phrase.role === 'contact' && wantedToo(wording)) &&
-      (wording.phrase.role !== 'someone' || reachedInClause(wording)),
+      (wording.phrase.role !== 'someone' || [...REACHED].some((role) => inClause(wording, role))),
   );
+  if (!wide) return undefined;
   // A question word of the anchor's language anywhere, or of any language where a question starts ("¿Quién fue responsable…?", "In welcher Abteilung…?").
-  const asksWhat = (language: string | null) =>
-    found.some((other) => other.phrase.role === 'asksWhat' && (other.phrase.language === language || unitsBefore(units, other.start, QUESTION_WORD_REACH) < QUESTION_WORD_REACH));
+  const asksWhat = found.some(
+    (other) => other.phrase.role === 'asksWhat' && (other.phrase.language === wide.phrase.language || unitsBefore(units, other.start, QUESTION_WORD_REACH) < QUESTION_WORD_REACH),
+  );
   // Asked, only of a person and the customer ("mi trasferisci a un collega?"; not "alguien lee las reseñas?", "can the courier call me?").
   const ofTheCustomer = !asked || (found.some((other) => other.phrase.role === 'me') && found.some((other) => other.phrase.role === 'person' && !coveredAsNoPerson(other)));
-  return wide && ofTheCustomer && !asksWhat(wide.phrase.language) ? wide : undefined;
+  return ofTheCustomer && !asksWhat ? wide : undefined;
+}
+
+/** What learnedRequestAnchor asks of a message's wordings, indexed once so that its reading stays linear in them. */
+interface ReadWordings {
+  /** The roles each clause holds. */
+  rolesByClause: Map<number, Set<Role>>;
+  /** Per clause, where its first negation ends (one right before a bot does not count). */
+  firstNegationEnd: Map<number, number>;
+  /** The wordings of no person ("real estate agent") over each unit they cover. */
+  noPersonAt: Map<number, Found[]>;
+  /** The units where a wording of wanting or asking for starts ("give me"). */
+  wantedAt: Set<number>;
+}
+
+function readWordings(found: readonly Found[], clauseOf: readonly number[]): ReadWordings {
+  const read: ReadWordings = { rolesByClause: new Map(), firstNegationEnd: new Map(), noPersonAt: new Map(), wantedAt: new Set() };
+  const machineStarts = new Set(found.filter((wording) => wording.phrase.role === 'machine').map((wording) => wording.start));
+  for (const wording of found) {
+    const clause = clauseOf[wording.start]!;
+    const roles = read.rolesByClause.get(clause) ?? new Set<Role>();
+    read.rolesByClause.set(clause, roles.add(wording.phrase.role));
+    const role = wording.phrase.role;
+    if (role === 'negation' && !machineStarts.has(wording.end)) read.firstNegationEnd.set(clause, Math.min(read.firstNegationEnd.get(clause) ?? Infinity, wording.end));
+    if (role === 'want' || role === 'askFor') read.wantedAt.add(wording.start);
+    if (role === 'notPerson') for (let unit = wording.start; unit < wording.end; unit++) read.noPersonAt.set(unit, [...(read.noPersonAt.get(unit) ?? []), wording]);
+  }
+  return read;
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -40,9 +40,11 @@ const STORED_WEIGHT = 0.005;
  * an order shuffled by a fixed seed, so the same examples give the same file.
  */
 export function trainActModel(messages: readonly LabelledMessage[]): ActModel {
-  const features = messages.map((m) => [...new Set(m.features)]);
-  const weights = new Map<string, number>();
-  const squaredGradients = new Map<string, number>();
+  // Features as numbers into typed arrays: the same arithmetic as over a Map, several times faster.
+  const ids = new Map<string, number>();
+  const features = messages.map((m) => Int32Array.from(new Set(m.features), (feature) => ids.get(feature) ?? ids.set(feature, ids.size).size - 1));
+  const weights = new Float64Array(ids.size);
+  const squaredGradients = new Float64Array(ids.size);
   let bias = 0;
   let biasSquaredGradient = 0;
   let seed = 1;
@@ -54,22 +56,23 @@ export function trainActModel(messages: readonly LabelledMessage[]): ActModel {
       [order[i], order[j]] = [order[j]!, order[i]!];
     }
     for (const i of order) {
-      const gradient = sigmoid(bias + sum(features[i]!, weights)) - (messages[i]!.isAct ? 1 : 0);
+      let z = bias;
+      for (const feature of features[i]!) z += weights[feature]!;
+      const gradient = sigmoid(z) - (messages[i]!.isAct ? 1 : 0);
       for (const feature of features[i]!) {
-        const weight = weights.get(feature) ?? 0;
+        const weight = weights[feature]!;
         const g = gradient + L2 * weight;
-        const squared = (squaredGradients.get(feature) ?? 0) + g * g;
-        squaredGradients.set(feature, squared);
-        weights.set(feature, weight - (STEP * g) / Math.sqrt(squared + 1e-8));
+        squaredGradients[feature] = squaredGradients[feature]! + g * g;
+        weights[feature] = weight - (STEP * g) / Math.sqrt(squaredGradients[feature]! + 1e-8);
       }
       biasSquaredGradient += gradient * gradient;
       bias -= (STEP * gradient) / Math.sqrt(biasSquaredGradient + 1e-8);
     }
   }
-  const lines = [...weights]
-    .filter(([feature, weight]) => Math.abs(weight) >= STORED_WEIGHT && !/[\t\n]/u.test(feature))
+  const lines = [...ids]
+    .filter(([feature, id]) => Math.abs(weights[id]!) >= STORED_WEIGHT && !/[\t\n]/u.test(feature))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([feature, weight]) => `${feature}\t${weight.toFixed(3)}`);
+    .map(([feature, id]) => `${feature}\t${weights[id]!.toFixed(3)}`);
   return { bias: Number(bias.toFixed(3)), weights: lines };
 }
 

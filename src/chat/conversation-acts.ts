@@ -1378,7 +1378,7 @@ const NEGATABLE_REQUESTS: ReadonlySet<Role> = new Set<Role>(['callback', 'contac
 
 /** A question word of another language than the anchor's asks only with fewer words than this before it in its clause ("To what…", not "I was told…"). */
 const QUESTION_WORD_REACH = 2;
-/** What the wider anchors are: someone who may answer, or being reached ("voglio parlare cn qualcuno", "mandadme un email"). */
+/** What the wider anchors are: someone who may answer, or being reached ("voglio parlare cn qualcuno"). */
 const WIDE_ANCHORS: ReadonlySet<Role> = new Set<Role>(['person', 'someone', 'contact', 'callback', 'reachOut']);
 /** Being reached: what makes "someone" a wider anchor ("chce gadac z kims"; not "humans"). */
 const REACHED: ReadonlySet<Role> = new Set<Role>(['contact', 'callback', 'reachOut']);
@@ -1406,8 +1406,8 @@ function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, 
  * transférer à un collègue ?"; not "je voudrais parler de ma commande"). None of it where the
  * message asks how, when or whether.
  *
- * Failing those, a wider anchor: a person, someone being reached, or a way of being reached,
- * anywhere, not negated, in a message that asks no what, who, which, why or how many ("voglio
+ * Failing those, a wider anchor: a person, someone being reached, or a way of being reached with
+ * the customer named (not "Call +1 555 123 4567" after a complaint), anywhere, not negated, in a message that asks no what, who, which, why or how many ("voglio
  * parlare cn qualcuno", "mandadme un email"; not "¿Quién interpretó a la compañera…?"), and, when
  * it ends in "?", names a person and the customer ("mi trasferisci a un collega?").
  */
@@ -1445,7 +1445,8 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
       !negated(wording) &&
       !coveredAsNoPerson(wording) &&
       !(wording.phrase.role === 'contact' && wantedToo(wording)) &&
-      (wording.phrase.role !== 'someone' || [...REACHED].some((role) => inClause(wording, role))),
+      (wording.phrase.role !== 'someone' || [...REACHED].some((role) => inClause(wording, role))) &&
+      (wording.phrase.role !== 'reachOut' || inClause(wording, 'me')),
   );
   if (!wide) return undefined;
   // A question word of the anchor's language anywhere, or of any language where a question starts ("¿Quién fue responsable…?", "In welcher Abteilung…?").

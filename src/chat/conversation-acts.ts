@@ -1407,9 +1407,10 @@ function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, 
  * message asks how, when or whether.
  *
  * Failing those, a wider anchor: a person, someone being reached, or a way of being reached with
- * the customer named (not "Call +1 555 123 4567" after a complaint), anywhere, not negated, in a message that asks no what, who, which, why or how many ("voglio
- * parlare cn qualcuno", "mandadme un email"; not "¿Quién interpretó a la compañera…?"), and, when
- * it ends in "?", names a person and the customer ("mi trasferisci a un collega?").
+ * the customer named (not "Call +1 555 123 4567" after a complaint), anywhere, not negated, in a
+ * message that asks no what, who, which, why or how many ("voglio parlare cn qualcuno"; not
+ * "¿Quién interpretó a la compañera…?"), and, when it ends in "?", names a person and the
+ * customer ("mi trasferisci a un collega?").
  */
 function learnedRequestAnchor(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): Found | undefined {
   const found = at.flatMap((here) => here ?? []);

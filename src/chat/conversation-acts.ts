@@ -378,6 +378,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     reachOut: ['mail at*', 'mail gönder*', 'mail gonder*', 'e-posta at*', 'e-posta gönder*', 'eposta at*', 'mesaj at*', 'yazabilir*', 'yazsın', 'yazsin', 'yazın', 'yazin', 'ulaşsın', 'ulassin', 'ulaşabilir*', 'ulasabilir*', 'dönüş yap*', 'donus yap*', 'iletişime geç*', 'iletisime gec*'],
     asksHow: ['nasıl', 'ne zaman', 'kaçta'],
     channel: ['numaram', 'numaramdan', 'numaradan', 'yarın', 'bugün'],
+    asksWhat: ['ne', 'neden', 'niye', 'kim', 'kime', 'hangi', 'kaç'],
   },
   ja: {
     greeting: ['こんにちは', 'こんにちわ', 'こんばんは', 'こんばんわ', 'おはよう', 'おはようございます', 'はじめまして', 'どうも', 'もしもし', 'やあ'],
@@ -449,6 +450,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     machine: ['챗봇', '봇', '로봇', '자동응답', '기계'],
     stop: ['그만', '싫어', '말고', '아니고', '아니라'],
     someone: ['누가', '누구', '아무나', '누군가'],
+    asksWhat: ['무엇', '뭐', '누가', '누구', '왜', '어떤', '몇'],
   },
   ru: {
     greeting: ['привет', 'здравствуйте', 'здравствуй', 'добрый день', 'доброе утро', 'добрый вечер', 'приветствую', 'здрасьте', 'хай', 'салют', 'доброго дня'],
@@ -474,6 +476,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     reachOut: ['написать', 'позвонить', 'перезвонить', 'ответить', 'связаться'],
     channel: ['на почту', 'на email', 'на имейл', 'на емейл', 'по почте', 'по телефону', 'в телеграм', 'в телеграме', 'на телефон', 'по номеру', 'мой номер', 'номер', 'завтра', 'сегодня'],
     asksHow: ['как', 'когда', 'где', 'во сколько', 'до скольки'],
+    asksWhat: ['что', 'кто', 'кого', 'кому', 'какой', 'какая', 'какие', 'какое', 'почему', 'зачем', 'сколько', 'чей'],
   },
   sv: {
     greeting: ['hej', 'hejsan', 'hej hej', 'hallå', 'god morgon', 'god dag', 'god kväll', 'tjena', 'tja', 'morsning'],
@@ -498,6 +501,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     stop: ['sluta', 'stopp', 'nog med', 'inte mer'],
     channel: ['på mail', 'på mejl', 'per mail', 'via mail', 'på telefon', 'per telefon', 'på', 'på nummer', 'mitt nummer är', 'i morgon', 'idag'],
     asksHow: ['hur', 'när'],
+    asksWhat: ['vad', 'vem', 'vilken', 'vilket', 'vilka', 'varför', 'hur många'],
   },
   da: {
     greeting: ['hej', 'hejsa', 'godmorgen', 'goddag', 'god morgen', 'god aften', 'halløj', 'dav'],
@@ -523,6 +527,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     stop: ['stop', 'hold op med', 'nok med'],
     channel: ['en mail', 'en e-mail', 'en sms', 'på mail', 'på telefon', 'per mail', 'på', 'på nummer', 'mit nummer er', 'i morgen', 'i dag'],
     asksHow: ['hvordan', 'hvornår'],
+    asksWhat: ['hvad', 'hvem', 'hvilken', 'hvilket', 'hvilke', 'hvorfor', 'hvor mange'],
   },
   no: {
     greeting: ['hei', 'heisann', 'hallo', 'god morgen', 'god dag', 'god kveld', 'hei hei'],
@@ -548,6 +553,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     stop: ['stopp', 'slutt med', 'nok med'],
     channel: ['en e-post', 'en epost', 'en mail', 'en sms', 'på e-post', 'på epost', 'på mail', 'på telefon', 'på', 'på nummer', 'nummeret mitt er', 'i morgen', 'i dag'],
     asksHow: ['hvordan', 'når'],
+    asksWhat: ['hva', 'hvem', 'hvilken', 'hvilket', 'hvilke', 'hvorfor', 'hvor mange'],
   },
   fi: {
     greeting: ['moi', 'moikka', 'hei', 'terve', 'huomenta', 'hyvää huomenta', 'hyvää päivää', 'päivää', 'iltaa', 'hyvää iltaa', 'moro', 'morjens', 'tervehdys', 'terve terve', 'moro moro'],
@@ -570,6 +576,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     available: ['paikalla', 'saatavilla', 'linjoilla', 'tavoitettavissa', 'vapaana', 'täällä', 'siellä'],
     channel: ['sähköpostia', 'sähköpostilla', 'sähköpostitse', 'viestiä', 'tekstiviestiä', 'puhelimitse', 'numeroon', 'numerooni', 'huomenna', 'tänään'],
     asksHow: ['miten', 'milloin', 'kuinka', 'mihin aikaan'],
+    asksWhat: ['mikä', 'mitä', 'kuka', 'ketä', 'kenelle', 'miksi', 'montako', 'kuinka monta'],
   },
   cs: {
     greeting: ['ahoj', 'dobrý den', 'dobry den', 'dobré ráno', 'dobrý večer', 'čau', 'cau', 'zdravím', 'zdravim', 'nazdar'],
@@ -585,6 +592,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     personFillers: ['s', 'se', 'skutečným', 'živým', 'zivym', 'k'],
     notPerson: ['osoby', 'lidé', 'lidi'],
     negation: ['ne', 'nechci', 'bez'],
+    asksWhat: ['co', 'kdo', 'koho', 'který', 'která', 'které', 'proč', 'kolik'],
   },
   ar: {
     greeting: ['مرحبا', 'مرحباً', 'أهلا', 'اهلا', 'أهلاً', 'السلام عليكم', 'سلام', 'صباح الخير', 'مساء الخير', 'هلا', 'اهلا وسهلا', 'أهلا وسهلا', 'مرحبا بك'],
@@ -599,6 +607,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     please: ['من فضلك', 'لو سمحت', 'رجاء', 'رجاءً', 'الآن', 'حالا'],
     personFillers: ['مع', 'حقيقي', 'ب', 'الى', 'إلى'],
     negation: ['لا', 'لم', 'لن', 'ليس', 'مش', 'ما', 'بدون'],
+    asksWhat: ['ماذا', 'ما هو', 'ما هي', 'من هو', 'لماذا', 'كم', 'أي'],
   },
 };
 

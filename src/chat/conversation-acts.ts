@@ -102,8 +102,9 @@ interface LanguageWordings {
   asksWhether?: string[];
   /**
    * Asking what, which, who, why or how many: a question for knowledge ("What is consultant
-   * pharmacy mainly concerned with?"). Read only by the second reader of requests, and only of
-   * the language its person is named in (German "was" is English "was").
+   * pharmacy mainly concerned with?"). Read only by the second reader of requests: in the
+   * language of the person it stands beside anywhere, in any other only where a clause starts
+   * (German "was" is English "was").
    */
   asksWhat?: string[];
   /** The bot itself: turned away with a "stop" or a negated wording of contact ("stop the bot", "I don't want to talk to a bot"), it asks for a person. */
@@ -1278,7 +1279,6 @@ function isFigure(unit: Unit): boolean {
 
 const CLOSING_ROLES: ReadonlySet<Role> = new Set<Role>(['please', 'personFiller', 'available', 'channel']);
 
-/** Each unit's clause number. */
 /** How many units stand before `at` in its clause, counted up to `most`. */
 function unitsBefore(units: readonly Unit[], at: number, most: number): number {
   let before = 0;
@@ -1286,6 +1286,7 @@ function unitsBefore(units: readonly Unit[], at: number, most: number): number {
   return before;
 }
 
+/** Each unit's clause number. */
 function clauseNumbers(units: readonly Unit[]): number[] {
   let clause = 0;
   return units.map((unit) => (unit === CLAUSE ? ++clause : clause));
@@ -1490,7 +1491,12 @@ function readWordings(found: readonly Found[], clauseOf: readonly number[]): Rea
     const role = wording.phrase.role;
     if (role === 'negation' && !machineStarts.has(wording.end)) read.firstNegationEnd.set(clause, Math.min(read.firstNegationEnd.get(clause) ?? Infinity, wording.end));
     if (role === 'want' || role === 'askFor') read.wantedAt.add(wording.start);
-    if (role === 'notPerson') for (let unit = wording.start; unit < wording.end; unit++) read.noPersonAt.set(unit, [...(read.noPersonAt.get(unit) ?? []), wording]);
+    if (role !== 'notPerson') continue;
+    for (let unit = wording.start; unit < wording.end; unit++) {
+      const covering = read.noPersonAt.get(unit) ?? [];
+      if (covering.length === 0) read.noPersonAt.set(unit, covering);
+      covering.push(wording);
+    }
   }
   return read;
 }
@@ -1501,7 +1507,7 @@ function readWordings(found: readonly Found[], clauseOf: readonly number[]): Rea
 
 const SMALL_TALK_MODEL = readActModel(ACTS_MODELS.smallTalk);
 
-/** The least probability the model must give small talk (BENCHMARKS.md, "A second reader of small talk"). */
+/** The least probability the model must give small talk (BENCHMARKS.md, "Second readers of requests and small talk"). */
 const LEARNED_SMALL_TALK_THRESHOLD = 0.9;
 /** The longest message it reads, in words (a character each in unspaced scripts): thanks, a compliment and a goodbye fit. */
 const MAX_LEARNED_SMALL_TALK_UNITS = 40;

@@ -102,9 +102,9 @@ interface LanguageWordings {
   asksWhether?: string[];
   /**
    * Asking what, which, who, why or how many: a question for knowledge ("What is consultant
-   * pharmacy mainly concerned with?"). Read only by the second reader of requests: in the
-   * language of the person it stands beside anywhere, in any other only where a clause starts
-   * (German "was" is English "was").
+   * pharmacy mainly concerned with?"). Read only by the second reader of requests, in the
+   * language of the wording it stands beside (German "was" is English "was"). No word that a
+   * common word folds to: German "wen" (whom) is "wenn" (when), folded.
    */
   asksWhat?: string[];
   /** The bot itself: turned away with a "stop" or a negated wording of contact ("stop the bot", "I don't want to talk to a bot"), it asks for a person. */
@@ -184,7 +184,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     reachOut: ['anrufen', 'mailen', 'ne mail schreiben', 'eine mail schreiben', 'ne e-mail schreiben', 'eine e-mail schreiben', 'mail schreiben', 'schreiben', 'kontaktieren', 'zurückschreiben', 'antworten', 'anschreiben', 'eine email schicken', 'eine e-mail schicken', 'ne mail schicken', 'eine mail schicken', 'email schicken', 'mail schicken', 'eine nachricht schicken', 'sms schicken', 'ne sms schicken', 'eine sms schicken', 'whatsapp schreiben', 'durchklingeln', 'anklingeln'],
     channel: ['per mail', 'per e-mail', 'per email', 'telefonisch', 'per telefon', 'per sms', 'unter', 'meine nummer', 'meine nummer ist', 'morgen', 'heute', 'heute noch', 'später', 'zurück'],
     asksHow: ['wie', 'wann', 'ab wann', 'bis wann', 'um wie viel uhr', 'wo', 'ob'],
-    asksWhat: ['was', 'welche*', 'wer', 'wem', 'wen', 'wessen', 'wohin', 'woher', 'warum', 'weshalb', 'wieso', 'wie viele', 'wie viel'],
+    asksWhat: ['was', 'welche*', 'wer', 'wem', 'wessen', 'wohin', 'woher', 'warum', 'weshalb', 'wieso', 'wie viele', 'wie viel'],
   },
   fr: {
     greeting: ['bonjour', 'bonsoir', 'salut', 'coucou', 'bonjour à tous', 'bjr', 'slt', 'bonjour madame', 'bonjour monsieur', 'allo', 'allô', 'rebonjour', 'cc'],
@@ -1279,13 +1279,6 @@ function isFigure(unit: Unit): boolean {
 
 const CLOSING_ROLES: ReadonlySet<Role> = new Set<Role>(['please', 'personFiller', 'available', 'channel']);
 
-/** How many units stand before `at` in its clause, counted up to `most`. */
-function unitsBefore(units: readonly Unit[], at: number, most: number): number {
-  let before = 0;
-  while (before < most && at - before > 0 && units[at - before - 1] !== CLAUSE) before++;
-  return before;
-}
-
 /** Each unit's clause number. */
 function clauseNumbers(units: readonly Unit[]): number[] {
   let clause = 0;
@@ -1380,14 +1373,10 @@ const REQUEST_MODEL = readActModel(ACTS_MODELS.askForPerson);
  */
 const LEARNED_REQUEST_THRESHOLD = 0.99;
 
-/** Asking how, when or whether: about reaching a person, never a request the model may add ("am I talking to a human?"). */
-const LEARNED_REQUEST_VETOES: ReadonlySet<Role> = new Set<Role>(['asksHow', 'asksWhether']);
 const QUESTION_END = /[?？؟]\s*$/u;
 /** The wordings a request is made of, which a negation before them turns around. */
 const NEGATABLE_REQUESTS: ReadonlySet<Role> = new Set<Role>(['callback', 'contact', 'want', 'askFor']);
 
-/** A question word of another language than the anchor's asks only with fewer words than this before it in its clause ("To what…", not "I was told…"). */
-const QUESTION_WORD_REACH = 2;
 /** What the wider anchors are: someone who may answer, or being reached ("voglio parlare cn qualcuno"). */
 const WIDE_ANCHORS: ReadonlySet<Role> = new Set<Role>(['person', 'someone', 'contact', 'callback', 'reachOut']);
 /** Being reached: what makes "someone" a wider anchor ("chce gadac z kims"; not "humans"). */
@@ -1425,16 +1414,30 @@ function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, 
 function learnedRequestAnchor(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): Found | undefined {
   const found = at.flatMap((here) => here ?? []);
   work.steps += found.length;
-  if (found.some((wording) => LEARNED_REQUEST_VETOES.has(wording.phrase.role))) return undefined;
-  const read = readWordings(found, clauseOf);
+  if (found.some((wording) => wording.phrase.role === 'asksWhether')) return undefined;
+  const read = readWordings(units, found, clauseOf);
   const inClause = (wording: Found, role: Role) => read.rolesByClause.get(clauseOf[wording.start]!)?.has(role) ?? false;
-  // A negation before it in its clause; a negated bot ("别机器人了") is no negation of the person.
-  const negated = (wording: Found) => (read.firstNegationEnd.get(clauseOf[wording.start]!) ?? Infinity) <= wording.start;
+  // A negation before it in its clause, in its language or in none other; a negated bot ("别机器人了") is no negation of the person.
+  const negated = (wording: Found) => {
+    const ends = read.firstNegationEnd.get(clauseOf[wording.start]!);
+    return ends !== undefined && Math.min(ends.get('*') ?? Infinity, ends.get(wording.phrase.language ?? '*') ?? Infinity) <= wording.start;
+  };
   // "the agent didn't call me back", "I do not want to talk to a human": a request turned around.
   if (found.some((wording) => NEGATABLE_REQUESTS.has(wording.phrase.role) && negated(wording))) return undefined;
   const coveredAsNoPerson = (wording: Found) => (read.noPersonAt.get(wording.start) ?? []).some((other) => coversAsNoPerson(other, wording));
   const wantedToo = (wording: Found) => read.wantedAt.has(wording.start);
   const asked = QUESTION_END.test(text);
+  // A question word of the anchor's language: one of another is often a word of this one ("ho", I have, in Italian, is one elsewhere).
+  const asks = (other: Found, anchor: Found) => other.phrase.language === anchor.phrase.language;
+  // The customer reached, before it in its clause: "when" after "text me" sets a time ("text me when someone is free"), it asks nothing.
+  const afterReachingOut = (other: Found) =>
+    found.some(
+      (reaching) =>
+        reaching.end <= other.start &&
+        clauseOf[reaching.start] === clauseOf[other.start] &&
+        (reaching.phrase.role === 'callback' || (reaching.phrase.role === 'reachOut' && inClause(reaching, 'me'))),
+    );
+  const asksHowOf = (anchor: Found) => found.some((other) => other.phrase.role === 'asksHow' && asks(other, anchor) && !afterReachingOut(other));
   const anchor = found.find((wording) => {
     switch (wording.phrase.role) {
       case 'person':
@@ -1448,24 +1451,25 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
         return false;
     }
   });
-  if (anchor) return anchor;
-  // "give me a rate here": a contact that is also a wanting ("give me") is no wider anchor; "someone" is one only with being reached beside it.
+  if (anchor) return asksHowOf(anchor) ? undefined : anchor;
+  // A clause that is only someone or a person, and "please", "is there" or "available" ("mensch bitte", "Ist da jemand??", "jest tu ktoś?"; not "humans").
+  const alone = (wording: Found) =>
+    PERSON_OR_SOMEONE.has(wording.phrase.role) && read.onlyAskingClauses.has(clauseOf[wording.start]!) && [...ASKING_ROLES].some((role) => inClause(wording, role));
+  // "give me a rate here": a contact that is also a wanting ("give me") is no wider anchor; "someone" is one only with being reached beside it, or alone.
   const wide = found.find(
     (wording) =>
       WIDE_ANCHORS.has(wording.phrase.role) &&
       !negated(wording) &&
       !coveredAsNoPerson(wording) &&
       !(wording.phrase.role === 'contact' && wantedToo(wording)) &&
-      (wording.phrase.role !== 'someone' || [...REACHED].some((role) => inClause(wording, role))) &&
+      (wording.phrase.role !== 'someone' || alone(wording) || [...REACHED].some((role) => inClause(wording, role))) &&
       (wording.phrase.role !== 'reachOut' || inClause(wording, 'me')),
   );
-  if (!wide) return undefined;
-  // A question word of the anchor's language anywhere, or of any language where a question starts ("¿Quién fue responsable…?", "In welcher Abteilung…?").
-  const asksWhat = found.some(
-    (other) => other.phrase.role === 'asksWhat' && (other.phrase.language === wide.phrase.language || unitsBefore(units, other.start, QUESTION_WORD_REACH) < QUESTION_WORD_REACH),
-  );
-  // Asked, only of a person and the customer ("mi trasferisci a un collega?"; not "alguien lee las reseñas?", "can the courier call me?").
-  const ofTheCustomer = !asked || (found.some((other) => other.phrase.role === 'me') && found.some((other) => other.phrase.role === 'person' && !coveredAsNoPerson(other)));
+  if (!wide || asksHowOf(wide)) return undefined;
+  const asksWhat = found.some((other) => other.phrase.role === 'asksWhat' && asks(other, wide));
+  // Asked, only of a person and the customer, or of one alone ("mi trasferisci a un collega?", "c'è qualcuno??"; not "alguien lee las reseñas?", "can the courier call me?").
+  const ofTheCustomer =
+    !asked || alone(wide) || (found.some((other) => other.phrase.role === 'me') && found.some((other) => other.phrase.role === 'person' && !coveredAsNoPerson(other)));
   return ofTheCustomer && !asksWhat ? wide : undefined;
 }
 
@@ -1473,23 +1477,55 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
 interface ReadWordings {
   /** The roles each clause holds. */
   rolesByClause: Map<number, Set<Role>>;
-  /** Per clause, where its first negation ends (one right before a bot does not count). */
-  firstNegationEnd: Map<number, number>;
+  /**
+   * Per clause, where its first negation ends, by the language it negates in: under '*' one whose
+   * words are nothing else in any language ("nicht"), under a language one that is also
+   * something else elsewhere (Finnish "en" is Dutch "een", folded). None right before a bot, or
+   * inside a longer wording ("不" in "能不能").
+   */
+  firstNegationEnd: Map<number, Map<string, number>>;
   /** The wordings of no person ("real estate agent") over each unit they cover. */
   noPersonAt: Map<number, Found[]>;
   /** The units where a wording of wanting or asking for starts ("give me"). */
   wantedAt: Set<number>;
+  /** The clauses whose every unit is a wording of ONLY_ASKING_ROLES. */
+  onlyAskingClauses: Set<number>;
 }
 
-function readWordings(found: readonly Found[], clauseOf: readonly number[]): ReadWordings {
-  const read: ReadWordings = { rolesByClause: new Map(), firstNegationEnd: new Map(), noPersonAt: new Map(), wantedAt: new Set() };
+/** What a clause that asks only for someone is made of: "Mensch bitte", "Ist da jemand?", "c'è qualcuno di vero lì?". */
+const ONLY_ASKING_ROLES: ReadonlySet<Role> = new Set<Role>(['person', 'someone', 'please', 'exists', 'available', 'personFiller']);
+/** What such a clause must hold besides the person: the asking. */
+const ASKING_ROLES: ReadonlySet<Role> = new Set<Role>(['please', 'exists', 'available']);
+
+function readWordings(units: readonly Unit[], found: readonly Found[], clauseOf: readonly number[]): ReadWordings {
+  const read: ReadWordings = { rolesByClause: new Map(), firstNegationEnd: new Map(), noPersonAt: new Map(), wantedAt: new Set(), onlyAskingClauses: new Set() };
+  // Units covered by a wording of ONLY_ASKING_ROLES; a clause is only asking when all its units are.
+  const asking = new Set<number>();
+  for (const wording of found) if (ONLY_ASKING_ROLES.has(wording.phrase.role)) for (let unit = wording.start; unit < wording.end; unit++) asking.add(unit);
+  const notOnlyAsking = new Set<number>();
+  clauseOf.forEach((clause, unit) => {
+    if (!asking.has(unit) && units[unit] !== CLAUSE) notOnlyAsking.add(clause);
+  });
+  for (const clause of clauseOf) if (!notOnlyAsking.has(clause)) read.onlyAskingClauses.add(clause);
   const machineStarts = new Set(found.filter((wording) => wording.phrase.role === 'machine').map((wording) => wording.start));
+  // The wordings at each start that are something other than a negation, and how far the wordings before each start reach (found is in order of start).
+  const otherThanNegationAt = new Set(found.filter((wording) => wording.phrase.role !== 'negation').map((wording) => wording.start));
+  const reachBefore = new Map<number, number>();
+  let reach = -1;
+  for (const wording of found) {
+    if (!reachBefore.has(wording.start)) reachBefore.set(wording.start, reach);
+    if (wording.phrase.role !== 'negation') reach = Math.max(reach, wording.end);
+  }
   for (const wording of found) {
     const clause = clauseOf[wording.start]!;
     const roles = read.rolesByClause.get(clause) ?? new Set<Role>();
     read.rolesByClause.set(clause, roles.add(wording.phrase.role));
     const role = wording.phrase.role;
-    if (role === 'negation' && !machineStarts.has(wording.end)) read.firstNegationEnd.set(clause, Math.min(read.firstNegationEnd.get(clause) ?? Infinity, wording.end));
+    if (role === 'negation' && !machineStarts.has(wording.end) && reachBefore.get(wording.start)! <= wording.start) {
+      const negates = otherThanNegationAt.has(wording.start) ? (wording.phrase.language ?? '*') : '*';
+      const ends = read.firstNegationEnd.get(clause) ?? new Map<string, number>();
+      read.firstNegationEnd.set(clause, ends.set(negates, Math.min(ends.get(negates) ?? Infinity, wording.end)));
+    }
     if (role === 'want' || role === 'askFor') read.wantedAt.add(wording.start);
     if (role !== 'notPerson') continue;
     for (let unit = wording.start; unit < wording.end; unit++) {

@@ -168,7 +168,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     someone: ['jemand', 'jemandem', 'jemanden', 'mensch', 'menschen', 'support', 'den support', 'dem support', 'hotline', 'der hotline', 'jmd', 'jmdn', 'jmdm', 'jemand von euch', 'jemand von ihnen'],
     contact: ['sprechen', 'reden', 'schreiben', 'chatten', 'verbinden', 'verbinde', 'verbindet', 'weiterleiten', 'leite mich', 'leiten sie mich', 'durchstellen', 'stellen sie mich', 'sprechen bitte', 'sprechen können', 'telefonieren', 'geben sie mir', 'gib mir', 'hätte gern', 'hätte gerne', 'holen sie', 'verbunden', 'verbunden werden', 'durchgestellt', 'weitergeleitet', 'leitet mich', 'leite mich weiter', 'holt mir', 'hol mir', 'holen sie mir'],
     want: ['ich will', 'ich möchte', 'ich moechte', 'ich brauche', 'ich hätte gern', 'ich hätte gerne', 'ich wünsche', 'will', 'möchte', 'brauche', 'ich hätt gern', 'ich bräuchte', 'bräuchte', 'hätte gern', 'hätte gerne', 'wünsche'],
-    askFor: ['kann ich', 'könnte ich', 'darf ich', 'kann ich bitte', 'können sie', 'könnt ihr', 'kannst du', 'könnten sie'],
+    askFor: ['kann ich', 'könnte ich', 'darf ich', 'kann ich bitte', 'können sie', 'könnt ihr', 'kannst du', 'könnten sie', 'wäre es möglich', 'ist es möglich', 'wäre es möglich dass', 'ginge es'],
     contactAfter: true,
     articles: true,
     please: ['bitte', 'bitteschön', 'sofort', 'jetzt', 'dringend', 'asap', 'keinen bot', 'keinen roboter', 'keine ki', 'mein ich', 'meine ich'],
@@ -182,7 +182,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     stop: ['hör auf', 'hoer auf', 'hört auf', 'aufhören', 'stopp', 'stop', 'genug', 'schluss mit', 'weg mit'],
     contactFollowing: ['mit dem ich sprechen kann', 'mit dem ich reden kann', 'mit dem ich sprechen könnte', 'mit der ich sprechen kann', 'mit dem man sprechen kann', 'mit dem ich chatten kann', 'mit dem ich schreiben kann', 'der mit mir spricht', 'der mit mir redet', 'den ich sprechen kann'],
     me: ['mich', 'mir', 'bei mir'],
-    reachOut: ['anrufen', 'mailen', 'ne mail schreiben', 'eine mail schreiben', 'ne e-mail schreiben', 'eine e-mail schreiben', 'mail schreiben', 'schreiben', 'kontaktieren', 'zurückschreiben', 'antworten', 'anschreiben', 'eine email schicken', 'eine e-mail schicken', 'ne mail schicken', 'eine mail schicken', 'email schicken', 'mail schicken', 'eine nachricht schicken', 'sms schicken', 'ne sms schicken', 'eine sms schicken', 'whatsapp schreiben', 'durchklingeln', 'anklingeln'],
+    reachOut: ['anrufen', 'mailen', 'ne mail schreiben', 'eine mail schreiben', 'ne e-mail schreiben', 'eine e-mail schreiben', 'mail schreiben', 'schreiben', 'kontaktieren', 'zurückschreiben', 'antworten', 'anschreiben', 'eine email schicken', 'eine e-mail schicken', 'ne mail schicken', 'eine mail schicken', 'email schicken', 'mail schicken', 'eine nachricht schicken', 'sms schicken', 'ne sms schicken', 'eine sms schicken', 'whatsapp schreiben', 'durchklingeln', 'anklingeln', 'anruft', 'zurückruft', 'meldet', 'melden', 'anrufen würde', 'zurückrufen würde'],
     channel: ['per mail', 'per e-mail', 'per email', 'telefonisch', 'per telefon', 'per sms', 'unter', 'meine nummer', 'meine nummer ist', 'morgen', 'heute', 'heute noch', 'später', 'zurück'],
     asksHow: ['wie', 'wann', 'ab wann', 'bis wann', 'um wie viel uhr', 'wo', 'ob'],
     asksWhat: ['was', 'welche*', 'wer', 'wem', 'wessen', 'wohin', 'woher', 'warum', 'weshalb', 'wieso', 'wie viele', 'wie viel'],
@@ -337,7 +337,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     // Not "bok" (biuro obsługi klienta): repeated letters folded, English "book" is "bok".
     person: ['konsultant*', 'człowiek*', 'czlowiek*', 'osoba', 'osobą', 'osobę', 'pracownik*', 'operator*', 'doradc*', 'agent', 'agenta', 'agentem', 'obsług* klienta', 'obslug* klienta', 'prawdziw* osob*', 'żywym człowiekiem', 'zywym czlowiekiem', 'konsultantk*', 'prawdziwa osoba', 'prawdziwą osobą', 'prawdziwej osoby', 'żywy człowiek', 'żywego człowieka', 'biuro obsługi klienta', 'osob* z obsługi', 'ktoś prawdziwy', 'ktos prawdziwy', 'kogoś prawdziwego', 'żywa osoba', 'kierownik*', 'kierowniczk*', 'przełożon*', 'przelozon*', 'menedżer*', 'menedzer*', 'dział reklamacji', 'dział zwrotów', 'dzial reklamacji', 'dzial zwrotow', 'właściciel*', 'wlasciciel*', 'szef', 'szefa', 'kogoś na telefonie', 'kogos na telefonie', 'kogoś odpowiedzialnego', 'kogos odpowiedzialnego'],
     someone: ['kimś', 'kims', 'ktoś', 'ktos', 'kogoś', 'kogos', 'wsparcie', 'wsparciem', 'supportem', 'support', 'kolega', 'koleżanka', 'ktoś z pani kolegów', 'ktoś z zespołu'],
-    contact: ['rozmawiać', 'rozmawiac', 'porozmawiać', 'porozmawiac', 'pogadać', 'pogadac', 'połączyć', 'polaczyc', 'połącz', 'polacz', 'przełączyć', 'przelaczyc', 'przełącz', 'przelacz', 'przełączcie', 'przekieruj', 'przekierujcie', 'przekierować', 'daj', 'daj mi', 'dajcie', 'dajcie mi', 'rozmowa z', 'rozmowę z', 'rozmowy z', 'o kontakt z', 'prosić o kontakt', 'porozmawiam', 'pogadam', 'połączcie', 'połączyć mnie', 'połącz mnie', 'pisać z'],
+    contact: ['rozmawiać', 'rozmawiac', 'porozmawiać', 'porozmawiac', 'pogadać', 'pogadac', 'połączyć', 'polaczyc', 'połącz', 'polacz', 'przełączyć', 'przelaczyc', 'przełącz', 'przelacz', 'przełączcie', 'przekieruj', 'przekierujcie', 'przekierować', 'daj', 'daj mi', 'dajcie', 'dajcie mi', 'rozmowa z', 'rozmowę z', 'rozmowy z', 'o kontakt z', 'prosić o kontakt', 'porozmawiam', 'pogadam', 'połączcie', 'połączyć mnie', 'połącz mnie', 'pisać z', 'gadać z', 'gadac z', 'pogadać z', 'pogadac z', 'gadać', 'gadac'],
     want: ['chcę', 'chce', 'chciałbym', 'chcialbym', 'chciałabym', 'chcialabym', 'potrzebuję', 'potrzebuje', 'poproszę', 'poprosze', 'proszę o', 'wolę', 'wolałbym', 'wolałabym', 'prosze o'],
     please: ['proszę', 'prosze', 'pls', 'teraz', 'pilne'],
     personFillers: ['z', 'ze', 'prawdziwym', 'prawdziwą', 'z prawdziwym', 'żywym', 'zywym', 'jakiś', 'jakis', 'jakaś', 'jakas', 'jakiegoś', 'tu', 'tutaj', 'na', 'ale', 'tylko', 'do', 'ze sklepu', 'sklepu', 'z obsługi', 'na czacie', 'przez telefon', 'teraz', 'prawdziwy', 'prawdziwa', 'prawdziwego', 'żywy', 'zywy'],
@@ -352,7 +352,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     machine: ['bot', 'bota', 'botem', 'botowi', 'boty', 'botów', 'robot', 'robota', 'robotem', 'chatbot', 'chatbota', 'chatbotem', 'maszyna', 'maszyną', 'automat', 'automatem', 'sztuczna inteligencja', 'sztuczną inteligencją'],
     stop: ['dość', 'dosc', 'mam dość', 'koniec z', 'stop', 'nie chcę z', 'wyłącz'],
     me: ['do mnie', 'mnie', 'mi', 'ze mną', 'ze mna'],
-    reachOut: ['zadzwonić', 'zadzwonic', 'napisać', 'napisac', 'odpisać', 'odpisac', 'wysłać maila', 'wyslac maila', 'przesłać maila', 'oddzwonić', 'oddzwonic', 'skontaktować się', 'skontaktowac sie', 'skontaktować', 'skontaktowac', 'wysłać sms', 'wyslac sms', 'wyslac smsa', 'wysłać smsa'],
+    reachOut: ['zadzwonić', 'zadzwonic', 'napisać', 'napisac', 'odpisać', 'odpisac', 'wysłać maila', 'wyslac maila', 'przesłać maila', 'oddzwonić', 'oddzwonic', 'skontaktować się', 'skontaktowac sie', 'skontaktować', 'skontaktowac', 'wysłać sms', 'wyslac sms', 'wyslac smsa', 'wysłać smsa', 'zadzwoni*', 'zadzwoń*', 'napisz*', 'odpisz*', 'odpisa*', 'wyślij*', 'wyślecie'],
     channel: ['maila', 'mailem', 'na maila', 'e-maila', 'e-mailem', 'telefonicznie', 'smsa', 'sms', 'na numer', 'mój numer', 'moj numer', 'nr', 'jutro', 'dzisiaj', 'dziś'],
     asksHow: ['jak', 'kiedy', 'gdzie', 'o której', 'do której'],
     asksWhat: ['co', 'jaki', 'jaka', 'jakie', 'jakiego', 'który', 'która', 'które', 'którego', 'kto', 'dlaczego', 'czemu', 'ile'],
@@ -389,17 +389,17 @@ const WORDINGS: Record<string, LanguageWordings> = {
     acknowledgement: ['了解', '了解です', '了解しました', 'わかりました', '分かりました', 'はい', 'はい分かりました', 'なるほど', '承知しました', 'かしこまりました', 'オッケー', 'いいですね', '大丈夫です', 'りょ', 'ok です', '理解しました', 'りょうかい', 'ok', 'okです', 'オッケーです', 'おっけー', '大丈夫', 'わかった', '分かった', 'はーい', 'そうですか', 'なるほどです', '承知いたしました', '助かります', '丁寧な対応', '対応が丁寧', '素晴らしい対応', '神対応', 'さすがです', '最高です', 'おけ', '最高でした', '丁寧な対応でした'],
     smallTalkFillers: ['です', 'ね', 'よ', 'ございます', 'とても', '本当に', 'ほんとうに', 'また', 'では', 'じゃあ', 'あ', 'ああ', 'えー', 'ー', '〜', 'w', 'ｗ', 'いえ', 'いいえ', 'ございました', 'いたします', 'どうも', 'ほんとに', '色々', 'いろいろ', '！'],
     // Not "有人" or "人" alone: Chinese reads them as "someone" ("有人吗", is anyone there); compounds name a person.
-    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人', '担当者様', '担当の人', 'オペレーターさん', '人間のスタッフ', '人間のオペレーター', 'サポートの方', 'サポートの人', 'スタッフさん', '窓口の人', '窓口の方', '係の方', '店員', '店員さん', '社員', '社員の方', 'カスタマーサービス', 'お客様窓口', 'お客様センター', '有人チャット', '有人サポート', '有人窓口', '有人のチャット', 'スタッフの方', 'オペレーターの方', 'サポート担当の方', '店員の方', '有人の対応', '人間の対応', '責任者', '上司', '上の人', 'マネージャー', '担当部署', '返品担当', 'オーナー', '店主'],
+    person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人', '担当者様', '担当の人', 'オペレーターさん', '人間のスタッフ', '人間のオペレーター', 'サポートの方', 'サポートの人', 'スタッフさん', '窓口の人', '窓口の方', '係の方', '店員', '店員さん', '社員', '社員の方', 'カスタマーサービス', 'お客様窓口', 'お客様センター', '有人チャット', '有人サポート', '有人窓口', '有人のチャット', 'スタッフの方', 'オペレーターの方', 'サポート担当の方', '店員の方', '有人の対応', '人間の対応', '責任者', '上司', '上の人', 'マネージャー', '担当部署', '返品担当', 'オーナー', '店主', '店長', '店長さん', '上の方', '営業の方', 'にんげん', 'たんとうしゃ', 'ningen', 'tantousha', 'tantou no kata', 'operetaa'],
     someone: ['人', '誰か', 'どなたか'],
     // Not "と話す" (to talk with): "人と話すのが苦手です" says talking to people is hard.
-    contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', 'と話がしたい', 'と話せますか', 'と話させて', 'に切り替えて', 'に切り替え', '呼んで', 'に相談したい', 'に変えて', 'に回して', 'を出して', 'に対応してほしい', 'に対応してもらいたい', 'に代わってもらえますか', 'につないでもらえますか', 'に繋いでもらえますか', 'とチャットしたい', 'と直接話したい', 'がいい', 'がいいです', 'にお願いしたい'],
+    contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', 'と話がしたい', 'と話せますか', 'と話させて', 'に切り替えて', 'に切り替え', '呼んで', 'に相談したい', 'に変えて', 'に回して', 'を出して', 'に対応してほしい', 'に対応してもらいたい', 'に代わってもらえますか', 'につないでもらえますか', 'に繋いでもらえますか', 'とチャットしたい', 'と直接話したい', 'がいい', 'がいいです', 'にお願いしたい', 'to hanashitai', 'hanashitai', 'にかわって', 'にかわってください', 'とはなしたい'],
     contactAfter: true,
     notPerson: ['人間関係', '人間工学', '人気', '人数', '個人', '本人', '何人', '一人', '二人', '大人', '他人', '人形', '代わりの人', '別の人'],
-    please: ['ください', 'お願いします', 'お願い', 'おねがいします', '今すぐ', 'すぐ', 'です', 'がほしい', 'が欲しい', 'をください', 'してほしい', 'してください', 'をお願いします', 'してもらえますか', 'もらえますか', 'いただけますか', 'できますか', 'にして', 'にしてください', 'にしてほしい', 'ますか', 'ませんか'],
+    please: ['ください', 'お願いします', 'お願い', 'おねがいします', '今すぐ', 'すぐ', 'です', 'がほしい', 'が欲しい', 'をください', 'してほしい', 'してください', 'をお願いします', 'してもらえますか', 'もらえますか', 'いただけますか', 'できますか', 'にして', 'にしてください', 'にしてほしい', 'ますか', 'ませんか', '出して', '出してください', '出してほしい'],
     available: ['はいますか', 'いますか', 'いませんか', 'はいませんか', 'おられますか', 'はいらっしゃいますか', 'いらっしゃいますか', 'に代われますか'],
-    callback: ['折り返し', '折り返し電話', '折り返しの電話', '電話がほしい', '電話が欲しい', '電話をください', '電話してください', '電話してほしい', '電話で話したい', '連絡がほしい', '連絡が欲しい', '連絡をください', '連絡してください', '連絡してほしい', 'メールください', 'メールをください', 'メールもらえ', 'メールをもらえ', 'メールして', 'メールで連絡', 'メールを送って', 'メール送って', '電話して', '電話をして', '電話をかけて', '電話もらえ', '電話をもらえ', '電話ください', '連絡ください', '連絡して', '連絡もらえ', 'ご連絡ください', 'エスカレーション'],
+    callback: ['折り返し', '折り返し電話', '折り返しの電話', '電話がほしい', '電話が欲しい', '電話をください', '電話してください', '電話してほしい', '電話で話したい', '連絡がほしい', '連絡が欲しい', '連絡をください', '連絡してください', '連絡してほしい', 'メールください', 'メールをください', 'メールもらえ', 'メールをもらえ', 'メールして', 'メールで連絡', 'メールを送って', 'メール送って', '電話して', '電話をして', '電話をかけて', '電話もらえ', '電話をもらえ', '電話ください', '連絡ください', '連絡して', '連絡もらえ', 'ご連絡ください', 'エスカレーション', 'でんわください', 'かけ直してください', 'かけ直して', 'かけてほしい', '返信してもらえませんか', 'smsください', 'sms ください', '電話で説明してほしい'],
     machine: ['ボット', 'ロボット', 'チャットボット', 'ai', '自動応答', '機械'],
-    stop: ['ではなく', 'じゃなくて', 'じゃなく', 'は嫌', 'はいや', 'はもういい', 'はいらない', 'やめて'],
+    stop: ['ではなく', 'じゃなくて', 'じゃなく', 'は嫌', 'はいや', 'はもういい', 'はいらない', 'やめて', 'とは話したくない', 'と話したくない', 'とは話したくないです', 'と話したくないです', 'はいいから', 'はもういいから'],
     channel: ['電話で', 'メールで'],
     reachOut: ['お電話', '電話', 'メール', 'ご連絡', '連絡'],
     // Not "誰" (who): it starts "誰か" (someone).
@@ -1373,6 +1373,8 @@ const REQUEST_MODEL = readActModel(ACTS_MODELS.askForPerson);
  * requests and small talk").
  */
 const LEARNED_REQUEST_THRESHOLD = 0.99;
+/** …and beside someone asked for alone in a clause, where the wordings leave little to doubt ("有人吗？" 0.94, "is er iemand??" 0.98). */
+const LEARNED_ALONE_THRESHOLD = 0.9;
 
 const QUESTION_END = /[?？؟]\s*$/u;
 /** The wordings a request is made of, which a negation before them turns around. */
@@ -1392,8 +1394,8 @@ const REACHED: ReadonlySet<Role> = new Set<Role>(['contact', 'callback', 'reachO
  */
 function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): RecognizedAct | null {
   const anchor = learnedRequestAnchor(text, units, at, clauseOf, work);
-  if (!anchor || actProbability(REQUEST_MODEL, featuresOf(units, work)) < LEARNED_REQUEST_THRESHOLD) return null;
-  return { act: 'ask_for_person', language: anchor.phrase.tells };
+  if (!anchor || actProbability(REQUEST_MODEL, featuresOf(units, work)) < (anchor.alone ? LEARNED_ALONE_THRESHOLD : LEARNED_REQUEST_THRESHOLD)) return null;
+  return { act: 'ask_for_person', language: anchor.found.phrase.tells };
 }
 
 /**
@@ -1412,7 +1414,7 @@ function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, 
  * "¿Quién interpretó a la compañera…?"), and, when it ends in "?", names a person and the
  * customer ("mi trasferisci a un collega?").
  */
-function learnedRequestAnchor(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): Found | undefined {
+function learnedRequestAnchor(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): LearnedAnchor | undefined {
   const found = at.flatMap((here) => here ?? []);
   work.steps += found.length;
   if (found.some((wording) => wording.phrase.role === 'asksWhether')) return undefined;
@@ -1453,7 +1455,7 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
         return false;
     }
   });
-  if (anchor) return asksHowOf(anchor) ? undefined : anchor;
+  if (anchor) return asksHowOf(anchor) ? undefined : { found: anchor, alone: false };
   // A clause that is only someone or a person, and "please", "is there" or "available" ("mensch bitte", "Ist da jemand??", "jest tu ktoś?"; not "humans").
   const alone = (wording: Found) =>
     PERSON_OR_SOMEONE.has(wording.phrase.role) && read.onlyAskingClauses.has(clauseOf[wording.start]!) && [...ASKING_ROLES].some((role) => inClause(wording, role));
@@ -1475,7 +1477,13 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
     alone(wide) ||
     (found.some((other) => other.phrase.role === 'me') &&
       found.some((other) => (other.phrase.role === 'person' || (other.phrase.role === 'someone' && askingFor)) && !coveredAsNoPerson(other)));
-  return ofTheCustomer && !asksWhat ? wide : undefined;
+  return ofTheCustomer && !asksWhat ? { found: wide, alone: alone(wide) } : undefined;
+}
+
+/** The wording a learned request stands beside, and whether it is someone asked for alone in a clause ("有人吗？"). */
+interface LearnedAnchor {
+  found: Found;
+  alone: boolean;
 }
 
 /** What learnedRequestAnchor asks of a message's wordings, indexed once so that its reading stays linear in them. */

@@ -1408,11 +1408,14 @@ function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, 
  * transférer à un collègue ?"; not "je voudrais parler de ma commande"). None of it where the
  * message asks how, when or whether.
  *
- * Failing those, a wider anchor: a person, someone being reached, or a way of being reached with
- * the customer named (not "Call +1 555 123 4567" after a complaint), anywhere, not negated, in a
- * message that asks no what, who, which, why or how many ("voglio parlare cn qualcuno"; not
- * "¿Quién interpretó a la compañera…?"), and, when it ends in "?", names a person and the
- * customer ("mi trasferisci a un collega?").
+ * Failing those, a wider anchor: a person, someone being reached or asked for alone in a clause
+ * ("mensch bitte"), or a way of being reached with the customer named (not "Call +1 555 123 4567"
+ * after a complaint), anywhere, not negated, in a message that asks no what, who, which, why or
+ * how many ("voglio parlare cn qualcuno"; not "¿Quién interpretó a la compañera…?"), and, when it
+ * ends in "?", names the customer and a person or someone asked for ("mi trasferisci a un
+ * collega?"). A negation or a question word counts only in the language of the wording it stands
+ * beside, and asking how or when only where it does not follow a way of reaching the customer
+ * ("text me when someone is free").
  */
 function learnedRequestAnchor(text: string, units: readonly Unit[], at: WordingsAt, clauseOf: readonly number[], work: Work): LearnedAnchor | undefined {
   const found = at.flatMap((here) => here ?? []);

@@ -1436,13 +1436,7 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
   // A question word of the anchor's language: one of another is often a word of this one ("ho", I have, in Italian, is one elsewhere).
   const asks = (other: Found, anchor: Found) => other.phrase.language === anchor.phrase.language;
   // The customer reached, before it in its clause: "when" after "text me" sets a time ("text me when someone is free"), it asks nothing.
-  const afterReachingOut = (other: Found) =>
-    found.some(
-      (reaching) =>
-        reaching.end <= other.start &&
-        clauseOf[reaching.start] === clauseOf[other.start] &&
-        (reaching.phrase.role === 'callback' || (reaching.phrase.role === 'reachOut' && inClause(reaching, 'me'))),
-    );
+  const afterReachingOut = (other: Found) => (read.firstReachingOutEnd.get(clauseOf[other.start]!) ?? Infinity) <= other.start;
   const askingFor = found.some((wording) => ASKING_FOR.has(wording.phrase.role));
   const asksHowOf = (anchor: Found) => found.some((other) => other.phrase.role === 'asksHow' && asks(other, anchor) && !afterReachingOut(other));
   const anchor = found.find((wording) => {
@@ -1506,6 +1500,8 @@ interface ReadWordings {
   wantedAt: Set<number>;
   /** The clauses whose every unit is a wording of ONLY_ASKING_ROLES. */
   onlyAskingClauses: Set<number>;
+  /** Per clause, where its first way of reaching the customer ends: a callback, or reaching out with the customer named in the clause. */
+  firstReachingOutEnd: Map<number, number>;
 }
 
 /** What a clause that asks only for someone is made of: "Mensch bitte", "Ist da jemand?", "c'è qualcuno di vero lì?". */
@@ -1516,7 +1512,14 @@ const ASKING_FOR: ReadonlySet<Role> = new Set<Role>(['askFor', 'want', 'please',
 const ASKING_ROLES: ReadonlySet<Role> = new Set<Role>(['please', 'exists', 'available']);
 
 function readWordings(units: readonly Unit[], found: readonly Found[], clauseOf: readonly number[]): ReadWordings {
-  const read: ReadWordings = { rolesByClause: new Map(), firstNegationEnd: new Map(), noPersonAt: new Map(), wantedAt: new Set(), onlyAskingClauses: new Set() };
+  const read: ReadWordings = {
+    rolesByClause: new Map(),
+    firstNegationEnd: new Map(),
+    noPersonAt: new Map(),
+    wantedAt: new Set(),
+    onlyAskingClauses: new Set(),
+    firstReachingOutEnd: new Map(),
+  };
   // Units covered by a wording of ONLY_ASKING_ROLES; a clause is only asking when all its units are.
   const asking = new Set<number>();
   for (const wording of found) if (ONLY_ASKING_ROLES.has(wording.phrase.role)) for (let unit = wording.start; unit < wording.end; unit++) asking.add(unit);
@@ -1551,6 +1554,12 @@ function readWordings(units: readonly Unit[], found: readonly Found[], clauseOf:
       if (covering.length === 0) read.noPersonAt.set(unit, covering);
       covering.push(wording);
     }
+  }
+  // After the roles of every clause are known: reaching out counts only with the customer named in its clause.
+  for (const wording of found) {
+    const clause = clauseOf[wording.start]!;
+    const reachesOut = wording.phrase.role === 'callback' || (wording.phrase.role === 'reachOut' && read.rolesByClause.get(clause)!.has('me'));
+    if (reachesOut) read.firstReachingOutEnd.set(clause, Math.min(read.firstReachingOutEnd.get(clause) ?? Infinity, wording.end));
   }
   return read;
 }

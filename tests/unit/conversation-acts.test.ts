@@ -446,11 +446,35 @@ describe('recognizing conversation acts', () => {
   });
 
   it('reads a word of one language that is something else in another as the language it is asked in', () => {
-    // Danish "tak" is also a Czech filler; Norwegian "noen" folds to "non" (not, in French and Italian); Swedish "personal" is staff, English "personal" is not a person.
+    // Danish "tak" is also a Czech filler; Norwegian "noen" folds to "non" (not, in French and Italian), so only its wordings around it name someone; Swedish "personal" is staff, English "personal" is not a person.
     expect(recognizeConversationAct('tak')?.act).toBe('thanks');
     expect(actOf('kan noen ringe meg?')).toBe('ask_for_person');
     expect(actOf('får jag prata med personal')).toBe('ask_for_person');
     expect(actOf('can i update my personal details?')).toBeNull();
+  });
+
+  it('reads departments, taking over, a relative "who", a chat turned away and a dropped letter as requests', () => {
+    for (const text of [
+      'Dzień dobry, czy mógłbym zostać połączony z działem zwrotów?',
+      'kan iemand van support dit overnemen',
+      'posso parlare col titolare del negozio?',
+      'Would you mind connecting me with a colleague who handles warranty claims?',
+      "mandatemi una mail per l'ordine 61028 per favore, non ho voglia di chattare",
+      'opertor please',
+    ]) {
+      expect(actOf(text)).toBe('ask_for_person');
+    }
+    // Still questions, stories or a person turned away: "will" is Dutch "wil" (want), "manger" is French for "eat".
+    for (const text of [
+      'will a human take over my return?',
+      'please take over my old contract',
+      "I don't want a human to take over",
+      'je veux manger quelque chose',
+      'non voglio parlare con un operatore',
+      'Quiero regalarle un reloj a mi padre. ¿Podéis enviarlo directamente a su dirección con una tarjeta de regalo?',
+    ]) {
+      expect(actOf(text)).toBeNull();
+    }
   });
 
   it('finds a request for a person at the start or the end of a long message', () => {

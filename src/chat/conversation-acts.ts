@@ -1375,9 +1375,9 @@ const REQUEST_MODEL = readActModel(ACTS_MODELS.askForPerson);
  * The least probability the model must give a request for a person beside an anchor. Trained
  * without each quarter of the training batches and read on it, the model gave 2,535 of 2,956
  * anchored requests 0.99 or more and 2,641 of them 0.97, and 4 of 78 anchored look-alikes either
- * way; below 0.97 it reads messages that only tell of a person ("I would like a person to sign
- * for it", 0.967; "a human took over my last order", 0.956). BENCHMARKS.md, "Acts: departments,
- * taking over…".
+ * way; below 0.97 it read messages that only tell of a person when it was chosen ("I would like
+ * a person to sign for it", 0.967, since read as no person asked for; "a human took over my last
+ * order", 0.956). BENCHMARKS.md, "Acts: departments, taking over…".
  */
 const LEARNED_REQUEST_THRESHOLD = 0.97;
 /** …and beside someone asked for alone in a clause, where the wordings leave little to doubt ("有人吗？" 0.94, "is er iemand??" 0.98). */

@@ -883,7 +883,7 @@ function corrected(word: string, work: Work): string {
     // "agents" (agente) and "advise" (adviser) are other words.
     if (SMALL_TALK_WORDS.has(candidate) && word.length > MIN_TYPO_LENGTH) return candidate;
     if (PERSON_WORDS.has(candidate) && word[0] === candidate[0] && word.at(-1) === candidate.at(-1)) {
-      // Or by a letter left out inside a longer one ("opertor", "somone"): a letter added ("humans") or cut from the end ("agen") makes other words.
+      // Or by a letter left out inside a longer one ("opertor", "mitarbeitr"): a letter added ("humans") or cut from the end ("agen") makes other words.
       if (word.length === candidate.length || (word.length === candidate.length - 1 && word.length >= MIN_DROPPED_LETTER_LENGTH)) return candidate;
     }
   }
@@ -1438,7 +1438,7 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
     return ends !== undefined && Math.min(ends.get('*') ?? Infinity, ends.get(wording.phrase.language ?? '*') ?? Infinity) <= wording.start;
   };
   const namesSomeone = (wording: Found) => inClause(wording, 'person') || inClause(wording, 'someone');
-  // "the agent didn't call me back", "I do not want to talk to a human": a request turned around. Not chatting
+  // "the agent didn't call me back", "I do not want to talk to a human": a request turned around. Not chatting,
   // wanting or being able with nobody named, or with the bot named ("mail me, I can't chat now", "não quero resolver por chat",
   // "i dont want to talk to a bot just get me someone"): that turns the chat or the bot away.
   const turnedAround = (wording: Found) =>
@@ -1525,7 +1525,7 @@ interface ReadWordings {
   firstReachingOutEnd: Map<number, number>;
 }
 
-/** What a clause that asks only for someone is made of: "Mensch bitte", "Ist da jemand?", "c'è qualcuno di vero lì?". */
+/** What a clause that asks only for someone is made of: "Mensch bitte", "Ist da jemand?", "c'è qualcuno di vero lì?", "halo jest ktoś???". */
 const ONLY_ASKING_ROLES: ReadonlySet<Role> = new Set<Role>(['person', 'someone', 'please', 'exists', 'available', 'personFiller', 'greeting']);
 /** Asking for, in any words: what a question about someone must hold to ask for them ("can someone call me?", not "did someone call me?"). */
 const ASKING_FOR: ReadonlySet<Role> = new Set<Role>(['askFor', 'want', 'please', 'exists']);

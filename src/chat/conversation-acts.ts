@@ -1412,17 +1412,20 @@ function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, 
  * meaning covers ("real estate agent"), not asked about (a message ending in "?": "is a real
  * person reading this?") and not negated in its clause ("I do not want to talk to a human"; a
  * negated bot, "别机器人了", is no negation of the person); or being called or written back (asked
- * in a question only of someone of the shop); or,
- * where words are spaced, being put in touch with the customer named ("vous pouvez me
- * transférer à un collègue ?"; not "je voudrais parler de ma commande"). None of it where the
- * message asks how, when or whether.
+ * in a question only of someone of the shop); or, where words are spaced, being put in touch with
+ * the customer named ("vous pouvez me transférer à un collègue ?"; not "je voudrais parler de ma
+ * commande"), or asked for, in the wording's own language, with a person or someone in its clause
+ * ("posso parlare col titolare del negozio?"; not "will a human take over my return?", whose "will"
+ * is Dutch "wil"). None of it where the message asks how, when or whether, nor where a request is
+ * turned around: a callback negated, or being put in touch, wanting or being able negated with a
+ * person or someone named and no bot ("mail me, I can't chat now" turns the chat away).
  *
  * Failing those, a wider anchor: a person, someone being reached or asked for alone in a clause
  * ("mensch bitte"), or a way of being reached with the customer named (not "Call +1 555 123 4567"
  * after a complaint), anywhere, not negated, in a message that asks no what, who, which, why or
- * how many ("voglio parlare cn qualcuno"; not "¿Quién interpretó a la compañera…?"), and, when it
- * ends in "?", names the customer and a person or someone asked for ("mi trasferisci a un
- * collega?"). A negation or a question word counts only in the language of the wording it stands
+ * how many ("voglio parlare cn qualcuno"; not "¿Quién interpretó a la compañera…?"; "who" right
+ * after a person starts a relative clause and asks nothing), and, when it ends in "?", names the
+ * customer and a person or someone asked for ("mi trasferisci a un collega?"). A negation or a question word counts only in the language of the wording it stands
  * beside, and asking how or when only where it does not follow a way of reaching the customer
  * ("text me when someone is free").
  */

@@ -480,6 +480,25 @@ describe('recognizing conversation acts', () => {
     expect(recognizeConversationAct('działa?')).toBeNull();
   });
 
+
+  it('reads the bot refused in a clause of its own, compound staff words and "geen zin in" as requests, a person told of as none, and praise of the shop as small talk', () => {
+    const requests = [
+      'jemand da der mir wirklich helfen kann?? kein bot bitte',
+      'no bot please',
+      'Hallo, mijn laptop kwam binnen met een gebarsten scherm. Is er misschien een servicemedewerker beschikbaar?',
+      'ik heb geen zin in een robot',
+      'Ik wil dat dit geëscaleerd wordt.',
+      'dá pra escalar isso pra alguém acima de você?',
+      'Czy jakaś miła pani ze sklepu mogłaby do mnie zadzwonić w sprawie wymiany rozmiaru?',
+      'de eigenaar van de winkel graag',
+    ];
+    expect(requests.filter((text) => actOf(text) !== 'ask_for_person')).toEqual([]);
+    // The bot named in a sentence, a person met and told of, praise with a question or a complaint.
+    const notRequests = ["I'm not a bot", 'are you not a bot?', 'the human on the phone was rude', 'der Mitarbeiter am Telefon war unhöflich', 'love your products, shipping to spain?', 'super sklep, ale paczka nie doszła'];
+    expect(notRequests.filter((text) => actOf(text) !== null)).toEqual([]);
+    const praise = ['Super sklep, polecam', 'Leuke webshop, echt een aanrader', 'Amo essa loja, vocês são demais', '你们家东西真不错，赞一个', 'great service, love the new website', 'super boutique, je recommande'];
+    expect(praise.filter((text) => actOf(text) !== 'acknowledgement')).toEqual([]);
+  });
   it('finds a request for a person at the start or the end of a long message', () => {
     const complaint = 'The parcel came late and the box was wet. '.repeat(100);
     expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');

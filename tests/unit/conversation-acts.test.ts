@@ -481,7 +481,7 @@ describe('recognizing conversation acts', () => {
   });
 
 
-  it('reads the bot refused in a clause of its own, compound staff words and "geen zin in" as requests, a person told of as none, and praise of the shop as small talk', () => {
+  it('reads the bot refused in a clause of its own, "geen zin in", German "wer" after "mich" and "someone from your place" as requests, a person told of as none, and praise of the shop as small talk', () => {
     const requests = [
       'jemand da der mir wirklich helfen kann?? kein bot bitte',
       'no bot please',
@@ -491,10 +491,14 @@ describe('recognizing conversation acts', () => {
       'dá pra escalar isso pra alguém acima de você?',
       'Czy jakaś miła pani ze sklepu mogłaby do mnie zadzwonić w sprawie wymiany rozmiaru?',
       'de eigenaar van de winkel graag',
+      'kann mich ma wer anrufen bin aufm bau und kann nich tippen',
+      'gibts bei euch auch echte leute oder nur bots??',
+      "j'ai eu une reaction a la creme, quelqu'un de chez vous peut me contacter ?",
+      'pouvez vous me faire rappeler demain matin',
     ];
     expect(requests.filter((text) => actOf(text) !== 'ask_for_person')).toEqual([]);
     // The bot named in a sentence, a person met and told of, praise with a question or a complaint.
-    const notRequests = ["I'm not a bot", 'are you not a bot?', 'the human on the phone was rude', 'der Mitarbeiter am Telefon war unhöflich', 'love your products, shipping to spain?', 'super sklep, ale paczka nie doszła'];
+    const notRequests = ["I'm not a bot", 'are you not a bot?', 'the human on the phone was rude', 'der Mitarbeiter am Telefon war unhöflich', 'love your products, shipping to spain?', 'super sklep, ale paczka nie doszła', 'wer hat mich angerufen?', 'Je parle à un humain ou à un robot là ?'];
     expect(notRequests.filter((text) => actOf(text) !== null)).toEqual([]);
     const praise = ['Super sklep, polecam', 'Leuke webshop, echt een aanrader', 'Amo essa loja, vocês são demais', '你们家东西真不错，赞一个', 'great service, love the new website', 'super boutique, je recommande'];
     expect(praise.filter((text) => actOf(text) !== 'acknowledgement')).toEqual([]);

@@ -503,6 +503,17 @@ describe('recognizing conversation acts', () => {
     const praise = ['Super sklep, polecam', 'Leuke webshop, echt een aanrader', 'Amo essa loja, vocês são demais', '你们家东西真不错，赞一个', 'great service, love the new website', 'super boutique, je recommande'];
     expect(praise.filter((text) => actOf(text) !== 'acknowledgement')).toEqual([]);
   });
+  it('reads a callback followed by what it is about as a request, praise that closes a compliment and a smiling emoticon as small talk, and a person of the customer\'s own as none', () => {
+    const requests = ['can someone call me about my order?', 'ruft mich bitte heut nachmittag an, geht um die bestellung 55120', 'kan er iemand mij opbellen over mijn bestelling'];
+    expect(requests.filter((text) => actOf(text) !== 'ask_for_person')).toEqual([]);
+    // Reaching out about something is asked of the shop only; a sarcastic "well done" after a complaint is no praise.
+    const notRequests = ['can the courier call me about my parcel?', 'how do I call customer service about a refund?', 'my agent in Germany will sign for the delivery', 'mein Berater hat gesagt, das geht'];
+    expect(notRequests.filter((text) => actOf(text) !== null)).toEqual([]);
+    const praise = ['Le scarpe sono stupende e sono arrivate in due giorni, bravissimi!', 'Amei o batom, chegou rapidinho e super bem embalado. Parabéns!', '口红颜色超正，快递也好快，好评！', ':-)', '(^^)/'];
+    expect(praise.filter((text) => actOf(text) !== 'acknowledgement')).toEqual([]);
+    expect(['my parcel arrived broken, well done', 'where is my order? bravo', ':(', 'Paket kaputt angekommen. Großes Lob!'].filter((text) => actOf(text) !== null)).toEqual([]);
+  });
+
   it('finds a request for a person at the start or the end of a long message', () => {
     const complaint = 'The parcel came late and the box was wet. '.repeat(100);
     expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');

@@ -862,17 +862,18 @@ for (const [first, phrases] of INDEX) {
 /** The longest stem a `*` wording has; a word's beginnings are looked up up to this length. */
 const LONGEST_STEM = Math.max(...[...INDEX.values()].flat().flatMap((phrase) => phrase.words.filter((word) => word.endsWith('*')).map((word) => word.length - 1)));
 
-/** Every spaced word the wordings use (stems without their `*`), for typo correction; those a typo inside is read as; those of small talk. */
+/** Every spaced word the wordings use (stems without their `*`), for typo correction; those that name a person; those of small talk. */
 const VOCABULARY = new Set<string>();
-/** The roles whose words a typo inside them is read as: a person's, and ways of reaching the customer ("humen", "agnet", "emial me"). */
-const CORRECTED_INTO: ReadonlySet<Role> = new Set<Role>(['person', 'someone', 'reachOut']);
-const CORRECTABLE_WORDS = new Set<string>();
+const PERSON_WORDS = new Set<string>();
+/** Ways of reaching the customer: read through two letters swapped only ("emial me"; a wrong letter makes Turkish "yapabilir", can do, "yazabilir", can write). */
+const REACHING_WORDS = new Set<string>();
 const SMALL_TALK_WORDS = new Set<string>();
 for (const phrases of INDEX.values()) {
   for (const phrase of phrases) {
     for (const word of phrase.words) {
       VOCABULARY.add(word.replace(/\*$/u, ''));
-      if (CORRECTED_INTO.has(phrase.role)) CORRECTABLE_WORDS.add(word.replace(/\*$/u, ''));
+      if (phrase.role === 'person' || phrase.role === 'someone') PERSON_WORDS.add(word.replace(/\*$/u, ''));
+      if (phrase.role === 'reachOut') REACHING_WORDS.add(word.replace(/\*$/u, ''));
       if (SMALL_TALK_ROLES.has(phrase.role)) SMALL_TALK_WORDS.add(word);
     }
   }
@@ -932,11 +933,12 @@ function corrected(word: string, work: Work): string {
   for (const candidate of candidates) {
     work.steps += 1;
     if (!oneEditApart(word, candidate)) continue;
-    // Small talk must be the whole message, so a typo there is safe to read. A person-word or a way
-    // of reaching only by a swapped or wrong letter inside it ("humen", "agnet", "emial"): "humans" (humano),
-    // "agents" (agente) and "advise" (adviser) are other words.
+    // Small talk must be the whole message, so a typo there is safe to read. A person-word only
+    // by a swapped or wrong letter inside it ("humen", "agnet"): "humans" (humano), "agents"
+    // (agente) and "advise" (adviser) are other words.
     if (SMALL_TALK_WORDS.has(candidate) && word.length > MIN_TYPO_LENGTH) return candidate;
-    if (CORRECTABLE_WORDS.has(candidate) && word[0] === candidate[0] && word.at(-1) === candidate.at(-1)) {
+    if (REACHING_WORDS.has(candidate) && word.length === candidate.length && [...word].sort().join('') === [...candidate].sort().join('')) return candidate;
+    if (PERSON_WORDS.has(candidate) && word[0] === candidate[0] && word.at(-1) === candidate.at(-1)) {
       // Or by a letter left out inside a longer one ("opertor", "mitarbeitr"): a letter added ("humans") or cut from the end ("agen") makes other words.
       if (word.length === candidate.length || (word.length === candidate.length - 1 && word.length >= MIN_DROPPED_LETTER_LENGTH)) return candidate;
     }

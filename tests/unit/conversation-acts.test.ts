@@ -514,6 +514,15 @@ describe('recognizing conversation acts', () => {
     expect(['my parcel arrived broken, well done', 'where is my order? bravo', ':(', 'Paket kaputt angekommen. Großes Lob!'].filter((text) => actOf(text) !== null)).toEqual([]);
   });
 
+  it('reads a person asked for "or just a bot" and a bot refused in the first person as requests, and a bow as a nod', () => {
+    const requests = ['is there a real person or just a bot?', 'hay alguien de verdad ahi o solo es un bot?', 'zit er ook een echt mens achter of alleen een bot', 'ik praat niet met een bot', 'nie rozmawiam z botami'];
+    expect(requests.filter((text) => actOf(text) !== 'ask_for_person')).toEqual([]);
+    // Asking whether one is a bot, or "or" before anything but the bot, asks for no one.
+    const notRequests = ['is this a bot or a real person?', 'am I talking to a human or a bot?', 'is there a human size chart or just the bot?', 'ik praat niet met een medewerker, maar met mijn buurman'];
+    expect(notRequests.filter((text) => actOf(text) !== null)).toEqual([]);
+    expect(['m(_ _)m', 'okok'].map((text) => actOf(text))).toEqual(['acknowledgement', 'acknowledgement']);
+  });
+
   it('finds a request for a person at the start or the end of a long message', () => {
     const complaint = 'The parcel came late and the box was wet. '.repeat(100);
     expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');

@@ -868,7 +868,8 @@ for (const [first, phrases] of INDEX) {
   for (const phrase of phrases) {
     const second = phrase.words[1];
     if (second === undefined || second.endsWith('*')) entry.open.push(phrase);
-    else entry.bySecond.set(second, [...(entry.bySecond.get(second) ?? []), phrase]);
+    else if (entry.bySecond.has(second)) entry.bySecond.get(second)!.push(phrase);
+    else entry.bySecond.set(second, [phrase]);
   }
   FOLLOW_INDEX.set(first, entry);
 }
@@ -984,10 +985,12 @@ function phrasesAt(units: readonly Unit[], at: number, roles: ReadonlySet<Role>,
   for (const key of keys) {
     const entry = FOLLOW_INDEX.get(key);
     if (!entry) continue;
-    const followed = next && next !== CLAUSE ? (entry.bySecond.get(next.word) ?? []) : [];
-    for (const phrase of [...entry.open, ...followed]) {
-      work.steps += 1;
-      if (roles.has(phrase.role) && matchesAt(units, at, phrase, work)) found.push(phrase);
+    const followed = next && next !== CLAUSE ? entry.bySecond.get(next.word) : undefined;
+    for (const phrases of [entry.open, followed ?? []]) {
+      for (const phrase of phrases) {
+        work.steps += 1;
+        if (roles.has(phrase.role) && matchesAt(units, at, phrase, work)) found.push(phrase);
+      }
     }
   }
   // At one length, a word's acts before its fillers: "tak" is Danish thanks and a Czech filler.
@@ -1563,10 +1566,8 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
   const coveredAsNoPerson = (wording: Found) => (read.noPersonAt.get(wording.start) ?? []).some((other) => coversAsNoPerson(other, wording));
   // "the human on the phone was rude", "my agent in Germany will sign for it": one already met or the customer's own, told of,
   // when nothing in its clause asks for it in its language ("the owner please", "le patron est là ?"; English "will" is Dutch "wil").
-  const requestingIn = new Map<number, Set<string | null>>();
-  for (const wording of found) if (REQUESTING.has(wording.phrase.role)) requestingIn.set(clauseOf[wording.start]!, (requestingIn.get(clauseOf[wording.start]!) ?? new Set()).add(wording.phrase.language));
   const askedForIn = (wording: Found) => {
-    const languages = requestingIn.get(clauseOf[wording.start]!);
+    const languages = read.requestingLanguages.get(clauseOf[wording.start]!);
     return languages !== undefined && (wording.phrase.language === null || languages.has(wording.phrase.language) || languages.has(null));
   };
   const toldOf = (wording: Found) => wording.phrase.role === 'person' && (afterDefiniteArticle(units, wording) || afterPossessive(units, wording)) && !askedForIn(wording);
@@ -1649,8 +1650,13 @@ const POSSESSIVES: Readonly<Record<string, readonly string[]>> = {
 
 /** True when a possessive of its language stands right before the person ("my agent in Germany …"). */
 function afterPossessive(units: readonly Unit[], person: Found): boolean {
+  return wordBeforeIs(units, person, POSSESSIVES);
+}
+
+/** True when the word right before the person is one of its language's in `words`. */
+function wordBeforeIs(units: readonly Unit[], person: Found, words: Readonly<Record<string, readonly string[]>>): boolean {
   const before = units[person.start - 1];
-  return before !== undefined && before !== CLAUSE && (POSSESSIVES[person.phrase.language ?? '']?.includes(before.word) ?? false);
+  return before !== undefined && before !== CLAUSE && (words[person.phrase.language ?? '']?.includes(before.word) ?? false);
 }
 
 /** What asks for a person in a clause: with it, "the owner" is asked for ("the owner please"). */
@@ -1662,9 +1668,7 @@ const REQUESTING: ReadonlySet<Role> = new Set<Role>(['askFor', 'want', 'please',
  * when nothing in the clause asks for it.
  */
 function afterDefiniteArticle(units: readonly Unit[], person: Found): boolean {
-  const article = units[person.start - 1];
-  if (!article || article === CLAUSE || !DEFINITE_ARTICLES[person.phrase.language ?? '']?.includes(article.word)) return false;
-  return person.start === 1 || units[person.start - 2] === CLAUSE;
+  return wordBeforeIs(units, person, DEFINITE_ARTICLES) && (person.start === 1 || units[person.start - 2] === CLAUSE);
 }
 
 /** Where the fillers and "please"s that start at `from` end ("mich ma wer", "mi bitte wer"). */
@@ -1695,6 +1699,8 @@ interface ReadWordings {
   onlyAskingClauses: Set<number>;
   /** Per clause, where its first way of reaching the customer ends: a callback, or reaching out with the customer named in the clause. */
   firstReachingOutEnd: Map<number, number>;
+  /** Per clause, the languages of its wordings that ask for a person (REQUESTING). */
+  requestingLanguages: Map<number, Set<string | null>>;
 }
 
 /** What a clause that asks only for someone is made of: "Mensch bitte", "Ist da jemand?", "c'è qualcuno di vero lì?", "halo jest ktoś???". */
@@ -1712,6 +1718,7 @@ function readWordings(units: readonly Unit[], found: readonly Found[], clauseOf:
     wantedAt: new Set(),
     onlyAskingClauses: new Set(),
     firstReachingOutEnd: new Map(),
+    requestingLanguages: new Map(),
   };
   // Units covered by a wording of ONLY_ASKING_ROLES; a clause is only asking when all its units are.
   const asking = new Set<number>();
@@ -1722,7 +1729,11 @@ function readWordings(units: readonly Unit[], found: readonly Found[], clauseOf:
   });
   for (const clause of clauseOf) if (!notOnlyAsking.has(clause)) read.onlyAskingClauses.add(clause);
   const machineStarts = new Set(found.filter((wording) => wording.phrase.role === 'machine').map((wording) => wording.start));
-  const machineClauses = new Set(found.filter((wording) => wording.phrase.role === 'machine').map((wording) => clauseOf[wording.start]!));
+  const machineClauses = new Set([...machineStarts].map((start) => clauseOf[start]!));
+  const negationEndsAt = (clause: number, negates: string, end: number) => {
+    const ends = read.firstNegationEnd.get(clause) ?? new Map<string, number>();
+    read.firstNegationEnd.set(clause, ends.set(negates, Math.min(ends.get(negates) ?? Infinity, end)));
+  };
   // The wordings at each start that are something other than a negation, and how far the wordings before each start reach (found is in order of start).
   const otherThanNegationAt = new Set(found.filter((wording) => wording.phrase.role !== 'negation').map((wording) => wording.start));
   const reachBefore = new Map<number, number>();
@@ -1737,16 +1748,12 @@ function readWordings(units: readonly Unit[], found: readonly Found[], clauseOf:
     read.rolesByClause.set(clause, roles.add(wording.phrase.role));
     const role = wording.phrase.role;
     if (role === 'negation' && !machineStarts.has(wording.end) && reachBefore.get(wording.start)! <= wording.start) {
-      const negates = otherThanNegationAt.has(wording.start) ? (wording.phrase.language ?? '*') : '*';
-      const ends = read.firstNegationEnd.get(clause) ?? new Map<string, number>();
-      read.firstNegationEnd.set(clause, ends.set(negates, Math.min(ends.get(negates) ?? Infinity, wording.end)));
+      negationEndsAt(clause, otherThanNegationAt.has(wording.start) ? (wording.phrase.language ?? '*') : '*', wording.end);
     }
     // A "stop" that holds a negation, with no bot in its clause, turns a person away as the negation would ("ik praat niet met een medewerker").
-    if (negatingStop(wording) && !machineClauses.has(clause)) {
-      const ends = read.firstNegationEnd.get(clause) ?? new Map<string, number>();
-      read.firstNegationEnd.set(clause, ends.set('*', Math.min(ends.get('*') ?? Infinity, wording.start + 1)));
-    }
+    if (negatingStop(wording) && !machineClauses.has(clause)) negationEndsAt(clause, '*', wording.start + 1);
     if (role === 'want' || role === 'askFor') read.wantedAt.add(wording.start);
+    if (REQUESTING.has(role)) read.requestingLanguages.set(clause, (read.requestingLanguages.get(clause) ?? new Set()).add(wording.phrase.language));
     if (role !== 'notPerson') continue;
     for (let unit = wording.start; unit < wording.end; unit++) {
       const covering = read.noPersonAt.get(unit) ?? [];

@@ -154,7 +154,6 @@ const NOT_ACTS = [
   'bye bye plastic packaging?',
   'I see. What a terrible war !',
   'human guinea pig',
-  'thanks for the quick delivery, the shoes fit',
   'hi, my order ZX-123 has not arrived',
   'perfect, and when does it ship?',
   'ok, but the size is wrong',
@@ -522,6 +521,29 @@ describe('recognizing conversation acts', () => {
     const notRequests = ['is this a bot or a real person?', 'am I talking to a human or a bot?', 'is there a human size chart or just the bot?', 'ik praat niet met een medewerker, maar met mijn buurman'];
     expect(notReadAs(null, notRequests)).toEqual([]);
     expect(['m(_ _)m', 'okok'].map((text) => actOf(text))).toEqual(['acknowledgement', 'acknowledgement']);
+  });
+
+  it('reads praise the small-talk model is all but sure of as small talk unless a contrast turns it, and requests for departments, callbacks asked of someone and bare slang', () => {
+    // Each a question at 8cdec88: most of it is praise in the customer's words, with no praise closing it.
+    expect(actOf('thanks for the quick delivery, the shoes fit')).toBe('thanks');
+    expect(notReadAs('acknowledgement', ['Super Laden, die Schuhe sind top verarbeitet!', 'parcel came a day early, you guys rock'])).toEqual([]);
+    // "but", "aber", "但是", "mas" turn the praise to a matter; a complaint stays one.
+    const complaints = ['Great shop, but the box was damaged', 'super laden, aber das paket war kaputt', '鞋子很好穿，但是尺码小了', 'Amei o perfume, mas veio errado', 'great service, my package came crushed'];
+    expect(notReadAs(null, complaints)).toEqual([]);
+    const requests = [
+      'mi mettete in contatto col reparto resi?',
+      'me pasas con facturacion?',
+      "Pouvez-vous demander à quelqu'un de me téléphoner pour ma commande de livres ?",
+      'pouvez vous m envoyer un mail quand un agent sera dispo',
+      'un agent humain est dispo ?',
+      'Kann mich bitte jemand von Ihnen telefonisch beraten wegen der Matratze?',
+      'ich will keinen bot',
+      '人間出して',
+      'おぺれーたー',
+      '转仁工',
+    ];
+    expect(notReadAs('ask_for_person', requests)).toEqual([]);
+    expect(notReadAs(null, ["pouvez-vous m'envoyer la facture ?", 'vous pouvez me dire où est mon colis ?'])).toEqual([]);
   });
 
   it('finds a request for a person at the start or the end of a long message', () => {

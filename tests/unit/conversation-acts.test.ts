@@ -546,6 +546,16 @@ describe('recognizing conversation acts', () => {
     expect(notReadAs(null, ["pouvez-vous m'envoyer la facture ?", 'vous pouvez me dire où est mon colis ?'])).toEqual([]);
   });
 
+  it('ends a negation at a space between Chinese characters unless it stands right before it, and lets a bot, "there" or "is there" stand in praise', () => {
+    // "不太会用手机" (not good with phones) is a thought of its own; "不用 找人工了" still turns the person away.
+    const requests = ['你好 我年纪大了不太会用手机 能不能找个人打电话给我 我订的书还没到 谢谢', '我的鞋尺码发错了 问了好几次都没人理 能不能打电话给我'];
+    expect(notReadAs('ask_for_person', requests)).toEqual([]);
+    expect(notReadAs(null, ['不用 找人工了 谢谢', '我不要 人工客服', '人工客服 几点上班'])).toEqual([]);
+    // "boots" folds to "bots", "da" is "there", "ya" is French "there is": none of them asks for anything in praise.
+    const praise = ['wow the delivery was super fast and the boots are gorgeous 😍', 'Wahnsinn, Sonntag bestellt und Montag schon da. Top!', 'Listo, ya está todo solucionado. Gracias y chao', '丁寧に対応していただきありがとうございました。良い夜を！'];
+    expect(praise.map((text) => actOf(text) !== null && actOf(text) !== 'ask_for_person')).toEqual([true, true, true, true]);
+  });
+
   it('finds a request for a person at the start or the end of a long message', () => {
     const complaint = 'The parcel came late and the box was wet. '.repeat(100);
     expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');

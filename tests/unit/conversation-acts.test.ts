@@ -556,6 +556,18 @@ describe('recognizing conversation acts', () => {
     expect(praise.map((text) => actOf(text) !== null && actOf(text) !== 'ask_for_person')).toEqual([true, true, true, true]);
   });
 
+  it('lets a request typed on after a problem escape its negation, a refused bot stand beside a person alone, and "what" follow being reached', () => {
+    const requests = [
+      "bonjour jai commandé des baskets en 40 recu du 42 et le formulaire de retour marche pas pouvez vous me passer quelqu'un du service retour",
+      'mensch bitte kein bot',
+      'Kann mich bitte jemand anrufen und mir erklären, was ich tun muss?',
+    ];
+    expect(notReadAs('ask_for_person', requests)).toEqual([]);
+    // The negation after the asking still turns the request around; "what" with nobody reached still asks.
+    const notRequests = ['je ne peux pas parler à un humain', 'ich kann nicht mit einem Mitarbeiter sprechen', 'wer hat mich angerufen und was wollte er?', 'hat mich jemand angerufen? was wollte er?'];
+    expect(notReadAs(null, notRequests)).toEqual([]);
+  });
+
   it('finds a request for a person at the start or the end of a long message', () => {
     const complaint = 'The parcel came late and the box was wet. '.repeat(100);
     expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');

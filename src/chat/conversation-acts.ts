@@ -1432,9 +1432,9 @@ function clauseNumbers(units: readonly Unit[]): number[] {
 
 /**
  * Each unit's negation scope: its clause, also ended by a space between two characters of an
- * unspaced script, and by a wording of asking for that starts after a negation, as a request
- * typed on after a problem does ("le formulaire marche pas pouvez vous me passer quelqu'un";
- * "je ne peux pas parler à un humain" keeps its "pas" after "peux").
+ * unspaced script, and by each wording of asking for, so that a negation before one does not reach
+ * the request typed on after a problem ("le formulaire marche pas pouvez vous me passer
+ * quelqu'un"); "je ne peux pas parler à un humain" keeps the "pas" after its "peux".
  */
 function negationScopes(units: readonly Unit[], askingStarts: ReadonlySet<number>): number[] {
   let scope = 0;
@@ -1769,10 +1769,11 @@ function readWordings(units: readonly Unit[], found: readonly Found[], clauseOf:
   const cover = (wording: Found) => {
     for (let unit = wording.start; unit < wording.end; unit++) asking.add(unit);
   };
+  const negationEnds = new Set(found.filter((wording) => wording.phrase.role === 'negation').map((wording) => wording.end));
   for (const wording of found) {
     if (ONLY_ASKING_ROLES.has(wording.phrase.role)) cover(wording);
     else if (wording.phrase.role === 'negation' && machineStarts.has(wording.end)) cover(wording);
-    else if (wording.phrase.role === 'machine' && found.some((other) => other.phrase.role === 'negation' && other.end === wording.start)) cover(wording);
+    else if (wording.phrase.role === 'machine' && negationEnds.has(wording.start)) cover(wording);
   }
   const notOnlyAsking = new Set<number>();
   clauseOf.forEach((clause, unit) => {

@@ -126,7 +126,7 @@ const NEUTRAL: LanguageWordings = {
   acknowledgement: ['ok', 'okay', 'okey', 'oki', 'okk', 'okok', 'k', 'kk', 'super', 'top', 'okidoki', '👍', '👌', '🆗', '✅', '🙂👍'],
   thanks: ['🙏', '🙇', '🌹'],
   greeting: ['👋'],
-  smallTalkFillers: ['😊', '🙂', '😅', '😆', '🤣', '😂', '😘', '😀', '😃', '😄', '😁', '☺', '❤', '♥', '😉', '🤗', '🥰', '😍', '🙌', 'xd', 'xx', 'xo', 'xoxo'],
+  smallTalkFillers: ['😊', '🙂', '😅', '😆', '🤣', '😂', '😘', '😀', '😃', '😄', '😁', '☺', '❤', '♥', '😉', '🤗', '🥰', '😍', '🙌', 'xd', 'xx', 'xo', 'xoxo', '👏'],
   personFillers: [],
     machine: ['bot', 'bots', 'chatbot', 'chat bot', 'robot'],
 };
@@ -144,14 +144,14 @@ const WORDINGS: Record<string, LanguageWordings> = {
     acknowledgement: ['alright', 'all right', 'got it', 'gotcha', 'perfect', 'great', 'cool', 'nice', 'fine', 'good', 'sounds good', 'understood', 'noted', 'i see', 'sure', 'awesome', 'excellent', 'wonderful', 'fantastic', 'brilliant', 'lovely', 'ok cool', 'makes sense', 'that helps', 'that helped', 'very helpful', 'helpful', 'great help', 'no problem', 'np', 'all good', 'fair enough', 'will do', 'okay then', 'ok then', 'amazing', 'thats great', 'thats perfect', 'that is great', 'that is perfect', 'great stuff', 'roger', 'cool beans', 'a great help', 'a big help', 'a lifesaver', 'really helpful', 'so helpful', 'super helpful', 'okie dokie', 'okey dokey', 'okie', 'nice one', 'good one', 'great service', 'awesome service', 'excellent service', 'amazing service', 'top service', 'super service', 'good service', 'nice service', 'brilliant service', 'the best', 'you guys are the best', 'you are the best', 'youre the best', 'love your shop', 'solved', 'sorted', 'all sorted', 'problem solved', 'it works now', 'works now', 'resolved', 'all fixed', 'fixed it', 'its working now', 'love ur shop', 'love your store', 'love ur store', 'highly recommend', 'would recommend', 'recommended', 'you rock', 'you guys rock', 'great shop', 'great store', 'great website', 'alrighty', 'alrighty then'],
     praise: ['well done', 'kudos', 'great job', 'bravo', 'hats off', 'five stars', '5 stars', 'love it', '10/10', 'keep it up', 'keep up the good work'],
     smallTalkFillers: ['so much', 'very much', 'a lot', 'again', 'you', 'u', 'there', 'all', 'everyone', 'guys', 'team', 'folks', 'for your help', 'for the help', 'for helping', 'for that', 'for the info', 'for the information', 'for your time', 'for the answer', 'for the quick answer', 'for the reply', 'for the quick reply', 'for your reply', 'for the fast reply', 'for the response', 'for your response', 'for the quick response', 'for everything', 'a ton', 'a bunch', 'heaps', 'loads', 'oh', 'ah', 'haha', 'hehe', 'lol', 'and', 'so', 'really', 'just', 'well', 'very', 'indeed', 'mate', 'buddy', 'dear', 'sir', 'madam', 'too', 'also', 'both', 'kindly', 'much', 'wow', 'yay', 'oh ok', 'in advance', 'for now', 'btw', 'once again', 'youve been', 'you have been', 'you were', 'you are', 'youre', 'that was', 'this was', 'no', 'nope', 'thats', 'that is', 'you guys are', 'honestly', 'as always', 'as usual', 'as ever', 'love the shoes', 'hope ur having a good day', 'hope youre having a good day', 'hope you are having a good day', 'always fast delivery', 'fast delivery', 'always quick delivery', 'love', 'love it', 'i love', 'loving', 'the shop', 'your shop', 'this shop', 'shop', 'store', 'the store', 'your store', 'website', 'the website', 'your website', 'the new website', 'new website', 'the site', 'your site', 'collection', 'the new collection', 'new collection', 'your products', 'the products', 'products'],
-    person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one', 'live human', 'a human', 'real one', 'customer service rep', 'customer service agent', 'customer service representative', 'support person', 'actual human', 'member of staff', 'member of your staff', 'member of your team', 'team member', 'anyone human', 'anybody human', 'someone human', 'somebody human', 'returns department', 'billing department', 'accounts department', 'complaints department', 'returns team', 'billing team', 'owner', 'shop owner', 'store owner', 'someone on the phone', 'somebody on the phone', 'accounts team', 'accounting', 'finance team', 'billing dept', 'returns dept', 'complaints team', 'management', 'customer relations', 'someone higher up', 'someone in charge', 'superior', 'someone from billing', 'someone from returns', 'someone from accounts', 'someone in billing', 'someone in returns', 'anybody real', 'anyone real', 'humn', 'hooman', 'huamn', 'humna'],
+    person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one', 'live human', 'a human', 'real one', 'customer service rep', 'customer service agent', 'customer service representative', 'support person', 'actual human', 'member of staff', 'member of your staff', 'member of your team', 'team member', 'anyone human', 'anybody human', 'someone human', 'somebody human', 'returns department', 'billing department', 'accounts department', 'complaints department', 'returns team', 'billing team', 'owner', 'shop owner', 'store owner', 'someone on the phone', 'somebody on the phone', 'accounts team', 'accounting', 'finance team', 'billing dept', 'returns dept', 'complaints team', 'management', 'customer relations', 'someone higher up', 'someone in charge', 'superior', 'someone from billing', 'someone from returns', 'someone from accounts', 'someone in billing', 'someone in returns', 'anybody real', 'anyone real', 'humn', 'hooman', 'huamn', 'humna', 'persn'],
     someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague', 'support', 'your team', 'your support', 'your support team', 'your staff', 'staff', 'humans', 'real humans', 'people', 'real people', 'actual people', 'actual humans', 'sum1', 'some1', 'any1', 'someone above you', 'someone higher', 'one of your colleagues', 'one of your team', 'one of your staff', 'one of your people', 'sb', 'smb', 'sb from support'],
     contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak', 'put me in touch', 'get in touch with', 'chat to', 'hand me to', 'hand this over', 'pass this on', 'switch to', 'be connected', 'be transferred', 'transfer to', 'connect to', 'connect with', 'put through to', 'put me on to', 'put me onto', 'put me thru', 'put me thru to', 'transfer me to', 'pass this upwards', 'pass this up', 'escalate it', 'take this over', 'take over this conversation', 'take over this chat', 'take over the chat', 'take it from here', 'connecting me', 'connecting me with', 'connecting me to', 'transferring me', 'transferring me to', 'passing me to', 'discuss', 'discuss this with', 'discuss it with', 'go over this with', 'sort this out with', 'sort it out with'],
     contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with', 'who i can talk to', 'that i can talk to', 'who i can speak to', 'i can talk with', 'to chat with', 'to sort this out', 'to actually sort this out', 'to sort it out'],
     want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me', 'id prefer', 'i would prefer', 'id rather have', 'id want', 'i would want', 'id need', 'need', 'want', 'wanna', 'please get', 'get'],
     askFor: ['can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'can you get', 'can you give me', 'can you', 'could you', 'would you', 'can u', 'is it possible to get', 'any chance of'],
     please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent', 'not a bot', 'not a robot', 'not a machine', 'not an ai', 'instead', 'to help me', 'who can help me', 'immediately', 'i mean', 'i meant', 'or just bots', 'or only bots', 'or just a bot', 'or is it just a bot', 'or just robots', 'who can look at this', 'who can look into this', 'look at this', 'look into this', 'look into it', 'look at it'],
-    personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me', 'there', 'here', 'on here', 'in here', 'on the line', 'on the phone', 'in the chat', 'in chat', 'on chat', 'but', 'rather', 'right now', 'any', 'on this', 'involved', 'above you', 'lol', 'tbh', 'honestly', 'seriously', 'of the shop', 'of the store', 'from the shop', 'from the store', 'rather than here', 'instead of here', 'rather than the bot', 'behind this', 'behind the screen', 'actually', 'real quick', 'quick', 'quickly'],
+    personFillers: ['a', 'an', 'the', 'to', 'real', 'actual', 'live', 'your', 'some', 'just', 'with', 'me', 'there', 'here', 'on here', 'in here', 'on the line', 'on the phone', 'in the chat', 'in chat', 'on chat', 'but', 'rather', 'right now', 'any', 'on this', 'involved', 'above you', 'lol', 'tbh', 'honestly', 'seriously', 'of the shop', 'of the store', 'from the shop', 'from the store', 'rather than here', 'instead of here', 'rather than the bot', 'behind this', 'behind the screen', 'actually', 'real quick', 'quick', 'quickly', 'on the chat'],
     notPerson: ['human resources', 'human error', 'human rights', 'human body', 'human nature', 'human guinea pig', 'in person', 'person who', 'customer service hours', 'agent who', 'personal', 'manager who', 'delivery person', 'delivery agent', 'travel agent', 'user agent', 'estate agent', 'real estate agent', 'insurance agent', 'person to sign', 'someone to sign', 'person to collect', 'someone to collect', 'person to pick', 'someone to pick', 'person to receive', 'someone to receive', 'person to accept', 'someone to accept'],
     articles: true,
     negation: ['not', 'dont', 'do not', 'never', 'no need', 'doesnt', 'didnt', 'wont', 'cant', 'without', 'rather not', 'not talk'],
@@ -220,14 +220,14 @@ const WORDINGS: Record<string, LanguageWordings> = {
     articles: true,
     negation: ['ne', 'pas', 'jamais', 'sans', 'plus', 'non'],
     contactFollowing: ['à qui parler', 'a qui parler', 'avec qui parler', 'à qui je peux parler', 'avec qui je peux parler', 'à qui je pourrais parler', 'avec qui je pourrais echanger', 'avec qui echanger', 'avec qui je pourrais parler', 'avec qui je puisse parler'],
-    askFor: ['puis je avoir', 'je peux avoir', 'pouvez vous me passer', 'est ce que je peux avoir', 'je pourrais avoir', 'vous pouvez', 'pouvez vous', 'tu peux', 'pourriez vous', 'vous pourriez', 'tu pourrais', 'pourrait', 'pourriez', 'pouvez', 'serait il possible', 'serait-il possible', 'est il possible', 'c possible', 'cest possible', 'peut', 'peut il', 'peut-il', 'moyen d avoir', 'ya moyen d avoir', 'y a moyen d avoir'],
+    askFor: ['puis je avoir', 'je peux avoir', 'pouvez vous me passer', 'est ce que je peux avoir', 'je pourrais avoir', 'vous pouvez', 'pouvez vous', 'tu peux', 'pourriez vous', 'vous pourriez', 'tu pourrais', 'pourrait', 'pourriez', 'pouvez', 'serait il possible', 'serait-il possible', 'est il possible', 'c possible', 'cest possible', 'peut', 'peut il', 'peut-il', 'moyen d avoir', 'ya moyen d avoir', 'y a moyen d avoir', 'y a moyen d\'avoir', 'moyen d\'avoir', 'ya moyen d\'avoir'],
     exists: ['y a t il', 'y a til', 'il y a', 'y a', 'ya', 'avez vous', 'est ce quil y a', 'y aurait il'],
     available: ['disponible', 'dispo', 'en ligne', 'là', 'est dispo', 'est disponible', 'est en ligne', 'serait dispo', 'sera dispo'],
     callback: ['me rappeler', 'rappelez moi', 'rappelle moi', 'rappelé', 'rappelée', 'me recontacter', 'me contacter', 'mappeler', 'mappelle', 'rappel', 'un rappel', 'me téléphoner', 'être rappelé', 'être rappelée', 'être recontacté', 'être recontactée', 'menvoyer un mail', 'menvoyer un email', 'menvoyer un mel', 'menvoyer un message', 'mecrire', 'me joindre', 'ecrivez moi', 'ecris moi', 'appelez moi', 'appelle moi', 'contactez moi', 'envoyez moi un mail', 'envoyez moi un email', 'me répondre par mail', 'menvoyer un texto', 'menvoyer un sms', 'faites remonter', 'faire remonter', 'escaladez', 'envoyez moi un sms', 'envoyez moi un texto', 'rappelez moi svp', 'être mis en relation', 'etre mis en relation', 'être mise en relation', 'etre mise en relation', 'envoyez moi plutot un mail', 'envoyez moi plutôt un mail', 'envoyez-moi un mail', 'escalader mon dossier', 'escalader ma demande', 'escalader le dossier', 'escalader ma réclamation', 'me faire rappeler', 'me texter', 'texte moi', 'menvoie un sms', 'menvoie un mail', 'mecrive', 'me contacte', 'me rappelle', 'me téléphone', 'de me téléphoner', 'de me rappeler', 'de me contacter', 'lappeler', 'la rappeler', 'le rappeler', 'faites moi rappeler', 'faites-moi rappeler'],
     machine: ['robot', 'le robot', 'au robot', 'chatbot', 'ia', 'machine', 'une machine', 'un robot', 'bot'],
     alternative: ['ou'],
     stop: ['stop', 'arrête', 'arrêtez', 'assez', 'assez de', 'marre', 'marre du', 'marre de', 'ras le bol', 'fini', 'pas envie de', "j'ai pas envie de", "je n'ai pas envie de", 'parle pas à', 'parle pas avec', 'je parle pas à', 'pas envie de causer avec', 'causer avec'],
-    channel: ['par mail', 'par email', 'par e-mail', 'par téléphone', 'par tel', 'par écrit', 'par sms', 'au', 'sur le', 'mon numéro', 'mon numéro est', 'demain', "aujourd'hui", 'plus tard', 'demain matin', 'ce soir', 'cet après midi', 'dans la journée'],
+    channel: ['par mail', 'par email', 'par e-mail', 'par téléphone', 'par tel', 'par écrit', 'par sms', 'au', 'sur le', 'mon numéro', 'mon numéro est', 'demain', "aujourd'hui", 'plus tard', 'demain matin', 'ce soir', 'cet après midi', 'dans la journée', 'au tel', 'au téléphone', 'au telephone'],
     topic: ['au sujet de', 'au sujet du', 'au sujet des', 'concernant', 'à propos de', 'à propos du', 'pour', 'rapport à'],
     me: ['me', 'm', 'moi'],
     reachOut: ['appeler', 'téléphoner', 'écrire', 'envoyer un mail', 'envoyer un email', 'envoyer un e-mail', 'par téléphone', 'par mail', 'par email', 'par e-mail', 'par sms', 'envoyer un texto', 'envoyer un sms', 'texto'],
@@ -287,7 +287,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     askFor: ['posso avere', 'mi date', 'mi dai', 'potrei avere', 'posso', 'potete', 'può', 'puo', 'potreste', 'potrebbe', 'potresti', 'sarebbe possibile', 'è possibile', 'e possibile', 'è possibile'],
     exists: ['ce', 'c è', 'ci sono', 'avete'],
     available: ['disponibile', 'disponibili', 'online', 'in linea', 'libero'],
-    callback: ['ricontattato', 'ricontattata', 'ricontattarmi', 'richiamato', 'richiamata', 'richiamarmi', 'mi richiami', 'mi richiamate', 'chiamarmi', 'mi chiami', 'mi chiamate', 'contattarmi', 'mi contatti', 'mi contattate', 'farmi richiamare', 'una chiamata', 'essere richiamato', 'essere richiamata', 'essere ricontattato', 'essere ricontattata', 'fatemi richiamare', 'fammi richiamare', 'richiamatemi', 'richiamami', 'fatemi chiamare', 'fammi chiamare', 'scrivetemi', 'scrivimi', 'mandatemi una mail', 'mandami una mail', 'mi scrivete', 'mi scrivi', 'mi scriva', 'mi mandate un sms', 'mandatemi un sms', 'chiamatemi', 'chiamami', 'telefonatemi', 'telefonami', 'contattatemi', 'contattami', 'mandatemi un messaggio', 'scrivetemi su whatsapp', 'far contattare', 'farmi contattare', 'mi fate contattare', 'mi contattasse', 'mi contattassero', 'mi contattino', 'essere contattato', 'essere contattata', 'essere contattati', 'essere richiamati', 'telefonarmi', 'mi telefoni', 'mi telefona', 'mi telefonate', 'fare uno squillo', 'farmi uno squillo', 'mi contatta', 'mi fate scrivere', 'fatemi scrivere', 'mi fate chiamare', 'mi fate richiamare', 'mi fate ricontattare', 'fatemi ricontattare', 'chiamare lei', 'chiamarla', 'chiamarlo', 'telefonarle', 'telefonargli', 'scalate la mia pratica', 'scalare la mia pratica', 'scalate la pratica', 'scalate', 'mi segua al telefono', 'mi seguisse al telefono', 'mi può chiamare', 'mi potete chiamare', 'farmi richiamare da', 'rispondermi', 'rispondetemi', 'mi risponda', 'mi rispondiate', 'mi seguisse', 'mi segua', 'farmi scrivere', 'mi richiamasse', 'mi richiamassero', 'mi chiama', 'scrivermi', 'scrivermi una mail', 'mi telefonasse', 'mi telefonassero', 'mi chiamasse', 'mi chiamassero', 'mi chiamate voi', 'mandarmi una mail'],
+    callback: ['ricontattato', 'ricontattata', 'ricontattarmi', 'richiamato', 'richiamata', 'richiamarmi', 'mi richiami', 'mi richiamate', 'chiamarmi', 'mi chiami', 'mi chiamate', 'contattarmi', 'mi contatti', 'mi contattate', 'farmi richiamare', 'una chiamata', 'essere richiamato', 'essere richiamata', 'essere ricontattato', 'essere ricontattata', 'fatemi richiamare', 'fammi richiamare', 'richiamatemi', 'richiamami', 'fatemi chiamare', 'fammi chiamare', 'scrivetemi', 'scrivimi', 'mandatemi una mail', 'mandami una mail', 'mi scrivete', 'mi scrivi', 'mi scriva', 'mi mandate un sms', 'mandatemi un sms', 'chiamatemi', 'chiamami', 'telefonatemi', 'telefonami', 'contattatemi', 'contattami', 'mandatemi un messaggio', 'scrivetemi su whatsapp', 'far contattare', 'farmi contattare', 'mi fate contattare', 'mi contattasse', 'mi contattassero', 'mi contattino', 'essere contattato', 'essere contattata', 'essere contattati', 'essere richiamati', 'telefonarmi', 'mi telefoni', 'mi telefona', 'mi telefonate', 'fare uno squillo', 'farmi uno squillo', 'mi contatta', 'mi fate scrivere', 'fatemi scrivere', 'mi fate chiamare', 'mi fate richiamare', 'mi fate ricontattare', 'fatemi ricontattare', 'chiamare lei', 'chiamarla', 'chiamarlo', 'telefonarle', 'telefonargli', 'scalate la mia pratica', 'scalare la mia pratica', 'scalate la pratica', 'scalate', 'mi segua al telefono', 'mi seguisse al telefono', 'mi può chiamare', 'mi potete chiamare', 'farmi richiamare da', 'rispondermi', 'rispondetemi', 'mi risponda', 'mi rispondiate', 'mi seguisse', 'mi segua', 'farmi scrivere', 'mi richiamasse', 'mi richiamassero', 'mi chiama', 'scrivermi', 'scrivermi una mail', 'mi telefonasse', 'mi telefonassero', 'mi chiamasse', 'mi chiamassero', 'mi chiamate voi', 'mandarmi una mail', 'mandami un sms', 'mandami un messaggio', 'mandami un whatsapp', 'mandatemi un whatsapp', 'scrivimi su whatsapp'],
     machine: ['robot', 'il robot', 'bot', 'chatbot', 'macchina', 'una macchina', 'ia', 'risponditore automatico'],
     alternative: ['o'],
     stop: ['basta', 'basta con', 'stop', 'smettila', 'smettetela', 'non ne posso più di', 'non mi va di', 'non ho voglia di', 'non parlo con', 'non voglio parlare con'],
@@ -353,12 +353,12 @@ const WORDINGS: Record<string, LanguageWordings> = {
     askFor: ['pode me passar', 'pode chamar', 'me arruma', 'posso ter', 'podem', 'pode', 'poderia', 'poderiam', 'vocês podem', 'você pode', 'tem como', 'teria como', 'há como', 'vcs podem', 'vc pode', 'voces podem', 'voce pode'],
     exists: ['tem', 'há', 'ha', 'existe', 'vocês têm', 'voces tem'],
     available: ['disponível', 'disponivel', 'online', 'aí'],
-    callback: ['me ligar', 'me liga', 'me ligue', 'me liguem', 'me ligarem', 'retornar a ligação', 'me retornar', 'me retorna', 'me contatar', 'me contate', 'me contatem', 'entrar em contato comigo', 'entre em contato comigo', 'uma ligação', 'me ligar de volta', 'me liga de volta', 'me ligue de volta', 'me liguem de volta', 'ligar de volta', 'me manda um email', 'me mande um email', 'me mandem um email', 'me escreve', 'me escreva', 'me escrevam', 'me manda sms', 'me mandem sms', 'me manda mensagem', 'me mandem mensagem', 'escalar isso', 'escalem isso', 'escalonar', 'escalem', 'escalassem', 'escalar meu caso', 'escala isso', 'liguem-me', 'ligue-me', 'me chama no zap', 'me chama no whatsapp', 'me manda um whatsapp', 'me manda mensagem no zap', 'me manda uma mensagem', 'me mande uma mensagem', 'me mandem uma mensagem', 'manda uma mensagem', 'me telefonar', 'me telefone', 'me telefonem', 'entra em contato comigo', 'entrem em contato comigo', 'ser contatado', 'ser contatada', 'ser contactado', 'ser contactada', 'ser transferido', 'ser transferida', 'me chama no whats', 'manda msg', 'me manda msg', 'manda msg no meu zap', 'me manda um zap', 'manda um zap', 'me manda zap', 'ligar pra ela', 'ligar pra ele', 'ligar para ela', 'ligar para ele', 'escalar essa reclamação', 'escalar minha reclamação', 'escalar esse caso', 'me ligassem', 'me ligasse', 'me ligassem de volta', 'me atendesse por telefone', 'me chamar no whats', 'me chamar no zap', 'mandar uma mensagem no zap', 'alguém me ligar', 'alguem me ligar', 'me retornarem', 'me retornarem a ligação', 'retornarem a ligação', 'seja escalado', 'seja escalada', 'me manda um whats', 'me mande um whats', 'escalona isso', 'escalonar isso', 'escalona', 'me chamem no whats', 'me chamem no zap', 'me telefonasse', 'me contactasse', 'me contatasse'],
+    callback: ['me ligar', 'me liga', 'me ligue', 'me liguem', 'me ligarem', 'retornar a ligação', 'me retornar', 'me retorna', 'me contatar', 'me contate', 'me contatem', 'entrar em contato comigo', 'entre em contato comigo', 'uma ligação', 'me ligar de volta', 'me liga de volta', 'me ligue de volta', 'me liguem de volta', 'ligar de volta', 'me manda um email', 'me mande um email', 'me mandem um email', 'me escreve', 'me escreva', 'me escrevam', 'me manda sms', 'me mandem sms', 'me manda mensagem', 'me mandem mensagem', 'escalar isso', 'escalem isso', 'escalonar', 'escalem', 'escalassem', 'escalar meu caso', 'escala isso', 'liguem-me', 'ligue-me', 'me chama no zap', 'me chama no whatsapp', 'me manda um whatsapp', 'me manda mensagem no zap', 'me manda uma mensagem', 'me mande uma mensagem', 'me mandem uma mensagem', 'manda uma mensagem', 'me telefonar', 'me telefone', 'me telefonem', 'entra em contato comigo', 'entrem em contato comigo', 'ser contatado', 'ser contatada', 'ser contactado', 'ser contactada', 'ser transferido', 'ser transferida', 'me chama no whats', 'manda msg', 'me manda msg', 'manda msg no meu zap', 'me manda um zap', 'manda um zap', 'me manda zap', 'ligar pra ela', 'ligar pra ele', 'ligar para ela', 'ligar para ele', 'escalar essa reclamação', 'escalar minha reclamação', 'escalar esse caso', 'me ligassem', 'me ligasse', 'me ligassem de volta', 'me atendesse por telefone', 'me chamar no whats', 'me chamar no zap', 'mandar uma mensagem no zap', 'alguém me ligar', 'alguem me ligar', 'me retornarem', 'me retornarem a ligação', 'retornarem a ligação', 'seja escalado', 'seja escalada', 'me manda um whats', 'me mande um whats', 'escalona isso', 'escalonar isso', 'escalona', 'me chamem no whats', 'me chamem no zap', 'me telefonasse', 'me contactasse', 'me contatasse', 'entrasse em contato comigo', 'entrassem em contato comigo', 'entrar em contato cmg'],
     machine: ['robô', 'robo', 'o robô', 'esse robô', 'bot', 'chatbot', 'máquina', 'maquina', 'ia', 'atendimento automático'],
     alternative: ['ou'],
     stop: ['para com', 'pare com', 'chega de', 'chega', 'stop', 'cansei de', 'cansei do', 'não aguento mais', 'não falo com', 'nao falo com', 'não converso com', 'não quero conversar com', 'nao quero conversar com'],
-    me: ['me'],
-    reachOut: ['mandar um email', 'mandar um e-mail', 'mandar email', 'enviar um email', 'enviar um e-mail', 'escrever', 'ligar', 'retornar', 'contatar', 'mandar mensagem', 'mandar uma mensagem', 'mandar sms', 'mandar um sms', 'mandar whatsapp', 'telefonar', 'entrar em contato', 'entre em contato'],
+    me: ['me', 'comigo', 'cmg'],
+    reachOut: ['mandar um email', 'mandar um e-mail', 'mandar email', 'enviar um email', 'enviar um e-mail', 'escrever', 'ligar', 'retornar', 'contatar', 'mandar mensagem', 'mandar uma mensagem', 'mandar sms', 'mandar um sms', 'mandar whatsapp', 'telefonar', 'entrar em contato', 'entre em contato', 'entrasse em contato', 'entrassem em contato', 'entrem em contato', 'entra em contato'],
     channel: ['por email', 'por e-mail', 'por telefone', 'pelo whatsapp', 'no whatsapp', 'no número', 'meu número é', 'meu numero', 'amanhã', 'hoje', 'mais tarde', 'no meu zap', 'no zap', 'no meu whatsapp', 'hoje à tarde', 'hoje a tarde', 'amanhã de manhã'],
     topic: ['sobre', 'a respeito de', 'referente a', 'referente ao', 'pra', 'para', 'por causa de', 'por causa da', 'por causa do'],
     asksHow: ['como', 'quando', 'onde', 'que horas', 'a que horas', 'até que horas'],
@@ -386,12 +386,12 @@ const WORDINGS: Record<string, LanguageWordings> = {
     askFor: ['czy mogę', 'czy moge', 'mogę', 'moge', 'można', 'mozna', 'może', 'mógłby', 'mogłaby', 'mogliby', 'czy może', 'czy mógłby', 'czy mogłaby', 'czy mogą', 'możecie', 'mozecie', 'czy możecie', 'czy mozecie', 'możesz', 'mozesz', 'czy byłaby możliwość', 'czy byłaby mozliwosc', 'czy jest możliwość', 'czy jest mozliwosc'],
     exists: ['czy jest', 'jest', 'czy są', 'są', 'macie', 'czy macie', 'jest dostępny', 'czy jest dostępny', 'jest dostępna', 'jest wolny', 'czy jest wolny'],
     available: ['dostępny', 'dostepny', 'dostępna', 'dostępni', 'online', 'wolny'],
-    callback: ['oddzwoni*', 'oddzwoń*', 'zadzwoń do mnie', 'zadzwońcie do mnie', 'zadzwoni do mnie', 'zadzwonić do mnie', 'skontaktuje się ze mną', 'skontaktować się ze mną', 'skontaktujcie się ze mną', 'kontakt telefoniczny', 'o telefon', 'o kontakt', 'o kontakt telefoniczny', 'o oddzwonienie', 'proszę o telefon', 'prosze o telefon', 'poproszę o telefon', 'poprosze o telefon', 'proszę o kontakt', 'prosze o kontakt', 'proszę o oddzwonienie', 'prosze o oddzwonienie', 'eskalować', 'eskalowac', 'eskalujcie', 'to eskalować', 'zadzwońcie', 'zadzwoń', 'napiszcie do mnie', 'napiszcie mi', 'wyślijcie mi sms', 'wyślijcie smsa', 'się ze mną skontaktuje', 'sie ze mna skontaktuje', 'skontaktował się ze mną', 'skontaktowal sie ze mna', 'skontaktowała się ze mną', 'dostać maila', 'dostac maila', 'o eskalację', 'o eskalacje', 'eskalację', 'eskalacje', 'możecie zadzwonić', 'mozecie zadzwonic', 'możecie napisać', 'mozecie napisac', 'zostać połączony', 'zostac polaczony', 'zostać połączona', 'zostac polaczona', 'proszę o sms', 'prosze o sms', 'oddzwonić', 'oddzwonic', 'to eskalowac i oddzwonic', 'eskalować i oddzwonić', 'do mnie zadzwonić', 'do mnie zadzwonic', 'wyślijcie sms', 'wyslijcie sms', 'ze mną skontaktuje', 'wyslac mi smsa', 'wysłać mi smsa', 'wysłać mi sms', 'wyslac mi sms', 'odezwie się do mnie', 'odezwie sie do mnie', 'odezwał się do mnie'],
+    callback: ['oddzwoni*', 'oddzwoń*', 'zadzwoń do mnie', 'zadzwońcie do mnie', 'zadzwoni do mnie', 'zadzwonić do mnie', 'skontaktuje się ze mną', 'skontaktować się ze mną', 'skontaktujcie się ze mną', 'kontakt telefoniczny', 'o telefon', 'o kontakt', 'o kontakt telefoniczny', 'o oddzwonienie', 'proszę o telefon', 'prosze o telefon', 'poproszę o telefon', 'poprosze o telefon', 'proszę o kontakt', 'prosze o kontakt', 'proszę o oddzwonienie', 'prosze o oddzwonienie', 'eskalować', 'eskalowac', 'eskalujcie', 'to eskalować', 'zadzwońcie', 'zadzwoń', 'napiszcie do mnie', 'napiszcie mi', 'wyślijcie mi sms', 'wyślijcie smsa', 'się ze mną skontaktuje', 'sie ze mna skontaktuje', 'skontaktował się ze mną', 'skontaktowal sie ze mna', 'skontaktowała się ze mną', 'dostać maila', 'dostac maila', 'o eskalację', 'o eskalacje', 'eskalację', 'eskalacje', 'możecie zadzwonić', 'mozecie zadzwonic', 'możecie napisać', 'mozecie napisac', 'zostać połączony', 'zostac polaczony', 'zostać połączona', 'zostac polaczona', 'proszę o sms', 'prosze o sms', 'oddzwonić', 'oddzwonic', 'to eskalowac i oddzwonic', 'eskalować i oddzwonić', 'do mnie zadzwonić', 'do mnie zadzwonic', 'wyślijcie sms', 'wyslijcie sms', 'ze mną skontaktuje', 'wyslac mi smsa', 'wysłać mi smsa', 'wysłać mi sms', 'wyslac mi sms', 'odezwie się do mnie', 'odezwie sie do mnie', 'odezwał się do mnie', 'się ze mną skontaktował', 'sie ze mna skontaktowal', 'się ze mną skontaktowała', 'sie ze mna skontaktowala'],
     machine: ['bot', 'bota', 'botem', 'botowi', 'boty', 'botów', 'robot', 'robota', 'robotem', 'chatbot', 'chatbota', 'chatbotem', 'maszyna', 'maszyną', 'automat', 'automatem', 'sztuczna inteligencja', 'sztuczną inteligencją'],
     alternative: ['czy', 'albo'],
     stop: ['dość', 'dosc', 'mam dość', 'koniec z', 'stop', 'nie chcę z', 'wyłącz', 'nie rozmawiam z', 'nie gadam z', 'nie piszę z', 'nie chcę gadać z', 'nie chce gadac z'],
     me: ['do mnie', 'mnie', 'mi', 'ze mną', 'ze mna', 'napiszcie', 'zadzwońcie', 'oddzwońcie'],
-    reachOut: ['zadzwonić', 'zadzwonic', 'napisać', 'napisac', 'odpisać', 'odpisac', 'wysłać maila', 'wyslac maila', 'przesłać maila', 'oddzwonić', 'oddzwonic', 'skontaktować się', 'skontaktowac sie', 'skontaktować', 'skontaktowac', 'wysłać sms', 'wyslac sms', 'wyslac smsa', 'wysłać smsa', 'zadzwoni*', 'zadzwoń*', 'napisz*', 'odpisz*', 'odpisa*', 'wyślij*', 'wyślecie'],
+    reachOut: ['zadzwonić', 'zadzwonic', 'napisać', 'napisac', 'odpisać', 'odpisac', 'wysłać maila', 'wyslac maila', 'przesłać maila', 'oddzwonić', 'oddzwonic', 'skontaktować się', 'skontaktowac sie', 'skontaktować', 'skontaktowac', 'wysłać sms', 'wyslac sms', 'wyslac smsa', 'wysłać smsa', 'zadzwoni*', 'zadzwoń*', 'napisz*', 'odpisz*', 'odpisa*', 'wyślij*', 'wyślecie', 'skontaktował', 'skontaktowal', 'skontaktowała', 'skontaktowala'],
     channel: ['maila', 'mailem', 'na maila', 'e-maila', 'e-mailem', 'telefonicznie', 'smsa', 'sms', 'na numer', 'mój numer', 'moj numer', 'nr', 'jutro', 'dzisiaj', 'dziś', 'mailowo', 'smsem'],
     topic: ['w sprawie', 'odnośnie', 'co do', 'ws', 'dotyczącej', 'dotyczące', 'dotyczącym', 'bo'],
     asksHow: ['jak', 'kiedy', 'gdzie', 'o której', 'do której'],
@@ -435,7 +435,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     person: ['オペレーター', 'オペレータ', '担当者', '担当の方', '人間', 'スタッフ', '有人対応', 'サポート担当', 'カスタマーサポート', '係の人', '係員', '生身の人', '担当者様', '担当の人', 'オペレーターさん', '人間のスタッフ', '人間のオペレーター', 'サポートの方', 'サポートの人', 'スタッフさん', '窓口の人', '窓口の方', '係の方', '店員', '店員さん', '社員', '社員の方', 'カスタマーサービス', 'お客様窓口', 'お客様センター', '有人チャット', '有人サポート', '有人窓口', '有人のチャット', 'スタッフの方', 'オペレーターの方', 'サポート担当の方', '店員の方', '有人の対応', '人間の対応', '責任者', '上司', '上の人', 'マネージャー', '担当部署', '返品担当', 'オーナー', '店主', '店長', '店長さん', '上の方', '営業の方', 'にんげん', 'たんとうしゃ', 'ningen', 'tantousha', 'tantou no kata', 'operetaa', 'jinkou taiou', 'jinkou', '経理', '経理担当', 'オペさん', '本物の人間', '本当の人間', '本物の人', 'ビューティーアドバイザー', 'アドバイザー', 'アドバイザーの方', 'ゆうじんたいおう', 'yuujin taiou', 'yuujintaiou', 'おぺれーたー', 'おぺれーたーさん', 'ニンゲン', 'お店の方', 'お店の人', '店の方', '店の人', 'おぺれーた', 'すたっふ', 'すたっふさん', 'てんちょう', 'せきにんしゃ', 'かかりのひと', 'チームの方', 'そちらの方', '返品担当の方'],
     someone: ['人', '誰か', 'どなたか', 'hito', 'だれか'],
     // Not "と話す" (to talk with): "人と話すのが苦手です" says talking to people is hard.
-    contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', 'と話がしたい', 'と話せますか', 'と話させて', 'に切り替えて', 'に切り替え', '呼んで', 'に相談したい', 'に変えて', 'に回して', 'を出して', 'に対応してほしい', 'に対応してもらいたい', 'に代わってもらえますか', 'につないでもらえますか', 'に繋いでもらえますか', 'とチャットしたい', 'と直接話したい', 'がいい', 'がいいです', 'にお願いしたい', 'to hanashitai', 'hanashitai', 'にかわって', 'にかわってください', 'とはなしたい', 'ni kawatte', 'よんで', '呼んでください', '引き継いで', 'に引き継いで', '引き継いでもらえますか', 'とお話しできますか', 'とお話し', 'とお話ししたい', 'とお話がしたい', 'とお話しさせて', 'と電話でお話し', '相談したい', 'に直接相談したい', 'に直接相談', 'と話す', 'と話すこと', 'に対応していただけますか', 'に対応していただけ', 'に対応してもらえますか', '対応してもらえませんか', '対応してもらえ'],
+    contact: ['と話したい', 'と話せ', 'と話を', '話したい', 'につないで', 'に繋いで', 'につなげて', 'に繋げて', 'に代わって', 'に変わって', 'に代わってください', 'をお願い', 'お願いします', 'を呼んで', 'と連絡', 'に相談', 'と直接', 'に転送', 'と話がしたい', 'と話せますか', 'と話させて', 'に切り替えて', 'に切り替え', '呼んで', 'に相談したい', 'に変えて', 'に回して', 'を出して', 'に対応してほしい', 'に対応してもらいたい', 'に代わってもらえますか', 'につないでもらえますか', 'に繋いでもらえますか', 'とチャットしたい', 'と直接話したい', 'がいい', 'がいいです', 'にお願いしたい', 'to hanashitai', 'hanashitai', 'にかわって', 'にかわってください', 'とはなしたい', 'ni kawatte', 'よんで', '呼んでください', '引き継いで', 'に引き継いで', '引き継いでもらえますか', 'とお話しできますか', 'とお話し', 'とお話ししたい', 'とお話がしたい', 'とお話しさせて', 'と電話でお話し', '相談したい', 'に直接相談したい', 'に直接相談', 'と話す', 'と話すこと', 'に対応していただけますか', 'に対応していただけ', 'に対応してもらえますか', '対応してもらえませんか', '対応してもらえ', 'が対応して', 'が対応してください', 'が対応してほしい'],
     contactAfter: true,
     notPerson: ['人間関係', '人間工学', '人気', '人数', '個人', '本人', '何人', '一人', '二人', '大人', '他人', '人形', '代わりの人', '別の人'],
     please: ['ください', 'お願いします', 'お願い', 'おねがいします', '今すぐ', 'すぐ', 'です', 'がほしい', 'が欲しい', 'をください', 'してほしい', 'してください', 'をお願いします', 'してもらえますか', 'もらえますか', 'いただけますか', 'できますか', 'にして', 'にしてください', 'にしてほしい', 'ますか', 'ませんか', '出して', '出してください', '出してほしい', 'onegai', 'onegai shimasu', 'onegaishimasu', 'kudasai', 'おねがい', '人出して', '人を出して', '人お願い', '至急', '人出してよ', '出してよ'],
@@ -455,7 +455,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     thanks: ['谢谢', '谢谢你', '谢谢您', '多谢', '感谢', '非常感谢', '感谢您', '太感谢了', '谢啦', '谢了', '3q', '谢谢啦', '十分感谢', '萬分感謝', '謝謝', '多謝', '感謝', '谢谢亲', '感谢感谢', '多谢了', '辛苦了', '辛苦你了', '麻烦你了', '麻烦了', '辛苦啦', '蟹蟹'],
     goodbye: ['再见', '拜拜', '回见', '下次见', '再會', '再見', '晚安', '祝您愉快', '祝你愉快', '先这样', '88', '没有了', '没别的了', '就这些', '就这样', '先这样吧', '回头见', '拜', '晚上愉快', '祝你晚上愉快', '祝你今天愉快', '886', '没别的事了', '没别的事了谢谢'],
     acknowledgement: ['好的', '好', '好吧', '明白', '明白了', '知道了', '了解', '了解了', '收到', '行', '可以', '没问题', '懂了', 'ok的', '嗯', '嗯嗯', '好嘞', '好滴', '清楚了', '太好了', '完美', '好的好的', '好哒', '收到了', '知道啦', 'ok', '可以了', '行吧', '没事了', '没问题了', '明白啦', '服务很棒', '服务很好', '服务不错', '赞一个', '给你点赞', '帮了大忙', '帮了我大忙', '服务真好', '你们服务真好', '服务太好了', '服务超赞', '太贴心了', '服务真不错', '你们服务真不错', '客服好棒', '好棒', '客服小姐姐太贴心了', '真贴心', '解决了', '搞定了', '好了', '已经好了', '可以用了', '你们家发货真快', '发货真快', '给个好评', '不错', '真不错', '真棒', '棒', '很棒', '客服小姐姐好棒', '客服小姐姐真棒', '客服小姐姐太棒了', '小姐姐好棒', '小姐姐真棒', '小姐姐太棒了', '客服真棒'],
-    praise: ['好评', '五星好评', '点赞', '赞', '给你们点赞', '太棒了', '会回购的', '会回购', '推荐'],
+    praise: ['好评', '五星好评', '点赞', '赞', '给你们点赞', '太棒了', '会回购的', '会回购', '推荐', '绝了', '真的绝了'],
     smallTalkFillers: ['你', '您', '了', '啊', '呀', '哦', '噢', '喔', '啦', '嘛', '吧', '呢', '的', '非常', '很', '真', '真的', '那', '那就', '那么', '就', '大家', '亲', '哈哈', '呵呵', '哈', '嗯', '哦哦', '好好', '谢', '你们家', '东西', '你们家东西', '服务', '你们的服务', '商品'],
     person: ['人工', '人工客服', '人工服务', '真人', '真人客服', '客服人员', '工作人员', '客服', '专员', '坐席', '活人', '人工坐席', '客服专员', '客服小姐姐', '客服妹子', '售后', '售后客服', '店家', '掌柜', '老板', '你们的客服', '你们客服', '你们的人工客服', '跟人说话', '和人说话', '跟人聊', '和人聊', '跟人工说话', '找个人', '经理', '主管', '负责人', '领导', '退货部门', '售后部门', '店主', '管事的', '负责的人', 'rengong', 'ren gong', 'rengong kefu', 'zhuan rengong', 'zhuan ren gong', 'kefu', '专人', '專人', '上级', '接线员', 'rgkf', 'rengongkefu', '懂的人', '让个懂的人', 'rg', '财务', '财务那边的人', '财务的人', '团队的人', '你们团队的人', '仁工', '转仁工', '负责批发的同事', '的同事', '在线的客服', '在线客服'],
     // Not "和" or "跟" (with): "和客服说过了" told customer service before; "和真人说话" has its verb.
@@ -1165,11 +1165,13 @@ function personRequestOf(units: readonly Unit[], at: WordingsAt, clauseOf: reado
     // The person's own word is no negation of it (Norwegian "noen" is read "non", French and
     // Italian not), nor is one right after the bot, which it turns away ("봇 싫어요 사람 불러주세요").
     const negatedBefore = (wording: Found, position = wording.start) =>
+      !customerContactAfterWord(wording, units, at) &&
       near.some(
         (other) =>
           other.phrase.role === 'negation' &&
-          other.end <= position &&
-          position - other.end < NEGATION_REACH &&
+          !withoutAWording(other, at) &&
+          // Before it, or holding it ("nie chcę": a want inside its own negation).
+          ((other.end <= position && position - other.end < NEGATION_REACH) || (other !== wording && other.start <= wording.start && other.end >= wording.end && other.end > other.start + 1)) &&
           !(other.start < end && other.end > start) &&
           !near.some((machine) => machine.phrase.role === 'machine' && machine.end === other.start) &&
           isNegation(other, wording, near),
@@ -1208,9 +1210,11 @@ function personRequestOf(units: readonly Unit[], at: WordingsAt, clauseOf: reado
       (wording) => (wording.phrase.role === 'available' || (wording.phrase.role === 'want' && verbLast(wording.phrase))) && sameScriptLanguage(wording),
     );
     if (next && endsClause(units, next.end, at, work)) return askedBy(next);
-    if (phrase.role === 'someone') continue;
-    const want = near.find((other) => (other.phrase.role === 'want' || other.phrase.role === 'askFor') && before(other, WANT_REACH));
+    // Someone only asked for ("can I get someone on the line?"): wanting someone is wanting it to do something ("I need someone to sign for it").
+    const wanted = phrase.role === 'someone' ? ASK_FOR : WANTING;
+    const want = near.find((other) => wanted.has(other.phrase.role) && before(other, WANT_REACH));
     if (want && !negatedBefore(want) && endsClause(units, end, at, work)) return askedBy(want);
+    if (phrase.role === 'someone') continue;
     const exists = near.find(
       (other) => other.phrase.role === 'exists' && sameScriptLanguage(other) && firstAfterFillers(units, other.end, at, work, (wording) => wording === person),
     );
@@ -1335,6 +1339,8 @@ function isNegation(negation: Found, negated: Found, near: readonly Found[]): bo
   return sameWords.some((other) => other.phrase.role === 'negation' && other.phrase.language === negated.phrase.language) || sameWords.every((other) => other.phrase.role === 'negation');
 }
 
+const WANTING: ReadonlySet<Role> = new Set<Role>(['want', 'askFor']);
+const ASK_FOR: ReadonlySet<Role> = new Set<Role>(['askFor']);
 const TURNING_ROLES: ReadonlySet<Role> = new Set<Role>(['contact', 'want', 'askFor']);
 /** The one-word negations of every language ("not", "nicht", "geen"). */
 const NEGATION_WORDS: ReadonlySet<string> = new Set([...INDEX.values()].flat().flatMap((phrase) => (phrase.role === 'negation' && phrase.words.length === 1 ? phrase.words : [])));
@@ -1432,9 +1438,10 @@ function clauseNumbers(units: readonly Unit[]): number[] {
 
 /**
  * Each unit's negation scope: its clause, also ended by a space between two characters of an
- * unspaced script, and by each wording of asking for, so that a negation before one does not reach
- * the request typed on after a problem ("le formulaire marche pas pouvez vous me passer
- * quelqu'un"); "je ne peux pas parler à un humain" keeps the "pas" after its "peux".
+ * unspaced script, and by each wording of asking for or of putting the customer through after a
+ * word no wording holds, so that a negation before one does not reach the request typed on after
+ * a problem ("le formulaire marche pas pouvez vous me passer quelqu'un", "el formulario no
+ * funciona pásame con alguien"); "je ne peux pas parler à un humain" keeps the "pas" after its "peux".
  */
 function negationScopes(units: readonly Unit[], askingStarts: ReadonlySet<number>): number[] {
   let scope = 0;
@@ -1569,8 +1576,9 @@ function learnedRequestOf(text: string, units: readonly Unit[], at: WordingsAt, 
  * person or someone named and no bot ("mail me, I can't chat now" turns the chat away).
  *
  * Failing those, a wider anchor: a person, someone being reached or asked for alone in a clause
- * ("mensch bitte"), or a way of being reached with the customer named (not "Call +1 555 123 4567"
- * after a complaint), anywhere, not negated, in a message that asks no what, who, which, why or
+ * ("mensch bitte"), someone with a medium in its clause ("どなたか電話で…教えていただけませんか",
+ * "telefonisch met iemand doornemen"), or a way of being reached with the customer named (not
+ * "Call +1 555 123 4567" after a complaint), anywhere, not negated, in a message that asks no what, who, which, why or
  * how many ("voglio parlare cn qualcuno"; not "¿Quién interpretó a la compañera…?"; "who" right
  * after a person starts a relative clause and asks nothing), and, when it ends in "?", names the
  * customer and a person or someone asked for ("mi trasferisci a un collega?"). A negation or a
@@ -1584,7 +1592,7 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
   const found = at.flatMap((here) => here ?? []);
   work.steps += found.length;
   if (found.some((wording) => wording.phrase.role === 'asksWhether')) return undefined;
-  const read = readWordings(units, found, clauseOf);
+  const read = readWordings(units, found, at, clauseOf);
   const inClause = (wording: Found, role: Role) => read.rolesByClause.get(clauseOf[wording.start]!)?.has(role) ?? false;
   // A negation before it in its clause, in its language or in none other; a negated bot ("别机器人了") is no negation of the person.
   const negated = (wording: Found) => {
@@ -1617,7 +1625,9 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
   const askingFor = found.some((wording) => ASKING_FOR.has(wording.phrase.role));
   // Asking for someone, or whether one is free, in a wording's own language: English "will" is Dutch "wil" (want).
   const askingForIn = new Set(found.filter((wording) => ASKING_FOR.has(wording.phrase.role) || wording.phrase.role === 'available').map((wording) => wording.phrase.language));
-  const asksHowOf = (anchor: Found) => found.some((other) => other.phrase.role === 'asksHow' && asks(other, anchor) && !afterReachingOut(other));
+  // Not one inside a longer wording of asking for ("tem como", is there a way: "Tem como um colega … me atender?").
+  const insideLonger = (other: Found) => found.some((longer) => longer.start < other.start && longer.end > other.start);
+  const asksHowOf = (anchor: Found) => found.some((other) => other.phrase.role === 'asksHow' && asks(other, anchor) && !afterReachingOut(other) && !insideLonger(other));
   const anchor = found.find((wording) => {
     switch (wording.phrase.role) {
       case 'person':
@@ -1644,7 +1654,7 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
       !coveredAsNoPerson(wording) &&
       !toldOf(wording) &&
       !(wording.phrase.role === 'contact' && wantedToo(wording)) &&
-      (wording.phrase.role !== 'someone' || alone(wording) || [...REACHED].some((role) => inClause(wording, role))) &&
+      (wording.phrase.role !== 'someone' || alone(wording) || [...REACHED].some((role) => inClause(wording, role)) || read.mediumClauses.has(clauseOf[wording.start]!)) &&
       (wording.phrase.role !== 'reachOut' || inClause(wording, 'me')),
   );
   if (!wide || asksHowOf(wide)) return undefined;
@@ -1720,6 +1730,43 @@ function endOfFillers(from: number, at: WordingsAt): number {
 
 const FILLER_OR_PLEASE: ReadonlySet<Role> = new Set<Role>(['personFiller', 'please']);
 
+/** The one-word "me" of each language ("me", "mi", "mich"). */
+const ME_WORDS = new Map<string, Set<string>>();
+for (const phrase of [...INDEX.values()].flat()) {
+  if (phrase.role === 'me' && phrase.words.length === 1 && phrase.language) ME_WORDS.set(phrase.language, (ME_WORDS.get(phrase.language) ?? new Set()).add(phrase.words[0]!));
+}
+/** The customer written onto the end of a verb ("pásame", "passatemi", "transfira-me" folded). */
+const CLITIC_ME: Readonly<Record<string, string>> = { es: 'me', it: 'mi', pt: 'me' };
+
+/**
+ * True for a wording of contact that names the customer, as an imperative does ("pásame con
+ * alguien", "passatemi qualcuno", "dajcie mi kogoś", "me passa pra alguém"), after a word that is
+ * no wording: a negation before that word negates it, not the request typed on after a problem
+ * ("el formulario no funciona pásame con alguien"; "no quiero hablar con nadie" keeps its "no").
+ */
+function customerContactAfterWord(wording: Found, units: readonly Unit[], at: WordingsAt): boolean {
+  if (wording.phrase.role !== 'contact' || wording.start === 0 || units[wording.start - 1] === CLAUSE || units[wording.start]!.unspaced) return false;
+  const language = wording.phrase.language ?? '';
+  const words = wording.phrase.words;
+  const clitic = CLITIC_ME[language];
+  const namesCustomer = words.some((word) => ME_WORDS.get(language)?.has(word)) || (clitic !== undefined && words.at(-1)!.length > clitic.length + 3 && words.at(-1)!.endsWith(clitic));
+  return namesCustomer && !coveredByWording(at, wording.start - 1);
+}
+
+/** True when some wording covers the unit. */
+function coveredByWording(at: WordingsAt, unit: number): boolean {
+  for (let start = Math.max(0, unit - LONGEST_WORDING + 1); start <= unit; start++) if (at[start]?.some((wording) => wording.end > unit)) return true;
+  return false;
+}
+
+/** "Without": a negation only of what follows it ("sin hablar con nadie"; not "ten czat jest bez sensu dawaj człowieka"). */
+const WITHOUT: ReadonlySet<string> = new Set(['without', 'ohne', 'sans', 'sin', 'senza', 'sem', 'zonder', 'bez', 'utan', 'uden', 'uten', 'без']);
+
+/** True for a "without" with no wording right after it (past fillers): it negates a word no wording holds. */
+function withoutAWording(negation: Found, at: WordingsAt): boolean {
+  return negation.phrase.words.length === 1 && WITHOUT.has(negation.phrase.words[0]!) && !at[endOfFillers(negation.end, at)]?.length;
+}
+
 /** What learnedRequestAnchor asks of a message's wordings, indexed once so that its reading stays linear in them. */
 interface ReadWordings {
   /** The roles each clause holds. */
@@ -1743,6 +1790,16 @@ interface ReadWordings {
   firstReachingOutEnd: Map<number, number>;
   /** Per clause, the languages of its wordings that ask for a person (REQUESTING). */
   requestingLanguages: Map<number, Set<string | null>>;
+  /** The clauses that name a medium the customer is to be reached by ("by phone", "telefonisch", "電話で"). */
+  mediumClauses: Set<number>;
+}
+
+/** The words of a channel that name a medium ("by phone", "per Mail", "電話で"), not a time or a number ("tomorrow", "at 5"). Folded: "whatsap", "coreo". */
+const MEDIUM = /^(?:phone|telephone|tel|telefon\p{L}*|telefone|telefoon|telefonicznie|puhelimitse|\p{L}*mail\p{L}*|mejl|epost|sms\p{L}*|text|whatsap|zap|coreo|ecrit|телефон\p{L}*|почт\p{L}*)$|電話|メール/u;
+
+/** True for a channel that names a medium. */
+function namesMedium(wording: Found): boolean {
+  return wording.phrase.role === 'channel' && (wording.phrase.words.some((word) => MEDIUM.test(word)) || MEDIUM.test(wording.phrase.words.join('')));
 }
 
 /** What a clause that asks only for someone is made of: "Mensch bitte", "Ist da jemand?", "c'è qualcuno di vero lì?", "halo jest ktoś???". */
@@ -1752,16 +1809,17 @@ const ASKING_FOR: ReadonlySet<Role> = new Set<Role>(['askFor', 'want', 'please',
 /** What such a clause must hold besides the person: the asking. */
 const ASKING_ROLES: ReadonlySet<Role> = new Set<Role>(['please', 'exists', 'available']);
 
-function readWordings(units: readonly Unit[], found: readonly Found[], clauseOf: readonly number[]): ReadWordings {
+function readWordings(units: readonly Unit[], found: readonly Found[], at: WordingsAt, clauseOf: readonly number[]): ReadWordings {
   const read: ReadWordings = {
     rolesByClause: new Map(),
-    negationScopeOf: negationScopes(units, new Set(found.filter((wording) => wording.phrase.role === 'askFor').map((wording) => wording.start))),
+    negationScopeOf: negationScopes(units, new Set(found.filter((wording) => wording.phrase.role === 'askFor' || customerContactAfterWord(wording, units, at)).map((wording) => wording.start))),
     firstNegationEnd: new Map(),
     noPersonAt: new Map(),
     wantedAt: new Set(),
     onlyAskingClauses: new Set(),
     firstReachingOutEnd: new Map(),
     requestingLanguages: new Map(),
+    mediumClauses: new Set(found.filter(namesMedium).map((wording) => clauseOf[wording.start]!)),
   };
   const machineStarts = new Set(found.filter((wording) => wording.phrase.role === 'machine').map((wording) => wording.start));
   // Units covered by a wording of ONLY_ASKING_ROLES, or by a bot refused ("kein bot"); a clause is only asking when all its units are ("mensch bitte kein bot").
@@ -1799,7 +1857,7 @@ function readWordings(units: readonly Unit[], found: readonly Found[], clauseOf:
     const roles = read.rolesByClause.get(clause) ?? new Set<Role>();
     read.rolesByClause.set(clause, roles.add(wording.phrase.role));
     const role = wording.phrase.role;
-    if (role === 'negation' && !machineStarts.has(wording.end) && reachBefore.get(wording.start)! <= wording.start) {
+    if (role === 'negation' && !machineStarts.has(wording.end) && reachBefore.get(wording.start)! <= wording.start && !withoutAWording(wording, at)) {
       const negates = otherThanNegationAt.has(wording.start) ? (wording.phrase.language ?? '*') : '*';
       negationEndsAt(wording.start, negates, wording.end);
       // One right before the space reaches over it ("不用 找人工了").

@@ -568,6 +568,32 @@ describe('recognizing conversation acts', () => {
     expect(notReadAs(null, notRequests)).toEqual([]);
   });
 
+  it('lets a put-me-through typed after a problem escape its negation, "without" negate only what follows, someone be asked for, reached by a medium or asked "is there a way"', () => {
+    const requests = [
+      'me llegaron las zapatillas rotas y el formulario de devolucion no funciona pasame con alguien ya',
+      'ho ricevuto le scarpe sbagliate e il reso non va passatemi qualcuno per favore',
+      'buty przyszly w zlym rozmiarze a formularz zwrotu nie dziala dajcie mi kogos kto to ogarnie',
+      'ten czat jest bez sensu dawaj czlowieka',
+      'Can I get one of your colleagues on the line?',
+      'y a moyen d\'avoir qqn au tel ? c\'est pour une valise cassée',
+      'どなたか電話で返品の仕方を教えていただけませんか',
+      'die wil ik liever telefonisch met iemand doornemen',
+      'Tem como um colega seu que entenda de notebook me atender?',
+    ];
+    expect(notReadAs('ask_for_person', requests)).toEqual([]);
+    // A negation right before the request, or holding it, still turns it around; someone wanted does something; a medium asked about is a question.
+    const notRequests = [
+      'no me pases con nadie',
+      'non voglio parlare con un operatore',
+      'nie chcę rozmawiać z człowiekiem',
+      'sin hablar con un humano no se resuelve',
+      'can I get someone to sign for the parcel?',
+      'does someone answer by phone?',
+      'Tem como pagar com pix?',
+    ];
+    expect(notReadAs(null, notRequests)).toEqual([]);
+  });
+
   it('finds a request for a person at the start or the end of a long message', () => {
     const complaint = 'The parcel came late and the box was wet. '.repeat(100);
     expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');

@@ -594,6 +594,30 @@ describe('recognizing conversation acts', () => {
     expect(notReadAs(null, notRequests)).toEqual([]);
   });
 
+  it('reads being reached, negated in a condition, as asked for and on a condition as asked for later, a person "who can help" as asked for, a time as one figure, and two words of praise as no small talk', () => {
+    const requests = [
+      'if you don\'t call me back today I\'ll cancel',
+      'si no me llaman hoy cancelo',
+      'i want to talk to a person who can help',
+      'Kunnen jullie me vanavond na 19:00 even bellen? Het gaat om de montage van de kast.',
+      'How do I get through to a human on here?',
+      'Hoe kom ik in contact met een echte medewerker?',
+      'call me back if possible',
+      'could you ring me to see if it can be fixed',
+    ];
+    expect(notReadAs('ask_for_person', requests)).toEqual([]);
+    // A condition turns only being reached around, and "only if" asks for later; a person told of, who did something, is none.
+    const notRequests = [
+      'se non volete parlare con un operatore potete usare il modulo',
+      'if the courier doesn\'t call me, can I pick it up?',
+      'My order number is ZX-17496. Please contact me by SMS only if anything changes.',
+      'My order number is ZX-95682. Please contact me by WhatsApp if anything changes.',
+      'the person who delivered my parcel was rude',
+      'Good decisions',
+    ];
+    expect(notReadAs(null, notRequests)).toEqual([]);
+  });
+
   it('finds a request for a person at the start or the end of a long message', () => {
     const complaint = 'The parcel came late and the box was wet. '.repeat(100);
     expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');

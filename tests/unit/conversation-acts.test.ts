@@ -618,6 +618,12 @@ describe('recognizing conversation acts', () => {
     expect(notReadAs(null, notRequests)).toEqual([]);
   });
 
+  it('reads thanks that name the shop\'s people, and a Japanese letter of thanks, as small talk, and not a complaint about them', () => {
+    const thanks = ['Thanks, your colleague sorted it. Have a great day!', 'いつも素敵なお洋服をありがとうございます。先日届いたワンピースもとても気に入っております。スタッフの皆様によろしくお伝えください。'];
+    expect(thanks.map((text) => actOf(text) !== null && actOf(text) !== 'ask_for_person')).toEqual([true, true]);
+    expect(notReadAs(null, ['thanks, the agent on the phone was rude', 'Danke, aber der Mitarbeiter war unfreundlich', 'merci, votre conseiller ne m\'a jamais rappelé'])).toEqual([]);
+  });
+
   it('finds a request for a person at the start or the end of a long message', () => {
     const complaint = 'The parcel came late and the box was wet. '.repeat(100);
     expect(actOf(`${complaint}I want to talk to a human`)).toBe('ask_for_person');

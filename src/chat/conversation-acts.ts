@@ -1664,7 +1664,8 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
   // Asking for someone, or whether one is free, in a wording's own language: English "will" is Dutch "wil" (want).
   const askingForIn = new Set(found.filter((wording) => ASKING_FOR.has(wording.phrase.role) || wording.phrase.role === 'available').map((wording) => wording.phrase.language));
   // Not one inside a longer wording of asking for ("tem como", is there a way: "Tem como um colega … me atender?").
-  const insideLonger = (other: Found) => found.some((longer) => longer.start < other.start && longer.end > other.start);
+  const insideLongerStarts = startsInsideLongerWordings(found);
+  const insideLonger = (other: Found) => insideLongerStarts.has(other.start);
   // "Please contact me by WhatsApp if anything changes": being reached on a condition is asked for later, not now. In the wording's own
   // language, and not "if possible" (a "please"), "whether" after a verb of finding out ("ring me to see if …", "me ligar pra ver se …")
   // or a condition that is also "when".
@@ -1728,6 +1729,24 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
     (found.some((other) => other.phrase.role === 'me') &&
       found.some((other) => (other.phrase.role === 'person' || (other.phrase.role === 'someone' && askingFor)) && !coveredAsNoPerson(other)));
   return ofTheCustomer && !asksWhat ? wide : undefined;
+}
+
+/** The starts of wordings that begin inside a wording starting before them (found is in order of start): one pass. */
+function startsInsideLongerWordings(found: readonly Found[]): Set<number> {
+  const inside = new Set<number>();
+  let endBefore = -1;
+  let start = -1;
+  let endHere = -1;
+  for (const wording of found) {
+    if (wording.start !== start) {
+      endBefore = Math.max(endBefore, endHere);
+      start = wording.start;
+      endHere = -1;
+    }
+    if (endBefore > wording.start) inside.add(wording.start);
+    endHere = Math.max(endHere, wording.end);
+  }
+  return inside;
 }
 
 /** The definite articles of the languages that have them: "the agent …" starting a clause is one already met. */

@@ -1664,8 +1664,7 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
   // Asking for someone, or whether one is free, in a wording's own language: English "will" is Dutch "wil" (want).
   const askingForIn = new Set(found.filter((wording) => ASKING_FOR.has(wording.phrase.role) || wording.phrase.role === 'available').map((wording) => wording.phrase.language));
   // Not one inside a longer wording of asking for ("tem como", is there a way: "Tem como um colega … me atender?").
-  const insideLongerStarts = startsInsideLongerWordings(found);
-  const insideLonger = (other: Found) => insideLongerStarts.has(other.start);
+  const insideLonger = (other: Found) => read.startsInsideWordings.has(other.start);
   // "Please contact me by WhatsApp if anything changes": being reached on a condition is asked for later, not now. In the wording's own
   // language, and not "if possible" (a "please"), "whether" after a verb of finding out ("ring me to see if …", "me ligar pra ver se …")
   // or a condition that is also "when".
@@ -1729,24 +1728,6 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
     (found.some((other) => other.phrase.role === 'me') &&
       found.some((other) => (other.phrase.role === 'person' || (other.phrase.role === 'someone' && askingFor)) && !coveredAsNoPerson(other)));
   return ofTheCustomer && !asksWhat ? wide : undefined;
-}
-
-/** The starts of wordings that begin inside a wording starting before them (found is in order of start): one pass. */
-function startsInsideLongerWordings(found: readonly Found[]): Set<number> {
-  const inside = new Set<number>();
-  let endBefore = -1;
-  let start = -1;
-  let endHere = -1;
-  for (const wording of found) {
-    if (wording.start !== start) {
-      endBefore = Math.max(endBefore, endHere);
-      start = wording.start;
-      endHere = -1;
-    }
-    if (endBefore > wording.start) inside.add(wording.start);
-    endHere = Math.max(endHere, wording.end);
-  }
-  return inside;
 }
 
 /** The definite articles of the languages that have them: "the agent …" starting a clause is one already met. */
@@ -1866,6 +1847,8 @@ interface ReadWordings {
   requestingLanguages: Map<number, Set<string | null>>;
   /** The clauses that name a medium the customer is to be reached by ("by phone", "telefonisch", "電話で"). */
   mediumClauses: Set<number>;
+  /** The units where a wording starts inside one that starts before it ("como" in "tem como"). */
+  startsInsideWordings: Set<number>;
   /** The negation scopes a condition opens ("if nobody calls me today, …"): a negation in one turns no being reached around. */
   conditionalScopes: Set<number>;
 }
@@ -1903,6 +1886,7 @@ function readWordings(units: readonly Unit[], found: readonly Found[], at: Wordi
     rolesByClause: new Map(),
     negationScopeOf: negationScopes(units, new Set(found.filter((wording) => SCOPE_STARTS.has(wording.phrase.role) || customerContactAfterWord(wording, units, at)).map((wording) => wording.start))),
     conditionalScopes: new Set(),
+    startsInsideWordings: new Set(),
     firstNegationEnd: new Map(),
     noPersonAt: new Map(),
     wantedAt: new Set(),
@@ -1939,9 +1923,15 @@ function readWordings(units: readonly Unit[], found: readonly Found[], at: Wordi
   const otherThanNegationAt = new Set(found.filter((wording) => wording.phrase.role !== 'negation').map((wording) => wording.start));
   const reachBefore = new Map<number, number>();
   let reach = -1;
+  // The same over wordings of every role, negations too: where a wording starts inside another ("como" in "tem como").
+  let reachOfAny = -1;
   for (const wording of found) {
-    if (!reachBefore.has(wording.start)) reachBefore.set(wording.start, reach);
+    if (!reachBefore.has(wording.start)) {
+      reachBefore.set(wording.start, reach);
+      if (reachOfAny > wording.start) read.startsInsideWordings.add(wording.start);
+    }
     if (wording.phrase.role !== 'negation') reach = Math.max(reach, wording.end);
+    reachOfAny = Math.max(reachOfAny, wording.end);
   }
   for (const wording of found) {
     const clause = clauseOf[wording.start]!;

@@ -688,6 +688,25 @@ describe('recognizing conversation acts', () => {
       .map((words) => words.join(' ').slice(0, 4000)),
   );
 
+  it('reads asking how to reach a human as a request, not how to reach customer service; "am I talking to…" as a question; being written to on a channel named; and praise holding a negation or a "please"', () => {
+    const requests = [
+      'how do I get hold of a real human here',
+      'Wie erreiche ich hier einen echten Menschen?',
+      // Asking how in another clause asks nothing of the person.
+      'Ich weiß nicht, wie das geht. Kann mir bitte ein Mitarbeiter helfen?',
+      'czy możecie do mnie napisać na whatsappie?',
+      'LINEで連絡もらえますか？',
+      'Ik wil dat iemand mij morgen belt.',
+    ];
+    expect(notReadAs('ask_for_person', requests)).toEqual([]);
+    const questions = ['how do I call customer service?', 'wie erreiche ich den kundenservice telefonisch?', 'Bin ich gerade mit einem Menschen verbunden?', 'ben ik met een echt persoon aan het chatten?', 'am I talking to a real person?'];
+    expect(notReadAs(null, questions)).toEqual([]);
+    // "真不错" (really not bad) holds a negation, "よろしくお願いします" a "please"; "pulls" is no "plus" (no longer).
+    expect(actOf('你们家的茶真不错')).toBe('acknowledgement');
+    expect(actOf('いつもありがとうございます。これからもよろしくお願いします。')).toBe('thanks');
+    expect(actOf('les pulls sont superbes, merci')).toBe('thanks');
+  });
+
   it('never throws on hostile input up to 4,000 characters, and its work grows linearly with the length', () => {
     fc.assert(
       fc.property(hostile, (text) => {

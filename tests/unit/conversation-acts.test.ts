@@ -707,6 +707,16 @@ describe('recognizing conversation acts', () => {
     expect(actOf('les pulls sont superbes, merci')).toBe('thanks');
   });
 
+  it('reads someone of a team no list names as a person of the shop, asked for only where the message asks for one', () => {
+    expect(notReadAs('ask_for_person', ['is anyone from accounts available?', 'jemand aus der Buchhaltung da?', 'kogoś z działu faktur proszę'])).toEqual([]);
+    expect(notReadAs(null, ['someone from DHL stole my parcel', 'Did someone from your team call me yesterday?', 'Someone in the comments said it runs small'])).toEqual([]);
+  });
+
+  it('reads a person the customer already talked to as one met, not one asked for', () => {
+    expect(notReadAs(null, ['ho parlato con un operatore ieri, mi ha detto di aspettare', "J'ai parlé à un conseiller hier"])).toEqual([]);
+    expect(actOf('I spoke to an agent yesterday, can I talk to a manager now?')).toBe('ask_for_person');
+  });
+
   it('never throws on hostile input up to 4,000 characters, and its work grows linearly with the length', () => {
     fc.assert(
       fc.property(hostile, (text) => {

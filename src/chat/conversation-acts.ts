@@ -1745,12 +1745,19 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
     return languages !== undefined && (wording.phrase.language === null || languages.has(wording.phrase.language) || languages.has(null));
   };
   // One already talked to ("I spoke to an agent yesterday"), the fillers between.
-  const met = found.filter((other) => other.phrase.role === 'met').map((other) => [other.end, endOfFillers(other.end, at)] as const);
-  // Or inside one that is ("un conseiller": "conseiller" too).
-  const afterMet = (wording: Found) =>
-    met.some(([end, fillersEnd]) =>
-      found.some((person) => person.phrase.role === 'person' && person.start >= end && person.start <= fillersEnd && person.start <= wording.start && person.end >= wording.end),
-    );
+  // The units such a person covers, so that one inside it is met too ("un conseiller": "conseiller" too).
+  const metCovers = new Set<number>();
+  for (const other of found) {
+    if (other.phrase.role !== 'met') continue;
+    const fillersEnd = Math.min(endOfFillers(other.end, at), units.length - 1);
+    for (let p = other.end; p <= fillersEnd; p++) {
+      for (const person of at[p] ?? []) {
+        work.steps += 1;
+        if (person.phrase.role === 'person') for (let u = person.start; u < person.end; u++) metCovers.add(u);
+      }
+    }
+  }
+  const afterMet = (wording: Found) => metCovers.has(wording.start) && metCovers.has(wording.end - 1);
   const toldOf = (wording: Found) =>
     wording.phrase.role === 'person' && (afterDefiniteArticle(units, wording) || afterPossessive(units, wording) || afterMet(wording)) && !askedForIn(wording);
   const wantedToo = (wording: Found) => read.wantedAt.has(wording.start);

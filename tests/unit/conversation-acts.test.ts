@@ -684,7 +684,7 @@ describe('recognizing conversation acts', () => {
     fc.tuple(fc.constantFrom('a', 'e', ' ', '人', 'ー', '👍', "'", '-', 'ü', '\u0301', '\u3000', ':)', 'ab', 'humen '), fc.integer({ min: 1, max: 4000 })).map(([c, n]) => c.repeat(n).slice(0, 4000)),
     fc.integer({ min: 1, max: 4000 }).map((n) => 'qwertzuiopasdfghjklyxcvbnm'.repeat(160).slice(0, n)),
     fc
-      .array(fc.constantFrom('talk to', 'a', 'human', 'thanks', 'ok', 'bitte', 'mitarbeiter', '人工', '转', 'not', 'real person', 'please', 'humen', 'thaaanks', 'you', ',', '!'), { maxLength: 800 })
+      .array(fc.constantFrom('talk to', 'a', 'human', 'thanks', 'ok', 'bitte', 'mitarbeiter', '人工', '转', 'not', 'real person', 'please', 'humen', 'thaaanks', 'you', ',', '!', 'i spoke to', 'anyone from', 'billing', 'how'), { maxLength: 800 })
       .map((words) => words.join(' ').slice(0, 4000)),
   );
 

@@ -169,7 +169,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     person: ['human', 'human being', 'real human', 'real person', 'person', 'live person', 'actual person', 'agent', 'live agent', 'human agent', 'support agent', 'real agent', 'representative', 'rep', 'customer service', 'customer support', 'customer care', 'support team', 'operator', 'manager', 'supervisor', 'staff member', 'employee', 'service agent', 'live chat', 'live support', 'advisor', 'adviser', 'consultant', 'someone real', 'somebody real', 'a real one', 'live human', 'a human', 'real one', 'customer service rep', 'customer service agent', 'customer service representative', 'support person', 'actual human', 'member of staff', 'member of your staff', 'member of your team', 'team member', 'anyone human', 'anybody human', 'someone human', 'somebody human', 'returns department', 'billing department', 'accounts department', 'complaints department', 'returns team', 'billing team', 'owner', 'shop owner', 'store owner', 'someone on the phone', 'somebody on the phone', 'accounts team', 'accounting', 'finance team', 'billing dept', 'returns dept', 'complaints team', 'management', 'customer relations', 'someone higher up', 'someone in charge', 'superior', 'someone from billing', 'someone from returns', 'someone from accounts', 'someone in billing', 'someone in returns', 'anybody real', 'anyone real', 'humn', 'hooman', 'huamn', 'humna', 'persn', 'someone from the team', 'somebody from the team', 'sales team', 'someone from sales', 'somebody from sales', 'someone in sales', 'sales department', 'sales dept', 'a lady or gentleman', 'account manager', 'an account manager'],
     someone: ['someone', 'somebody', 'anyone', 'anybody', 'someone from your team', 'someone from support', 'a colleague', 'your colleague', 'support', 'your team', 'your support', 'your support team', 'your staff', 'staff', 'humans', 'real humans', 'people', 'real people', 'actual people', 'actual humans', 'sum1', 'some1', 'any1', 'someone above you', 'someone higher', 'one of your colleagues', 'one of your team', 'one of your staff', 'one of your people', 'sb', 'smb', 'sb from support'],
     contact: ['talk', 'speak', 'chat with', 'connect me', 'transfer me', 'put me through', 'get me', 'give me', 'escalate', 'escalate this', 'reach', 'forward me', 'pass me', 'hand me over', 'switch me', 'i want to talk', 'let me talk', 'let me speak', 'talk to', 'speak to', 'speak with', 'talk with', 'need to talk', 'need to speak', 'put me in touch', 'get in touch with', 'chat to', 'hand me to', 'hand this over', 'pass this on', 'switch to', 'be connected', 'be transferred', 'transfer to', 'connect to', 'connect with', 'put through to', 'put me on to', 'put me onto', 'put me thru', 'put me thru to', 'transfer me to', 'pass this upwards', 'pass this up', 'escalate it', 'take this over', 'take over this conversation', 'take over this chat', 'take over the chat', 'take it from here', 'connecting me', 'connecting me with', 'connecting me to', 'transferring me', 'transferring me to', 'passing me to', 'discuss', 'discuss this with', 'discuss it with', 'go over this with', 'sort this out with', 'sort it out with', 'get through to', 'get thru to', 'get through to a', 'be put through to', 'chat w', 'get hold of', 'get a hold of'],
-    contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with', 'who i can talk to', 'that i can talk to', 'who i can speak to', 'i can talk with', 'to chat with', 'to sort this out', 'to actually sort this out', 'to sort it out'],
+    contactFollowing: ['i can talk', 'i can speak', 'i could talk', 'i could speak', 'to talk to', 'to speak to', 'to speak with', 'to talk with', 'i can chat with', 'who i can talk to', 'that i can talk to', 'who i can speak to', 'i can talk with', 'to chat with', 'to sort this out', 'to actually sort this out', 'to sort it out', 'i could talk to', 'that i could talk to', 'who i could talk to', 'i could speak to', 'i could chat with', 'that i could speak to'],
     want: ['i want', 'i need', 'i would like', 'id like', 'i wanna', 'i demand', 'i request', 'i prefer', 'give me', 'get me', 'id prefer', 'i would prefer', 'id rather have', 'id want', 'i would want', 'id need', 'need', 'want', 'wanna', 'please get', 'get'],
     askFor: ['can i have', 'can i get', 'could i get', 'could i have', 'may i have', 'can you get', 'can you give me', 'can you', 'could you', 'would you', 'can u', 'is it possible to get', 'any chance of'],
     please: ['please', 'pls', 'plz', 'plss', 'pleaseee', 'asap', 'now', 'right now', 'urgently', 'urgent', 'not a bot', 'not a robot', 'not a machine', 'not an ai', 'instead', 'to help me', 'who can help me', 'immediately', 'i mean', 'i meant', 'or just bots', 'or only bots', 'or just a bot', 'or is it just a bot', 'or just robots', 'who can look at this', 'who can look into this', 'look at this', 'look into this', 'look into it', 'look at it', 'if possible', 'if you can', 'if you could', 'if poss'],
@@ -533,7 +533,7 @@ const WORDINGS: Record<string, LanguageWordings> = {
     machine: ['机器人', '机器', '自动回复', '智能客服', '人工智能'],
     alternative: ['还是', '或者'],
     stop: ['不要', '不想', '别', '受够了', '够了', '别让', '不要让'],
-    personFillers: ['个', '一个', '你们', '的', '其他', '别的', '其他的', '直接', '那边的', '在线的', '现在'],
+    personFillers: ['个', '一个', '你们', '的', '其他', '别的', '其他的', '直接', '那边的', '在线的', '现在', '你們', '你們的'],
     askFor: ['能不能', '可不可以', '能否', '可以', '能', '让'],
     asksHow: ['怎么', '怎样', '如何', '什么时候', '几点', '想知道'],
     asksWhat: ['什么', '哪', '为什么', '多少'],
@@ -2112,22 +2112,22 @@ function learnedSmallTalkOf(text: string, units: readonly Unit[], at: WordingsAt
   const acts: Phrase[] = [];
   let covered = 0;
   let endsInPraise = false;
-  // Where each word stands among the units (clause ends left out of the words), and which units a wording of small talk (not a filler: "nie") covers.
-  const unitOfWord = units.flatMap((unit, i) => (unit === CLAUSE ? [] : [i]));
+  // Within clauses ("真好，好评": no "好好" across the comma), and which units a wording of small talk (not a filler: "nie") covers.
+  const lastWordEnd = units.findLastIndex((unit) => unit !== CLAUSE) + 1;
   const smallTalkUnits = new Set<number>();
-  for (let i = 0; i < words.length; ) {
-    const [longest] = phrasesAt(words, i, SMALL_TALK_ROLES, work);
+  for (let i = 0; i < lastWordEnd; ) {
+    const [longest] = phrasesAt(units, i, SMALL_TALK_ROLES, work);
     if (!longest) {
       i += 1;
       continue;
     }
     if (longest.role !== 'smallTalkFiller') {
       acts.push(longest);
-      for (let k = i; k < i + longest.words.length; k++) smallTalkUnits.add(unitOfWord[k]!);
+      for (let k = i; k < i + longest.words.length; k++) smallTalkUnits.add(k);
     }
     covered += longest.words.length;
     i += longest.words.length;
-    if (i === words.length) endsInPraise = PRAISE.has(longest.words.join(' '));
+    if (i === lastWordEnd) endsInPraise = PRAISE.has(longest.words.join(' '));
   }
   // Nothing inside a wording of small talk other than a filler is about something else ("不" of "真不错", really not bad; "お願いします" of "よろしくお願いします"),
   // nor a negation that is also another word where it stands ("en": Finnish "not", Dutch "een", folded).

@@ -705,6 +705,8 @@ describe('recognizing conversation acts', () => {
     expect(actOf('你们家的茶真不错')).toBe('acknowledgement');
     expect(actOf('いつもありがとうございます。これからもよろしくお願いします。')).toBe('thanks');
     expect(actOf('les pulls sont superbes, merci')).toBe('thanks');
+    // Wordings are read within their clause: "好好" across the comma would hide the closing praise.
+    expect(actOf('你们家鞋子质量真好，好评！')).toBe('acknowledgement');
   });
 
   it('reads someone of a team no list names as a person of the shop, asked for only where the message asks for one', () => {

@@ -1744,8 +1744,8 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
     const languages = read.requestingLanguages.get(clauseOf[wording.start]!);
     return languages !== undefined && (wording.phrase.language === null || languages.has(wording.phrase.language) || languages.has(null));
   };
-  // One already talked to ("I spoke to an agent yesterday"), the fillers between.
-  // The units such a person covers, so that one inside it is met too ("un conseiller": "conseiller" too).
+  // One already talked to ("I spoke to an agent yesterday"), fillers between: the units it covers, so that a person inside it is
+  // met too ("un conseiller": "conseiller" too).
   const metCovers = new Set<number>();
   for (const other of found) {
     if (other.phrase.role !== 'met') continue;

@@ -1261,9 +1261,9 @@ function personRequestOf(units: readonly Unit[], at: WordingsAt, clauseOf: reado
     // "how do I call customer service?": asks about reaching a person, not for one ("tem como falar…", is there a way to talk…, asks for one);
     // "how can I talk to a human?" asks for one, but not by phone or mail ("comment joindre le service client par téléphone ?").
     const asks = (role: Role) => near.some((other) => other.phrase.role === role && other.end <= start && !near.some((longer) => longer.start < other.start && longer.end > other.start));
-    const talksTo =
-      near.some((other) => other.phrase.role === 'contact' || other.phrase.role === 'contactFollowing') && !near.some((other) => other.phrase.role === 'reachOut' && !insideContact(other, near));
-    if (cancelled || asks('asksWhether') || (asks('asksHow') && !talksTo && !namesHuman(person))) continue;
+    const asksHow = asks('asksHow');
+    const human = namesHuman(person);
+    if (cancelled || asks('asksWhether') || (asksHow && !talksTo(near) && !human)) continue;
     // A "stop" that holds a negation, with no bot to turn away, turns the person away: "non ho voglia di parlare con un operatore".
     if (near.some((other) => negatingStop(other) && other.end <= start) && !near.some((other) => other.phrase.role === 'machine')) continue;
     // The person's own word is no negation of it (Norwegian "noen" is read "non", French and
@@ -1306,7 +1306,7 @@ function personRequestOf(units: readonly Unit[], at: WordingsAt, clauseOf: reado
     const callbackNegated = callback && (negatedBefore(callback) || negatedBefore(callback, start));
     if (callback && !callbackNegated && endsClause(units, Math.max(end, callback.end), at, work, true)) return askedBy(callback);
     // Reaching a human, asked how ("Wie erreiche ich bei euch einen Menschen?"): as against the bot, asking how to reach one asks for one.
-    const reachingHuman = namesHuman(person) && asks('asksHow') ? near.find((other) => other.phrase.role === 'reachOut' && sameScriptLanguage(other) && before(other, reach)) : undefined;
+    const reachingHuman = human && asksHow ? near.find((other) => other.phrase.role === 'reachOut' && sameScriptLanguage(other) && before(other, reach)) : undefined;
     if (reachingHuman && !negatedBefore(reachingHuman)) return askedBy(reachingHuman);
     // "is anyone available?", "yetkili biri var mı?", "客服在吗"; where the verb comes last, "insan istiyorum".
     const next = firstAfterFillers(
@@ -1339,6 +1339,14 @@ function callbackAsked(units: readonly Unit[], at: WordingsAt, clauseOf: readonl
     if (callback && clauseHoldsOnly(units, callback, clauseOf, at, CALLBACK_ALONE_ROLES, work)) return { act: 'ask_for_person', language: callback.phrase.tells };
   }
   return null;
+}
+
+/** True when the wordings (of one clause) talk to someone, not reach one by phone or mail ("how can I talk to a human?", not "comment joindre le service client par téléphone ?"). */
+function talksTo(wordings: readonly Found[]): boolean {
+  return (
+    wordings.some((other) => other.phrase.role === 'contact' || other.phrase.role === 'contactFollowing') &&
+    !wordings.some((other) => other.phrase.role === 'reachOut' && !insideContact(other, wordings))
+  );
 }
 
 /** A way of reaching inside a longer wording of contact is part of it ("hoe kom ik in contact met", English "contact"). */
@@ -1785,12 +1793,9 @@ function learnedRequestAnchor(text: string, units: readonly Unit[], at: Wordings
         !WHEN_TOO.has(other.phrase.words.join(' ')),
     );
   // Talking to one asked how, as the first reader reads it ("hoe krijg ik iemand aan de lijn"), not reaching one ("wie erreiche ich den Kundenservice").
-  const talksToIn = (clause: number) =>
-    found.some((other) => clauseOf[other.start] === clause && (other.phrase.role === 'contact' || other.phrase.role === 'contactFollowing')) &&
-    !found.some((other) => clauseOf[other.start] === clause && other.phrase.role === 'reachOut' && !insideContact(other, found));
   const asksHowOf = (anchor: Found) =>
     !(PERSON_OR_SOMEONE.has(anchor.phrase.role) && namesHuman(anchor)) &&
-    !talksToIn(clauseOf[anchor.start]!) &&
+    !talksTo(found.filter((other) => clauseOf[other.start] === clauseOf[anchor.start])) &&
     found.some((other) => other.phrase.role === 'asksHow' && clauseOf[other.start] === clauseOf[anchor.start] && asks(other, anchor) && !afterReachingOut(other) && !insideLonger(other));
   const anchor = found.find((wording) => {
     switch (wording.phrase.role) {

@@ -719,6 +719,28 @@ describe('recognizing conversation acts', () => {
     expect(actOf('I spoke to an agent yesterday, can I talk to a manager now?')).toBe('ask_for_person');
   });
 
+  it('reads a human named beside the person-word, one asked for now or about something, and praise of the shop in its own words', () => {
+    const requests = [
+      // A human named by the word beside the person-word, asked how to reach: asks for one.
+      'Wie erreiche ich einen echten Mitarbeiter?',
+      // Dutch "een" folds to Finnish "en", a negation only of Finnish wordings.
+      'hoe kom ik bij een echte medewerker terecht?',
+      // Asked for now, or about something ("with a return", "when you have looked at it").
+      'Y a-t-il un conseiller disponible en ce moment ?',
+      '¿Hay algún agente disponible ahora mismo?',
+      'can i get a human to help me with a return',
+      "Coucou, quelqu'un peut m'envoyer un SMS quand vous aurez regardé mon dossier ?",
+      'graag een belletje terug ivm bestelling 88123',
+      'mensch pls 🙏',
+    ];
+    expect(notReadAs('ask_for_person', requests)).toEqual([]);
+    const questions = ['Wie erreiche ich den Kundenservice?', 'can i get a human to sign for my parcel', 'el anuncio comercial de la tele es bonito', 'can the courier call me when he arrives?'];
+    expect(notReadAs(null, questions)).toEqual([]);
+    expect(notReadAs('acknowledgement', ['son lo más 🙌', 'Just wanted to say your packaging is gorgeous, made my day', 'sztos obsługa 🔥'])).toEqual([]);
+    // Praise with a problem or a question is no small talk.
+    expect(notReadAs(null, ['made my day, but the box was crushed', '¿cuál es la mejor tienda para bicis?', 'echt de beste webshop, maar mijn pakket is kapot'])).toEqual([]);
+  });
+
   it('never throws on hostile input up to 4,000 characters, and its work grows linearly with the length', () => {
     fc.assert(
       fc.property(hostile, (text) => {

@@ -732,9 +732,14 @@ describe('recognizing conversation acts', () => {
       "Coucou, quelqu'un peut m'envoyer un SMS quand vous aurez regardé mon dossier ?",
       'graag een belletje terug ivm bestelling 88123',
       'mensch pls 🙏',
+      // Someone to call the relative the customer writes for; as soon as possible; a purpose that closes.
+      'Czy ktoś mógłby do niej zadzwonić?',
+      'Alguém lhe pode telefonar?',
+      "Vorrei essere richiamata al più presto, il numero è quello dell'account.",
+      'Is er nu iemand beschikbaar om mij te woord te staan?',
     ];
     expect(notReadAs('ask_for_person', requests)).toEqual([]);
-    const questions = ['Wie erreiche ich den Kundenservice?', 'can i get a human to sign for my parcel', 'el anuncio comercial de la tele es bonito', 'can the courier call me when he arrives?'];
+    const questions = ['Wie erreiche ich den Kundenservice?', 'can i get a human to sign for my parcel', 'el anuncio comercial de la tele es bonito', 'can the courier call me when he arrives?', 'did the courier call her yesterday?', 'tem gente que reclama do tamanho?', 'is the jacket back in stock soon'];
     expect(notReadAs(null, questions)).toEqual([]);
     expect(notReadAs('acknowledgement', ['son lo más 🙌', 'Just wanted to say your packaging is gorgeous, made my day', 'sztos obsługa 🔥'])).toEqual([]);
     // Praise with a problem or a question is no small talk.

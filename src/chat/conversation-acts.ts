@@ -95,7 +95,10 @@ interface LanguageWordings {
   reachOut?: string[];
   /** How a callback is to come, closing it ("by email", "per Mail", "par téléphone"). */
   channel?: string[];
-  /** What a callback is about, after it; whatever follows is the matter ("call me about my order", "ruft mich an wegen der Lieferung"). */
+  /**
+   * What a callback, or a human asked for, is about or when it is to come, after it; whatever follows is the matter ("call me about
+   * my order", "ruft mich an wegen der Lieferung", "a human to help me with a return", "envoyez-moi un SMS quand vous aurez regardé").
+   */
   topic?: string[];
   /**
    * Opening a condition ("if", "wenn", "si", "如果"): a negation in it does not turn being reached
